@@ -1,0 +1,148 @@
+import type pg from "pg";
+import { AppError } from "../errors.js";
+import { log } from "../log.js";
+import type { KeyType } from "./keys.js";
+
+/** What a key resolves to; kept in memory so that a known key costs no database round trip. */
+export interface KeyEntry {
+  keyPairId: string;
+  orgId: string;
+  orgSeq: number;
+  type: KeyType;
+  revoked: boolean;
+  rateLimitMax: number | null;
+  rateLimitWindowS: number | null;
+}
+
+export const KEY_CHANNEL = "key_pairs";
+const NEGATIVE_TTL_MS = 2000;
+const NEGATIVE_MAX = 100_000;
+const RECONNECT_MS = 500;
+
+interface KeyRow {
+  id: string; org_id: string; seq: number; status: string;
+  publishable_digest: Buffer; secret_digest: Buffer;
+  rate_limit_max: number | null; rate_limit_window_s: number | null;
+}
+
+const KEY_SELECT = `SELECT k.id, k.org_id, o.seq, k.status, k.publishable_digest, k.secret_digest,
+  o.rate_limit_max, o.rate_limit_window_s FROM key_pairs k JOIN organisations o ON o.id = k.org_id`;
+
+/**
+ * Digest → key entry for every key pair, loaded at start and kept current through LISTEN/NOTIFY, so a
+ * revocation made by any process on the same database takes effect here within a second.
+ */
+export class KeyCache {
+  private readonly byDigest = new Map<string, KeyEntry>();
+  private readonly byPair = new Map<string, KeyEntry[]>();
+  private readonly unknown = new Map<string, number>();
+  private listener: pg.Client | undefined;
+  private closed = false;
+
+  constructor(private readonly pool: pg.Pool, private readonly connect: () => pg.Client) {}
+
+  async start(): Promise<void> {
+    await this.listen();
+    await this.reload();
+  }
+
+  async stop(): Promise<void> {
+    this.closed = true;
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Resolves a digest: from memory when known, else once from the database (misses are remembered briefly). */
+  async lookup(digest: Buffer): Promise<KeyEntry | undefined> {
+    const hex = digest.toString("hex");
+    const hit = this.byDigest.get(hex);
+    if (hit) return hit;
+    const missedAt = this.unknown.get(hex);
+    if (missedAt !== undefined && performance.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
+    const rows = await this.query(`${KEY_SELECT} WHERE k.publishable_digest = $1 OR k.secret_digest = $1`, [digest]);
+    if (rows.length === 0) {
+      if (this.unknown.size >= NEGATIVE_MAX) this.unknown.clear();
+      this.unknown.set(hex, performance.now());
+      return undefined;
+    }
+    rows.forEach((r) => this.store(r));
+    return this.byDigest.get(hex);
+  }
+
+  /** Applied at once in the process that revoked; other processes hear it by NOTIFY. */
+  markRevoked(keyPairId: string): void {
+    for (const entry of this.byPair.get(keyPairId) ?? []) entry.revoked = true;
+  }
+
+  async refreshPair(keyPairId: string): Promise<void> {
+    const rows = await this.query(`${KEY_SELECT} WHERE k.id = $1`, [keyPairId]);
+    rows.forEach((r) => this.store(r));
+  }
+
+  private async reload(): Promise<void> {
+    const rows = await this.query(KEY_SELECT, []);
+    rows.forEach((r) => this.store(r));
+    log.info("key cache loaded", { key_pairs: rows.length });
+  }
+
+  private store(row: KeyRow): void {
+    const base = {
+      keyPairId: row.id, orgId: row.org_id, orgSeq: row.seq, revoked: row.status !== "active",
+      rateLimitMax: row.rate_limit_max, rateLimitWindowS: row.rate_limit_window_s,
+    };
+    const pub: KeyEntry = { ...base, type: "publishable" };
+    const sec: KeyEntry = { ...base, type: "secret" };
+    const pubHex = row.publishable_digest.toString("hex");
+    const secHex = row.secret_digest.toString("hex");
+    this.byDigest.set(pubHex, pub);
+    this.byDigest.set(secHex, sec);
+    this.unknown.delete(pubHex);
+    this.unknown.delete(secHex);
+    this.byPair.set(row.id, [pub, sec]);
+  }
+
+  private async query(text: string, values: unknown[]): Promise<KeyRow[]> {
+    try {
+      return (await this.pool.query<KeyRow>(text, values)).rows;
+    } catch (err) {
+      log.warn("key lookup failed", { error: (err as Error).message });
+      throw new AppError("unavailable", "the database is unreachable; try again shortly");
+    }
+  }
+
+  private async listen(): Promise<void> {
+    const client = this.connect();
+    client.on("notification", (msg) => {
+      if (msg.channel === KEY_CHANNEL && msg.payload) this.onNotice(msg.payload);
+    });
+    client.on("error", (err) => {
+      log.warn("key notification listener lost its connection", { error: err.message });
+      this.relisten(client);
+    });
+    client.on("end", () => this.relisten(client));
+    await client.connect();
+    await client.query(`LISTEN ${KEY_CHANNEL}`);
+    this.listener = client;
+  }
+
+  private onNotice(payload: string): void {
+    const pairId = payload.slice(payload.indexOf(":") + 1);
+    if (payload.startsWith("revoked:")) this.markRevoked(pairId);
+    this.refreshPair(pairId).catch((err) => log.warn("key refresh failed", { error: (err as Error).message }));
+  }
+
+  /** After a lost connection, notices may have been missed: listen again and reload everything. */
+  private relisten(old: pg.Client): void {
+    if (this.closed || this.listener !== old) return;
+    this.listener = undefined;
+    old.removeAllListeners();
+    old.on("error", () => undefined);
+    setTimeout(() => {
+      if (this.closed) return;
+      this.start().catch((err) => {
+        log.warn("key listener reconnect failed", { error: (err as Error).message });
+        this.listener = old;
+        this.relisten(old);
+      });
+    }, RECONNECT_MS).unref();
+  }
+}

@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
+
+/** Every setting of the service, read from the environment once at start-up. */
+const ConfigSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  INGEST_ACK: z.enum(["durable", "queued"]).default("durable"),
+  JWT_SECRET: z.string().min(16).optional(),
+  RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
+  RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
+  AUTH_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
+  AUTH_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
+  TRUST_PROXY: flag.default(false),
+  /** Writer threads: each holds one database connection and one batch in flight. */
+  INGEST_WRITERS: z.coerce.number().int().min(1).max(16).default(2),
+  /** How long an open batch waits for company before it is written. */
+  INGEST_LINGER_MS: z.coerce.number().min(0).max(1000).default(2),
+  /** A batch closes at this many records even if the linger has not passed. */
+  INGEST_BATCH_MAX: z.coerce.number().int().min(1).default(10000),
+  /** Records waiting for a writer beyond this are refused with 503 rather than held in memory. */
+  INGEST_QUEUE_MAX: z.coerce.number().int().min(1).default(200000),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = ConfigSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid settings: ${problems}`);
+  }
+  return parsed.data;
+}

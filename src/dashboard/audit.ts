@@ -1,0 +1,51 @@
+import type pg from "pg";
+import { z } from "zod";
+import { query } from "../db/transaction.js";
+import type { Account } from "./session.js";
+
+export type AuditAction =
+  | "key_pair.generated" | "key_pair.viewed" | "key_pair.revoked"
+  | "member.added" | "member.role_changed" | "upload.items" | "upload.users" | "auth.login";
+
+export interface AuditEntry {
+  action: AuditAction;
+  target: string | null;
+  ip: string;
+}
+
+type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
+
+export async function recordAudit(db: Queryable, actor: Pick<Account, "orgId" | "userId" | "email">, entry: AuditEntry): Promise<void> {
+  await db.query(
+    "INSERT INTO audit_log (org_id, actor_id, actor_email, action, target, ip) VALUES ($1, $2, $3, $4, $5, $6)",
+    [actor.orgId, actor.userId, actor.email, entry.action, entry.target, entry.ip],
+  );
+}
+
+export const AuditQuerySchema = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  before: z.coerce.number().int().positive().optional(),
+});
+export type AuditQuery = z.infer<typeof AuditQuerySchema>;
+
+interface AuditRow { id: string; at: Date; actor_id: string | null; actor_email: string | null; action: string; target: string | null; ip: string | null }
+
+/** Newest first; `before` is the id of the last entry of the previous page. */
+export async function listAudit(pool: pg.Pool, orgId: string, q: AuditQuery) {
+  const rows = await query<AuditRow>(
+    pool,
+    `SELECT id, at, actor_id, actor_email, action, target, ip FROM audit_log
+     WHERE org_id = $1 AND ($2::bigint IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
+    [orgId, q.before ?? null, q.limit],
+  );
+  const entries = rows.map((r) => ({
+    id: Number(r.id),
+    at: r.at.toISOString(),
+    actor: { user_id: r.actor_id, email: r.actor_email },
+    action: r.action,
+    target: r.target,
+    ip: r.ip,
+  }));
+  const next = entries.length === q.limit ? entries[entries.length - 1].id : null;
+  return { entries, next_before: next };
+}

@@ -1,0 +1,84 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { AppError } from "../errors.js";
+import { KEY_CHANNEL, type KeyCache } from "../auth/keyCache.js";
+import { keyDigest, maskKey, newKeyPair, PUBLISHABLE_PREFIX, SECRET_PREFIX } from "../auth/keys.js";
+import { requireRole, type Role } from "../auth/roles.js";
+import { inTransaction, query } from "../db/transaction.js";
+import { recordAudit } from "./audit.js";
+import type { Account } from "./session.js";
+
+/** One pair at a time, a second only while rotating (spec 2.6). */
+export const MAX_ACTIVE_PAIRS = 2;
+const MANAGERS: readonly Role[] = ["OWNER", "ADMIN"];
+const VIEWERS: readonly Role[] = ["OWNER", "ADMIN", "DEVELOPER"];
+
+export async function generateKeyPair(pool: pg.Pool, cache: KeyCache, account: Account, ip: string) {
+  requireRole(account.role, MANAGERS, "generate keys");
+  const { publishable, secret } = newKeyPair();
+  const id = randomUUID();
+  const created = await inTransaction(pool, async (c) => {
+    // Locking the organisation row serialises concurrent generations, so the cap holds.
+    await c.query("SELECT 1 FROM organisations WHERE id = $1 FOR UPDATE", [account.orgId]);
+    const active = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM key_pairs WHERE org_id = $1 AND status = 'active'", [account.orgId]);
+    if (active.rows[0].n >= MAX_ACTIVE_PAIRS) {
+      throw new AppError("conflict", `${MAX_ACTIVE_PAIRS} key pairs are active already; revoke one before generating another`);
+    }
+    const row = await c.query<{ created_at: Date }>(
+      `INSERT INTO key_pairs (id, org_id, publishable_key, publishable_digest, secret_digest, secret_last4)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`,
+      [id, account.orgId, publishable, keyDigest(publishable), keyDigest(secret), secret.slice(-4)],
+    );
+    await recordAudit(c, account, { action: "key_pair.generated", target: id, ip });
+    await c.query("SELECT pg_notify($1, $2)", [KEY_CHANNEL, `generated:${id}`]);
+    return row.rows[0].created_at;
+  });
+  await cache.refreshPair(id);
+  return { key_pair_id: id, publishable_key: publishable, secret_key: secret, created_at: created.toISOString() };
+}
+
+interface PairRow { id: string; status: string; created_at: Date; revoked_at: Date | null; publishable_key: string; secret_last4: string }
+
+export async function listKeyPairs(pool: pg.Pool, account: Account, ip: string) {
+  requireRole(account.role, VIEWERS, "view keys");
+  const rows = await query<PairRow>(
+    pool,
+    `SELECT id, status, created_at, revoked_at, publishable_key, secret_last4 FROM key_pairs
+     WHERE org_id = $1 ORDER BY created_at DESC`,
+    [account.orgId],
+  );
+  await recordAudit(pool, account, { action: "key_pair.viewed", target: null, ip });
+  const fullPublishable = MANAGERS.includes(account.role);
+  return {
+    key_pairs: rows.map((r) => ({
+      key_pair_id: r.id,
+      status: r.status,
+      created_at: r.created_at.toISOString(),
+      revoked_at: r.revoked_at?.toISOString() ?? null,
+      publishable_key: fullPublishable ? r.publishable_key : maskKey(PUBLISHABLE_PREFIX, r.publishable_key.slice(-4)),
+      secret_key: maskKey(SECRET_PREFIX, r.secret_last4),
+    })),
+  };
+}
+
+/** Takes effect at once here, and within a second in every other process (NOTIFY). Revoking twice is harmless. */
+export async function revokeKeyPair(pool: pg.Pool, cache: KeyCache, account: Account, pairId: string, ip: string) {
+  requireRole(account.role, MANAGERS, "revoke keys");
+  const row = await inTransaction(pool, async (c) => {
+    const found = await c.query<{ status: string; revoked_at: Date | null }>(
+      "SELECT status, revoked_at FROM key_pairs WHERE id = $1 AND org_id = $2 FOR UPDATE",
+      [pairId, account.orgId],
+    );
+    if (found.rows.length === 0) throw new AppError("not_found", `no key pair ${pairId} in this organisation`);
+    if (found.rows[0].status === "revoked") return found.rows[0];
+    const updated = await c.query<{ status: string; revoked_at: Date }>(
+      "UPDATE key_pairs SET status = 'revoked', revoked_at = now() WHERE id = $1 RETURNING status, revoked_at",
+      [pairId],
+    );
+    await recordAudit(c, account, { action: "key_pair.revoked", target: pairId, ip });
+    await c.query("SELECT pg_notify($1, $2)", [KEY_CHANNEL, `revoked:${pairId}`]);
+    return updated.rows[0];
+  });
+  cache.markRevoked(pairId);
+  return { key_pair_id: pairId, status: row.status, revoked_at: row.revoked_at?.toISOString() ?? null };
+}

@@ -1,0 +1,38 @@
+import type pg from "pg";
+import { log } from "../log.js";
+import { sql as core } from "./migrations/001_core.js";
+import { sql as catalog } from "./migrations/002_catalog.js";
+
+/** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
+const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
+  { id: 1, name: "core", sql: core },
+  { id: 2, name: "catalog", sql: catalog },
+];
+
+/** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(727274)");
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      id integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ id: number }>("SELECT id FROM schema_migrations");
+    const applied = new Set(rows.map((r) => r.id));
+    for (const m of MIGRATIONS) {
+      if (applied.has(m.id)) continue;
+      await client.query("BEGIN");
+      try {
+        await client.query(m.sql);
+        await client.query("INSERT INTO schema_migrations (id, name) VALUES ($1, $2)", [m.id, m.name]);
+        await client.query("COMMIT");
+        log.info("applied migration", { id: m.id, name: m.name });
+      } catch (err) {
+        await client.query("ROLLBACK");
+        throw err;
+      }
+    }
+  } finally {
+    await client.query("SELECT pg_advisory_unlock(727274)").catch(() => undefined);
+    client.release();
+  }
+}

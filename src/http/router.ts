@@ -1,0 +1,74 @@
+import type { RequestContext } from "./context.js";
+
+/** What a handler returns on success; failures are thrown as AppError. */
+export interface Reply {
+  status: number;
+  message: string;
+  data: unknown;
+  /** Ingestion replies carry `error: null` in their envelope (spec 4.2). */
+  ingest?: boolean;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<Reply> | Reply;
+
+export interface Route {
+  method: string;
+  pattern: string;
+  /** `json`: the body is read (bounded) before the handler runs; `none`: no body expected. */
+  body: "json" | "none";
+  handler: Handler;
+}
+
+export type Match =
+  | { kind: "found"; route: Route; params: string[] }
+  | { kind: "method_not_allowed"; allowed: string[] }
+  | { kind: "not_found" };
+
+interface Compiled {
+  regex: RegExp;
+  methods: Map<string, Route>;
+}
+
+/** Paths answer under `/v1` and `/auth`, and identically under `/api/v1` and `/api/auth` (CONTRACT 2). */
+export function canonicalPath(path: string): string {
+  if (path.startsWith("/api/v1/") || path.startsWith("/api/auth/")) return path.slice(4);
+  return path;
+}
+
+export class Router {
+  private readonly exact = new Map<string, Map<string, Route>>();
+  private readonly patterns: Compiled[] = [];
+
+  add(route: Route): void {
+    if (!route.pattern.includes(":")) {
+      const methods = this.exact.get(route.pattern) ?? new Map<string, Route>();
+      methods.set(route.method, route);
+      this.exact.set(route.pattern, methods);
+      return;
+    }
+    const source = "^" + route.pattern.replace(/:[a-z_]+/g, "([^/]+)") + "$";
+    let compiled = this.patterns.find((p) => p.regex.source === new RegExp(source).source);
+    if (!compiled) {
+      compiled = { regex: new RegExp(source), methods: new Map() };
+      this.patterns.push(compiled);
+    }
+    compiled.methods.set(route.method, route);
+  }
+
+  match(method: string, rawPath: string): Match {
+    const path = canonicalPath(rawPath);
+    const exact = this.exact.get(path);
+    if (exact) return pick(exact, method, []);
+    for (const p of this.patterns) {
+      const m = p.regex.exec(path);
+      if (m) return pick(p.methods, method, m.slice(1).map(decodeURIComponent));
+    }
+    return { kind: "not_found" };
+  }
+}
+
+function pick(methods: Map<string, Route>, method: string, params: string[]): Match {
+  const route = methods.get(method) ?? (method === "HEAD" ? methods.get("GET") : undefined);
+  if (route) return { kind: "found", route, params };
+  return { kind: "method_not_allowed", allowed: [...methods.keys()] };
+}

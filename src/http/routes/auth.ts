@@ -1,0 +1,41 @@
+import { AppError } from "../../errors.js";
+import { rateLimitHeaders } from "../../auth/rateLimit.js";
+import { login, LoginSchema, register, RegisterSchema } from "../../dashboard/accounts.js";
+import type { Services } from "../../services.js";
+import type { RequestContext } from "../context.js";
+import type { Route } from "../router.js";
+import { parseBody } from "./parse.js";
+
+/** `/auth/register` and `/auth/login`: 10 requests per 15 minutes per client IP (spec 8). */
+function limitByIp(s: Services, ctx: RequestContext): void {
+  const r = s.authLimiter.hit(ctx.ip, { max: s.config.AUTH_RATE_LIMIT_MAX, windowS: s.config.AUTH_RATE_LIMIT_WINDOW_S });
+  ctx.headers.push(...rateLimitHeaders(r));
+  if (!r.allowed) {
+    throw new AppError("rate_limited", "too many sign-in attempts from this address; retry later", { "Retry-After": String(r.resetS) });
+  }
+}
+
+export function authRoutes(s: Services): Route[] {
+  return [
+    {
+      method: "POST",
+      pattern: "/auth/register",
+      body: "json",
+      handler: async (ctx) => {
+        limitByIp(s, ctx);
+        const input = await parseBody(ctx, RegisterSchema);
+        return { status: 201, message: "organisation registered", data: await register(s.pool, s.tokens, input) };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/auth/login",
+      body: "json",
+      handler: async (ctx) => {
+        limitByIp(s, ctx);
+        const input = await parseBody(ctx, LoginSchema);
+        return { status: 200, message: "logged in", data: await login(s.pool, s.tokens, input, ctx.ip) };
+      },
+    },
+  ];
+}

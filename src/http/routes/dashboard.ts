@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { AppError } from "../../errors.js";
+import { requireRole } from "../../auth/roles.js";
+import { describe } from "../../dashboard/accounts.js";
+import { AuditQuerySchema, listAudit } from "../../dashboard/audit.js";
+import { generateKeyPair, listKeyPairs, revokeKeyPair } from "../../dashboard/keyPairs.js";
+import { authenticateAccount } from "../../dashboard/session.js";
+import type { Services } from "../../services.js";
+import type { Route } from "../router.js";
+import { parseQuery } from "./parse.js";
+
+const PairId = z.uuid();
+
+/** Dashboard operations (CONTRACT 3), authenticated by the dashboard's bearer token. */
+export function dashboardRoutes(s: Services): Route[] {
+  const account = (ctx: Parameters<typeof authenticateAccount>[2]) => authenticateAccount(s.pool, s.tokens, ctx);
+  return [
+    {
+      method: "GET",
+      pattern: "/v1/me",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "current account", data: await describe(s.pool, await account(ctx)) }),
+    },
+    {
+      method: "POST",
+      pattern: "/v1/keys",
+      body: "none",
+      handler: async (ctx) => ({
+        status: 201,
+        message: "key pair generated; store the secret key now, it is not shown again",
+        data: await generateKeyPair(s.pool, s.keys, await account(ctx), ctx.ip),
+      }),
+    },
+    {
+      method: "GET",
+      pattern: "/v1/keys",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "key pairs", data: await listKeyPairs(s.pool, await account(ctx), ctx.ip) }),
+    },
+    {
+      method: "POST",
+      pattern: "/v1/keys/:id/revoke",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const id = ctx.params[0];
+        if (!PairId.safeParse(id).success) throw new AppError("not_found", `no key pair ${id} in this organisation`);
+        return { status: 200, message: "key pair revoked", data: await revokeKeyPair(s.pool, s.keys, who, id, ctx.ip) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/audit-log",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        requireRole(who.role, ["OWNER", "ADMIN"], "read the audit log");
+        return { status: 200, message: "audit log", data: await listAudit(s.pool, who.orgId, parseQuery(ctx, AuditQuerySchema)) };
+      },
+    },
+  ];
+}

@@ -1,0 +1,65 @@
+import uWS from "uWebSockets.js";
+import { AppError } from "../errors.js";
+import { readBody } from "./body.js";
+import { createContext, type RequestContext } from "./context.js";
+import { sendError, sendReply } from "./respond.js";
+import type { Router } from "./router.js";
+
+export interface HttpServer {
+  port: number;
+  /** Stops accepting connections; requests already in progress still get their answers. */
+  stopListening(): void;
+}
+
+/** One catch-all uWS route feeds our router, so 404/405 and the `/api` aliases live in one place. */
+export function startHttpServer(router: Router, host: string, port: number, trustProxy: boolean): Promise<HttpServer> {
+  const app = uWS.App();
+  app.any("/*", (res, req) => {
+    const ctx = createContext(res, req, trustProxy);
+    res.onAborted(() => {
+      ctx.aborted = true;
+    });
+    dispatch(router, ctx);
+  });
+
+  return new Promise((resolve, reject) => {
+    app.listen(host, port, (socket) => {
+      if (!socket) {
+        reject(new Error(`cannot listen on ${host}:${port}`));
+        return;
+      }
+      resolve({
+        port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket),
+        stopListening: () => uWS.us_listen_socket_close(socket),
+      });
+    });
+  });
+}
+
+function dispatch(router: Router, ctx: RequestContext): void {
+  const match = router.match(ctx.method, ctx.path);
+  if (match.kind === "not_found") {
+    sendError(ctx, new AppError("not_found", `no such path: ${ctx.path}`));
+    return;
+  }
+  if (match.kind === "method_not_allowed") {
+    ctx.headers.push(["allow", match.allowed.join(", ")]);
+    sendError(ctx, new AppError("method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}`));
+    return;
+  }
+  ctx.params = match.params;
+  if (match.route.body === "json") {
+    ctx.body = readBody(ctx);
+    ctx.body.catch(() => undefined); // the handler decides when the failure is reported
+  }
+  run(match.route.handler, ctx);
+}
+
+async function run(handler: (ctx: RequestContext) => unknown, ctx: RequestContext): Promise<void> {
+  try {
+    const reply = await handler(ctx);
+    sendReply(ctx, reply as Parameters<typeof sendReply>[1]);
+  } catch (err) {
+    sendError(ctx, err);
+  }
+}

@@ -1,0 +1,160 @@
+import { AppError } from "../errors.js";
+import { log } from "../log.js";
+import type { DatabaseHealth } from "../db/health.js";
+import type { BatchPayload, EventRow, ItemRow, UserRow } from "./rows.js";
+import type { WriterPool } from "./writerPool.js";
+
+export interface BatcherOptions {
+  ack: "durable" | "queued";
+  lingerMs: number;
+  batchMax: number;
+  queueMax: number;
+}
+
+interface Waiter {
+  resolve(): void;
+  reject(err: AppError): void;
+}
+
+interface Batch extends BatchPayload {
+  size: number;
+  waiters: Waiter[];
+  attempts: number;
+}
+
+export interface Submission {
+  events?: EventRow[];
+  items?: ItemRow[];
+  users?: UserRow[];
+}
+
+const RETRY_MS = 500;
+const UNAVAILABLE = () => new AppError("unavailable", "the database is unreachable; nothing was stored; retry shortly");
+
+function emptyBatch(): Batch {
+  return { events: [], items: [], users: [], size: 0, waiters: [], attempts: 0 };
+}
+
+/**
+ * Group commit. Requests append to the open batch; it is handed to a writer when one is free and the linger
+ * has passed, or at once when it is full. While every writer is busy the open batch keeps growing, so under
+ * load many requests share one transaction (one fsync).
+ */
+export class Batcher {
+  private open: Batch = emptyBatch();
+  private readonly sealed: Batch[] = [];
+  private inFlight = 0;
+  private pending = 0;
+  private linger: NodeJS.Timeout | undefined;
+  private drained: Array<() => void> = [];
+
+  constructor(private readonly writers: WriterPool, private readonly health: DatabaseHealth, private readonly opts: BatcherOptions) {}
+
+  /** Resolves when the records are committed (`durable`) or queued (`queued`); 503 when they cannot be kept. */
+  submit(s: Submission): Promise<void> {
+    if (!this.health.isUp) return Promise.reject(UNAVAILABLE());
+    const size = (s.events?.length ?? 0) + (s.items?.length ?? 0) + (s.users?.length ?? 0);
+    if (this.pending + size > this.opts.queueMax) {
+      return Promise.reject(new AppError("unavailable", "ingestion is saturated; nothing was stored; retry shortly"));
+    }
+    if (this.open.size > 0 && this.open.size + size > this.opts.batchMax) this.seal();
+    const b = this.open;
+    if (s.events) for (const r of s.events) b.events.push(r);
+    if (s.items) for (const r of s.items) b.items.push(r);
+    if (s.users) for (const r of s.users) b.users.push(r);
+    b.size += size;
+    this.pending += size;
+    const done = this.opts.ack === "durable" ? new Promise<void>((resolve, reject) => b.waiters.push({ resolve, reject })) : Promise.resolve();
+    if (b.size >= this.opts.batchMax) this.seal();
+    this.schedule();
+    return done;
+  }
+
+  /** Resolves once every accepted record is written (used at shutdown). */
+  flush(): Promise<void> {
+    this.clearLinger();
+    this.seal();
+    this.dispatch();
+    if (this.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drained.push(resolve));
+  }
+
+  get queued(): number {
+    return this.pending;
+  }
+
+  private clearLinger(): void {
+    if (this.linger) clearTimeout(this.linger);
+    this.linger = undefined;
+  }
+
+  private seal(): void {
+    if (this.open.size === 0) return;
+    this.sealed.push(this.open);
+    this.open = emptyBatch();
+  }
+
+  private schedule(): void {
+    if (this.sealed.length > 0) {
+      this.dispatch();
+      return;
+    }
+    if (this.linger || this.inFlight >= this.writers.threads) return;
+    this.linger = setTimeout(() => {
+      this.linger = undefined;
+      this.seal();
+      this.dispatch();
+    }, this.opts.lingerMs);
+  }
+
+  private dispatch(): void {
+    while (this.inFlight < this.writers.threads) {
+      if (this.sealed.length === 0 && this.open.size > 0 && !this.linger) this.seal();
+      const batch = this.sealed.shift();
+      if (!batch) return;
+      this.inFlight++;
+      this.writers.write(batch).then(
+        (r) => this.finish(batch, r.ok ? undefined : r),
+        (err: Error) => this.finish(batch, { unavailable: false, message: err.message }),
+      );
+    }
+  }
+
+  private finish(batch: Batch, failure: { unavailable: boolean; message: string } | undefined): void {
+    this.inFlight--;
+    if (!failure) {
+      this.settle(batch);
+      for (const w of batch.waiters) w.resolve();
+    } else {
+      this.fail(batch, failure);
+    }
+    this.dispatch();
+    if (this.open.size > 0) this.schedule();
+  }
+
+  private fail(batch: Batch, failure: { unavailable: boolean; message: string }): void {
+    log.warn("ingest batch not written", { records: batch.size, unavailable: failure.unavailable, error: failure.message });
+    if (failure.unavailable) this.health.markDown(failure.message);
+    if (this.opts.ack === "queued") {
+      // Already acknowledged: keep it and try again until the database takes it.
+      batch.attempts++;
+      setTimeout(() => {
+        this.sealed.unshift(batch);
+        this.dispatch();
+      }, RETRY_MS).unref();
+      return;
+    }
+    this.settle(batch);
+    const err = failure.unavailable ? UNAVAILABLE() : new AppError("internal_error", "the batch holding this request could not be written; nothing was stored");
+    for (const w of batch.waiters) w.reject(err);
+  }
+
+  private settle(batch: Batch): void {
+    this.pending -= batch.size;
+    if (this.pending === 0) {
+      const waiting = this.drained;
+      this.drained = [];
+      for (const d of waiting) d();
+    }
+  }
+}

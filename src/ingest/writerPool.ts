@@ -1,0 +1,36 @@
+import { fileURLToPath } from "node:url";
+import { Packr } from "msgpackr";
+import { Piscina } from "piscina";
+import type { WriteResult, WriteTask } from "../../workers/writer/index.js";
+import type { BatchPayload } from "./rows.js";
+
+const WORKER_FILE = fileURLToPath(new URL("../../workers/writer/index.js", import.meta.url));
+
+export interface WriterPool {
+  write(batch: BatchPayload): Promise<WriteResult>;
+  readonly threads: number;
+  close(): Promise<void>;
+}
+
+/** The piscina pool of writer threads; a batch crosses as one packed buffer whose memory is moved, not copied. */
+export function createWriterPool(databaseUrl: string, threads: number): WriterPool {
+  const pool = new Piscina<WriteTask, WriteResult>({
+    filename: WORKER_FILE,
+    minThreads: threads,
+    maxThreads: threads,
+    concurrentTasksPerWorker: 1,
+    idleTimeout: Infinity,
+    workerData: { databaseUrl },
+  });
+  const packr = new Packr({ useRecords: false });
+  return {
+    threads,
+    write(batch) {
+      const packed = packr.pack(batch);
+      const payload = new Uint8Array(packed.length);
+      payload.set(packed);
+      return pool.run({ payload }, { transferList: [payload.buffer] });
+    },
+    close: () => pool.destroy(),
+  };
+}

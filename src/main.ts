@@ -1,0 +1,101 @@
+import pg from "pg";
+import { createApiKeyAuth } from "./auth/apiKeyAuth.js";
+import { KeyCache } from "./auth/keyCache.js";
+import { RateLimiter } from "./auth/rateLimit.js";
+import { TokenSigner } from "./auth/tokens.js";
+import { loadConfig, type Config } from "./config.js";
+import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded.js";
+import { DatabaseHealth } from "./db/health.js";
+import { migrate } from "./db/migrate.js";
+import { createPool } from "./db/pool.js";
+import { jwtSecret } from "./db/settings.js";
+import { Router } from "./http/router.js";
+import { authRoutes } from "./http/routes/auth.js";
+import { dashboardRoutes } from "./http/routes/dashboard.js";
+import { healthRoutes } from "./http/routes/health.js";
+import { ingestRoutes } from "./http/routes/ingest.js";
+import { startHttpServer, type HttpServer } from "./http/server.js";
+import { Batcher } from "./ingest/batcher.js";
+import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
+import { log, setLogLevel } from "./log.js";
+import type { Services } from "./services.js";
+
+interface Running {
+  http: HttpServer;
+  services: Services;
+  writers: WriterPool;
+  embedded: EmbeddedDatabase | undefined;
+}
+
+async function start(config: Config): Promise<Running> {
+  const embedded = config.DATABASE_URL ? undefined : await startEmbeddedDatabase(config.DATA_DIR);
+  const databaseUrl = config.DATABASE_URL ?? embedded!.url;
+  const pool = createPool(databaseUrl);
+  await migrate(pool);
+
+  const health = new DatabaseHealth(pool);
+  const keys = new KeyCache(pool, () => new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 }));
+  await keys.start();
+  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS);
+  const services: Services = {
+    config,
+    pool,
+    health,
+    tokens: new TokenSigner(await jwtSecret(pool, config.JWT_SECRET)),
+    keys,
+    apiKeys: createApiKeyAuth(keys, new RateLimiter(), { max: config.RATE_LIMIT_MAX, windowS: config.RATE_LIMIT_WINDOW_S }),
+    authLimiter: new RateLimiter(),
+    batcher: new Batcher(writers, health, {
+      ack: config.INGEST_ACK,
+      lingerMs: config.INGEST_LINGER_MS,
+      batchMax: config.INGEST_BATCH_MAX,
+      queueMax: config.INGEST_QUEUE_MAX,
+    }),
+  };
+
+  const router = new Router();
+  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, ingestRoutes]) routes(services).forEach((r) => router.add(r));
+  const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
+  return { http, services, writers, embedded };
+}
+
+/** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
+async function shutdown(r: Running, signal: string): Promise<void> {
+  log.info("shutting down", { signal, queued: r.services.batcher.queued });
+  r.http.stopListening();
+  await r.services.batcher.flush();
+  await r.writers.close();
+  await r.services.keys.stop();
+  r.services.health.stop();
+  await r.services.pool.end();
+  await r.embedded?.stop();
+  log.info("stopped");
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  setLogLevel(config.LOG_LEVEL);
+  const running = await start(config);
+  const url = `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${running.http.port}`;
+  process.stdout.write(`recommendation service listening on ${url}\n`);
+
+  let stopping = false;
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      shutdown(running, signal).then(
+        () => process.exit(0),
+        (err) => {
+          log.error("shutdown failed", { error: (err as Error).stack });
+          process.exit(1);
+        },
+      );
+    });
+  }
+}
+
+main().catch((err) => {
+  log.error("start-up failed", { error: (err as Error).stack ?? String(err) });
+  process.exit(1);
+});

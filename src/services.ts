@@ -1,0 +1,20 @@
+import type pg from "pg";
+import type { ApiKeyAuth } from "./auth/apiKeyAuth.js";
+import type { KeyCache } from "./auth/keyCache.js";
+import type { RateLimiter } from "./auth/rateLimit.js";
+import type { TokenSigner } from "./auth/tokens.js";
+import type { Config } from "./config.js";
+import type { DatabaseHealth } from "./db/health.js";
+import type { Batcher } from "./ingest/batcher.js";
+
+/** What route handlers depend on, built once in main.ts. */
+export interface Services {
+  config: Config;
+  pool: pg.Pool;
+  health: DatabaseHealth;
+  tokens: TokenSigner;
+  keys: KeyCache;
+  apiKeys: ApiKeyAuth;
+  authLimiter: RateLimiter;
+  batcher: Batcher;
+}

@@ -1,0 +1,66 @@
+/**
+ * Staging tables live per connection (TEMP: no WAL) and empty themselves at commit. A batch is COPYed into
+ * them, then merged into the real tables by the statements below, all in one transaction.
+ */
+export const STAGING_DDL = `
+CREATE TEMP TABLE IF NOT EXISTS stage_events (
+  org integer, event_id uuid, user_id text, item_id text, event_family text, event_name text, weight real,
+  previous_user_id text, recommendation_id text, context jsonb, occurred_at timestamptz
+) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS stage_items (
+  seq integer, org integer, item_id text, item_type text, status text, attributes jsonb, created_at timestamptz
+) ON COMMIT DELETE ROWS;
+CREATE TEMP TABLE IF NOT EXISTS stage_users (
+  seq integer, org integer, user_id text, status text, attributes jsonb, created_at timestamptz
+) ON COMMIT DELETE ROWS;
+`;
+
+export const COPY_EVENTS = "COPY stage_events FROM STDIN";
+export const COPY_ITEMS = "COPY stage_items FROM STDIN";
+export const COPY_USERS = "COPY stage_users FROM STDIN";
+
+/** Dedup by (organisation, event_id): a repeated event is stored once. */
+export const MERGE_EVENTS = `
+INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at)
+SELECT org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at
+FROM stage_events
+ON CONFLICT (org, event_id) DO NOTHING`;
+
+/** `identify`: previous_user_id's history now belongs to user_id; the latest alias wins. */
+export const MERGE_ALIASES = `
+INSERT INTO identity_aliases (org, previous_user_id, user_id, at)
+SELECT DISTINCT ON (org, previous_user_id) org, previous_user_id, user_id, occurred_at
+FROM stage_events WHERE event_name = 'identify' AND previous_user_id IS NOT NULL
+ORDER BY org, previous_user_id, occurred_at DESC
+ON CONFLICT (org, previous_user_id) DO UPDATE SET user_id = EXCLUDED.user_id, at = EXCLUDED.at
+WHERE identity_aliases.at <= EXCLUDED.at`;
+
+/** Upsert by id (the last record of a batch wins) and keep every status change. */
+export const MERGE_ITEMS = `
+WITH s AS (
+  SELECT DISTINCT ON (org, item_id) * FROM stage_items ORDER BY org, item_id, seq DESC
+), changes AS (
+  INSERT INTO status_changes (org, kind, id, old_status, new_status)
+  SELECT s.org, 'item', s.item_id, i.status, s.status
+  FROM s LEFT JOIN items i ON i.org = s.org AND i.item_id = s.item_id
+  WHERE i.status IS DISTINCT FROM s.status
+)
+INSERT INTO items (org, item_id, item_type, status, attributes, created_at, updated_at)
+SELECT org, item_id, item_type, status, attributes, created_at, now() FROM s
+ON CONFLICT (org, item_id) DO UPDATE SET
+  item_type = EXCLUDED.item_type, status = EXCLUDED.status, attributes = EXCLUDED.attributes,
+  created_at = COALESCE(EXCLUDED.created_at, items.created_at), updated_at = now()`;
+
+export const MERGE_USERS = `
+WITH s AS (
+  SELECT DISTINCT ON (org, user_id) * FROM stage_users ORDER BY org, user_id, seq DESC
+), changes AS (
+  INSERT INTO status_changes (org, kind, id, old_status, new_status)
+  SELECT s.org, 'user', s.user_id, u.status, s.status
+  FROM s LEFT JOIN users u ON u.org = s.org AND u.user_id = s.user_id
+  WHERE u.status IS DISTINCT FROM s.status
+)
+INSERT INTO users (org, user_id, status, attributes, created_at, updated_at)
+SELECT org, user_id, status, attributes, created_at, now() FROM s
+ON CONFLICT (org, user_id) DO UPDATE SET
+  status = EXCLUDED.status, attributes = EXCLUDED.attributes, created_at = EXCLUDED.created_at, updated_at = now()`;
