@@ -1,6 +1,6 @@
 import { spawn, execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, appendFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, rmSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, appendFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { log } from "../log.js";
@@ -41,9 +41,11 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   const runAs = process.getuid?.() === 0 ? postgresSystemUser() : undefined;
 
   mkdirSync(root, { recursive: true, mode: 0o755 });
+  // The postgres user must be able to pass through the data dir to reach its own folders in it.
+  if (runAs) chmodSync(root, statSync(root).mode | 0o111);
   for (const dir of [pgData, logDir]) prepareDir(dir, runAs);
 
-  if (!existsSync(path.join(pgData, "PG_VERSION"))) await initialise(bins, pgData, root, runAs);
+  if (!existsSync(path.join(pgData, "PG_VERSION"))) await initialise(bins, pgData, root, logDir, runAs);
   const password = readFileSync(path.join(root, "pg-password"), "utf8").trim();
   const port = readPort(pgData);
 
@@ -99,12 +101,12 @@ function chownTree(dir: string, runAs: RunAs): void {
   }
 }
 
-async function initialise(bins: Binaries, pgData: string, root: string, runAs: RunAs | undefined): Promise<void> {
+async function initialise(bins: Binaries, pgData: string, root: string, scratch: string, runAs: RunAs | undefined): Promise<void> {
   log.info("initialising embedded PostgreSQL (first run)", { dataDir: pgData });
   const password = randomBytes(24).toString("base64url");
   const pwFile = path.join(root, "pg-password");
   writeFileSync(pwFile, password + "\n", { mode: 0o600 });
-  const initPw = path.join(pgData, "..", `.initdb-pw-${process.pid}`);
+  const initPw = path.join(scratch, `.initdb-pw-${process.pid}`);
   writeFileSync(initPw, password + "\n", { mode: 0o600 });
   if (runAs) chownSync(initPw, runAs.uid, runAs.gid);
   try {
@@ -113,7 +115,7 @@ async function initialise(bins: Binaries, pgData: string, root: string, runAs: R
       "--encoding=UTF8", "--locale=C", "--no-instructions",
     ], runAs, false);
   } finally {
-    execFileSync("rm", ["-f", initPw]);
+    rmSync(initPw, { force: true });
   }
   appendFileSync(path.join(pgData, "postgresql.conf"), `${TUNING}\nport = ${await freePort()}\n`);
 }
