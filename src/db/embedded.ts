@@ -49,7 +49,8 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   const password = readFileSync(path.join(root, "pg-password"), "utf8").trim();
   const port = readPort(pgData);
 
-  if (!isRunning(pgData)) {
+  const startedHere = !isRunning(pgData);
+  if (startedHere) {
     log.info("starting embedded PostgreSQL", { dataDir: pgData, port });
     await run(bins.pg_ctl, ["start", "-D", pgData, "-l", path.join(logDir, "postgres.log"), "-w", "-t", "120"], runAs, true);
   } else {
@@ -58,7 +59,10 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
 
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`,
-    stop: () => run(bins.pg_ctl, ["stop", "-D", pgData, "-m", "fast", "-w", "-t", "60"], runAs, false),
+    // A cluster found running belongs to someone else (another server on the same data, or one left by a crash).
+    stop: async () => {
+      if (startedHere) await run(bins.pg_ctl, ["stop", "-D", pgData, "-m", "fast", "-w", "-t", "60"], runAs, false);
+    },
   };
 }
 
