@@ -8,12 +8,21 @@ export const Identifier = z
   .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters");
 
 export const MAX_FREEFORM_BYTES = 32 * 1024;
+/** An escape JSON.stringify writes for NUL or an unpaired surrogate (paired ones stay raw), not preceded by an escaped backslash. */
+const UNSTORABLE_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
 const FUTURE_SLACK_MS = 24 * 60 * 60 * 1000;
 
 /** `attributes` and `context`: free-form JSON objects of at most 32 KiB. */
-const FreeForm = z
-  .record(z.string(), z.unknown())
-  .refine((v) => Buffer.byteLength(JSON.stringify(v)) <= MAX_FREEFORM_BYTES, `must be at most ${MAX_FREEFORM_BYTES} bytes of JSON`);
+const FreeForm = z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
+  const json = JSON.stringify(v);
+  if (json.length > MAX_FREEFORM_BYTES / 3 && Buffer.byteLength(json) > MAX_FREEFORM_BYTES) {
+    ctx.addIssue({ code: "custom", message: `must be at most ${MAX_FREEFORM_BYTES} bytes of JSON` });
+  }
+  // jsonb cannot hold NUL or a lone surrogate: refuse them here rather than fail a whole batch later.
+  if (UNSTORABLE_ESCAPE.test(json)) {
+    ctx.addIssue({ code: "custom", message: "must not contain NUL characters or unpaired surrogates" });
+  }
+});
 
 const Timestamp = z.iso.datetime({ offset: true, message: "must be an ISO 8601 timestamp with a time zone" });
 const Status = z.enum(["active", "inactive", "deleted"]);
