@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { toAppError } from "./errors.js";
+import { isUnavailable, toAppError } from "./errors.js";
 
 /** Runs fn in one transaction; database outages surface as 503 `unavailable`. */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -9,16 +9,18 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
   } catch (err) {
     throw toAppError(err);
   }
+  let broken = false;
   try {
     await client.query("BEGIN");
     const result = await fn(client);
     await client.query("COMMIT");
     return result;
   } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
+    broken = isUnavailable(err);
+    if (!broken) await client.query("ROLLBACK").catch(() => undefined);
     throw toAppError(err);
   } finally {
-    client.release();
+    client.release(broken); // a connection that failed is dropped, not handed to the next caller
   }
 }
 

@@ -3,7 +3,7 @@ import { AppError } from "../errors.js";
 import { readBody } from "./body.js";
 import { createContext, type RequestContext } from "./context.js";
 import { sendError, sendReply } from "./respond.js";
-import type { Router } from "./router.js";
+import type { Handler, Router } from "./router.js";
 
 export interface HttpServer {
   port: number;
@@ -55,10 +55,9 @@ function dispatch(router: Router, ctx: RequestContext): void {
   run(match.route.handler, ctx);
 }
 
-async function run(handler: (ctx: RequestContext) => unknown, ctx: RequestContext): Promise<void> {
+async function run(handler: Handler, ctx: RequestContext): Promise<void> {
   try {
-    const reply = await handler(ctx);
-    sendReply(ctx, reply as Parameters<typeof sendReply>[1]);
+    sendReply(ctx, await handler(ctx));
   } catch (err) {
     sendError(ctx, err);
   }
