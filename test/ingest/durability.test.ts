@@ -131,7 +131,9 @@ describe("ingestion across a SIGTERM", () => {
     const acked = requests.filter((r) => r.status === 202);
     expect(acked.length).toBeGreaterThanOrEqual(150);
     const db = after.db();
-    expect(notStoredOnce(ids(acked), await storedCounts(db, org.orgId))).toEqual([]);
+    const counts = await storedCounts(db, org.orgId);
+    expect(notStoredOnce(ids(acked), counts)).toEqual([]);
+    expect(ids(answered.filter((r) => r.status === 503)).filter((id) => counts.has(id)), "refused yet stored").toEqual([]);
     const totals = await eventTotals(db, org.orgId);
     expect(totals.total).toBe(totals.distinct);
   });
@@ -144,7 +146,9 @@ describe("ingestion across a SIGTERM", () => {
     const acked = requests.filter((r) => r.status === 202);
     expect(acked.length).toBeGreaterThanOrEqual(150);
     const db = after.db();
-    const bad = notStoredOnce(ids(acked), await storedCounts(db, org.orgId));
+    const counts = await storedCounts(db, org.orgId);
+    const bad = notStoredOnce(ids(acked), counts);
     expect(bad.length, `acknowledged (queued) events lost at shutdown: ${JSON.stringify(outcomes(requests))}`).toBe(0);
+    expect(ids(answered.filter((r) => r.status === 503)).filter((id) => counts.has(id)), "refused yet stored").toEqual([]);
   });
 });
