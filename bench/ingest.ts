@@ -9,6 +9,8 @@
  *   BENCH_CONNECTIONS     connections for 1-event requests and the uWS ceiling (default 100)
  *   BENCH_CONNECTIONS_100 / BENCH_CONNECTIONS_1000   connections for the array scenarios (default 32 / 16)
  *   BENCH_SCENARIOS       comma-separated events-per-request list (default 1,100,1000)
+ *   BENCH_SERVER_NODE_ARGS  extra node flags for the server (say, --cpu-prof --cpu-prof-dir=/tmp/prof)
+ *   BENCH_CEILINGS=0      skip the ceilings (quicker runs while tuning)
  *   BENCH_DATABASE_URL    use this PostgreSQL (a fresh database is created on it and dropped) instead of an
  *                         embedded one in a temporary DATA_DIR
  *   INGEST_*              passed through to the server
@@ -16,7 +18,7 @@
 import autocannon from "autocannon";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os, { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -50,8 +52,8 @@ interface Child {
   exited: Promise<number | null>;
 }
 
-function startChild(file: string, childEnv: NodeJS.ProcessEnv, ready: RegExp): Promise<{ child: Child; match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, [file], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+function startChild(file: string, childEnv: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: Child; match: RegExpExecArray }> {
+  const proc = spawn(process.execPath, [...nodeArgs, file], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   proc.stderr!.on("data", (c: Buffer) => (out += c.toString()));
@@ -253,6 +255,54 @@ interface Row {
   stored: number;
   expected: number;
   commits: number;
+  /** CPU time of the server's front (main) thread per request, in microseconds. */
+  frontCpuUsPerReq: number;
+  /** CPU seconds per second used by the whole server process (front + writer threads). */
+  serverCpuShare: number;
+  /** CPU seconds per second used by PostgreSQL (embedded only). */
+  postgresCpuShare: number;
+  /** Server + PostgreSQL CPU per stored event, in microseconds: the cost under any contention. */
+  cpuUsPerEvent: number;
+}
+
+/** CPU seconds used so far by a process (all threads) and by its main thread; Linux /proc, else NaN. */
+function cpuSeconds(pid: number | undefined): { all: number; main: number } {
+  const read = (file: string) => {
+    try {
+      const f = readFileSync(file, "utf8");
+      const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks of 1/100 s
+    } catch {
+      return NaN;
+    }
+  };
+  if (pid === undefined) return { all: NaN, main: NaN };
+  return { all: read(`/proc/${pid}/stat`), main: read(`/proc/${pid}/task/${pid}/stat`) };
+}
+
+/** CPU seconds used so far by a PostgreSQL cluster: the postmaster, its live children and those it reaped. */
+function postgresCpuSeconds(dataDir: string | undefined): number {
+  if (!dataDir) return NaN;
+  try {
+    const pm = Number(readFileSync(path.join(dataDir, "pg", "postmaster.pid"), "utf8").split("\n")[0]);
+    let total = 0;
+    for (const entry of readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      let f: string;
+      try {
+        f = readFileSync(`/proc/${entry}/stat`, "utf8");
+      } catch {
+        continue;
+      }
+      const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+      const pid = Number(entry);
+      if (pid === pm) total += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      else if (Number(fields[1]) === pm) total += Number(fields[11]) + Number(fields[12]);
+    }
+    return total / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 async function countEvents(db: pg.Pool, org: number): Promise<number> {
@@ -276,7 +326,7 @@ async function settle(db: pg.Pool, org: number): Promise<number> {
   }
 }
 
-async function ingestScenario(url: string, db: pg.Pool, org: number, pk: string, n: number): Promise<Row> {
+async function ingestScenario(url: string, db: pg.Pool, org: number, pk: string, n: number, serverPid: number | undefined, dataDir: string | undefined): Promise<Row> {
   const connections = CONNECTIONS_FOR[n] ?? 16;
   const target: Target = { url: new URL(`${url}/v1/events/ingest`), headers: { "content-type": "application/json", "x-api-key": pk } };
   log(`  ${n}-event requests: warm-up ${WARMUP_S}s (-c ${connections})`);
@@ -287,7 +337,11 @@ async function ingestScenario(url: string, db: pg.Pool, org: number, pk: string,
   const before = await settle(db, org);
   const commitsBefore = await commits(db);
   log(`  ${n}-event requests: ${amount} requests (about ${DURATION_S}s)`);
+  const cpuBefore = cpuSeconds(serverPid);
+  const pgBefore = postgresCpuSeconds(dataDir);
   const r = await load({ target, connections, pool, amount });
+  const cpuAfter = cpuSeconds(serverPid);
+  const pgAfter = postgresCpuSeconds(dataDir);
   const after = await settle(db, org);
   const commitsAfter = await commits(db);
   return {
@@ -298,6 +352,10 @@ async function ingestScenario(url: string, db: pg.Pool, org: number, pk: string,
     stored: after - before,
     expected: r.accepted * n,
     commits: commitsAfter - commitsBefore,
+    frontCpuUsPerReq: ((cpuAfter.main - cpuBefore.main) * 1e6) / Math.max(1, r.requests),
+    serverCpuShare: (cpuAfter.all - cpuBefore.all) / r.durationS,
+    postgresCpuShare: (pgAfter - pgBefore) / r.durationS,
+    cpuUsPerEvent: ((cpuAfter.all - cpuBefore.all + pgAfter - pgBefore) * 1e6) / Math.max(1, r.accepted * n),
   };
 }
 
@@ -428,7 +486,8 @@ async function main(): Promise<void> {
       serverEnv.DATA_DIR = dataDir;
     }
     log(`starting the server (${dataDir ? `embedded PostgreSQL in ${dataDir}` : "external PostgreSQL"})`);
-    const started = await startChild(MAIN, serverEnv, /listening on (http:\/\/\S+)/);
+    const nodeArgs = env.BENCH_SERVER_NODE_ARGS ? env.BENCH_SERVER_NODE_ARGS.split(" ").filter(Boolean) : [];
+    const started = await startChild(MAIN, serverEnv, /listening on (http:\/\/\S+)/, nodeArgs);
     server = started.child;
     const url = started.match[1];
     const databaseUrl = serverEnv.DATABASE_URL ?? embeddedUrl(dataDir!);
@@ -438,14 +497,15 @@ async function main(): Promise<void> {
     const org = rows[0].seq;
     const { rows: pgv } = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
 
+    const skipCeilings = env.BENCH_CEILINGS === "0";
     log("ceiling (b): bare uWS endpoint, answer only");
-    const uws = await uwsCeiling();
+    const uws = skipCeilings ? ({ reqPerS: NaN, p50: NaN, p99: NaN } as LoadResult) : await uwsCeiling();
     log("ceiling (a): direct COPY into PostgreSQL");
-    const copy = await copyCeiling(databaseUrl, org);
+    const copy = skipCeilings ? { rowsPerS: NaN } : await copyCeiling(databaseUrl, org);
     const results: Row[] = [];
     for (const n of SCENARIOS) {
       log(`server: POST /v1/events/ingest`);
-      results.push(await ingestScenario(url, db, org, pk, n));
+      results.push(await ingestScenario(url, db, org, pk, n, server.proc.pid, dataDir));
     }
 
     const out: string[] = [];
@@ -453,12 +513,15 @@ async function main(): Promise<void> {
     out.push(`Ingest benchmark — ${DURATION_S}s per scenario, loopback, PostgreSQL ${pgv[0].v} (${dataDir ? "embedded" : "external"}), ${settingsLine()}`);
     out.push(`load average (1 min) at start ${loadStart.toFixed(2)}, at end ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores (other work on the machine skews every figure)`);
     out.push("");
-    out.push("Durable ingestion (202 only after commit):");
+    out.push("Durable ingestion (202 only after commit). front µs/req: CPU of the server's main thread per request; server/PG CPU:");
+    out.push("cores busy in the server process and in PostgreSQL; µs/event: their CPU per stored event (what limits the rate when cores are shared).");
     out.push(table(
-      ["events/request", "conns", "requests", "req/s", "events/s", "p50 ms", "p99 ms", "commits", "acked events", "stored", "check"],
+      ["events/request", "conns", "requests", "req/s", "events/s", "p50 ms", "p99 ms", "commits", "front µs/req", "server CPU", "PG CPU", "µs/event", "acked events", "stored", "check"],
       results.map((r) => [
         String(r.n), String(r.connections), int(r.load.requests), int(r.load.reqPerS), int(r.eventsPerS),
-        r.load.p50.toFixed(1), r.load.p99.toFixed(1), int(r.commits), int(r.expected), int(r.stored),
+        r.load.p50.toFixed(1), r.load.p99.toFixed(1), int(r.commits), int(r.frontCpuUsPerReq), `${(r.serverCpuShare * 100).toFixed(0)}%`,
+        `${(r.postgresCpuShare * 100).toFixed(0)}%`, r.cpuUsPerEvent.toFixed(1),
+        int(r.expected), int(r.stored),
         r.stored === r.expected && r.load.other === 0 && r.load.errors === 0
           ? "ok"
           : `MISMATCH (non-202: ${r.load.other}, errors: ${r.load.errors})`,
