@@ -134,15 +134,25 @@ export class KeyCache {
   private relisten(old: pg.Client): void {
     if (this.closed || this.listener !== old) return;
     this.listener = undefined;
-    old.removeAllListeners();
-    old.on("error", () => undefined);
+    discard(old);
+    this.retryStart();
+  }
+
+  private retryStart(): void {
     setTimeout(() => {
       if (this.closed) return;
       this.start().catch((err) => {
         log.warn("key listener reconnect failed", { error: (err as Error).message });
-        this.listener = old;
-        this.relisten(old);
+        if (this.listener) discard(this.listener); // listening, but the reload failed
+        this.listener = undefined;
+        this.retryStart();
       });
     }, RECONNECT_MS).unref();
   }
+}
+
+function discard(client: pg.Client): void {
+  client.removeAllListeners();
+  client.on("error", () => undefined);
+  client.end().catch(() => undefined);
 }
