@@ -411,13 +411,16 @@ async function copyCeiling(databaseUrl: string, org: number): Promise<{ rows: nu
 }
 
 /** Ceiling (b): a bare uWS endpoint that JSON.parses 1-event bodies and answers 202. */
-async function uwsCeiling(): Promise<LoadResult> {
+async function uwsCeiling(): Promise<LoadResult & { frontCpuUsPerReq: number }> {
   const { child, match } = await startChild(UWS_CEILING, { ...env }, /listening on (\d+)/);
   try {
     const target: Target = { url: new URL(`http://127.0.0.1:${match[1]}/v1/events/ingest`), headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" } };
     await load({ target, connections: CONNECTIONS, pool: new RequestPool(target, 1, 0), durationS: WARMUP_S });
     const pool = new RequestPool(target, 1, Math.round(CEILING_POOL_REQS));
-    return await load({ target, connections: CONNECTIONS, pool, durationS: DURATION_S });
+    const before = cpuSeconds(child.proc.pid);
+    const r = await load({ target, connections: CONNECTIONS, pool, durationS: DURATION_S });
+    const after = cpuSeconds(child.proc.pid);
+    return { ...r, frontCpuUsPerReq: ((after.main - before.main) * 1e6) / Math.max(1, r.requests) };
   } finally {
     await stopChild(child);
   }
@@ -499,7 +502,7 @@ async function main(): Promise<void> {
 
     const skipCeilings = env.BENCH_CEILINGS === "0";
     log("ceiling (b): bare uWS endpoint, answer only");
-    const uws = skipCeilings ? ({ reqPerS: NaN, p50: NaN, p99: NaN } as LoadResult) : await uwsCeiling();
+    const uws = skipCeilings ? { reqPerS: NaN, p50: NaN, p99: NaN, frontCpuUsPerReq: NaN } : await uwsCeiling();
     log("ceiling (a): direct COPY into PostgreSQL");
     const copy = skipCeilings ? { rowsPerS: NaN } : await copyCeiling(databaseUrl, org);
     const results: Row[] = [];
@@ -533,7 +536,7 @@ async function main(): Promise<void> {
       ["ceiling", "figure"],
       [
         ["(a) direct COPY, one client, 10,000 rows per COPY", `${int(copy.rowsPerS)} rows/s`],
-        [`(b) bare uWS, JSON.parse + 202, 1-event bodies, -c ${CONNECTIONS}`, `${int(uws.reqPerS)} req/s (p50 ${uws.p50.toFixed(1)} ms, p99 ${uws.p99.toFixed(1)} ms)`],
+        [`(b) bare uWS, JSON.parse + 202, 1-event bodies, -c ${CONNECTIONS}`, `${int(uws.reqPerS)} req/s (p50 ${uws.p50.toFixed(1)} ms, p99 ${uws.p99.toFixed(1)} ms, ${int(uws.frontCpuUsPerReq)} µs CPU/req)`],
       ],
     ));
     out.push("");

@@ -6,9 +6,15 @@ import type { WriterPool } from "./writerPool.js";
 
 export interface BatcherOptions {
   ack: "durable" | "queued";
+  /** How long the first records after a quiet spell wait for company; 0: only those of the same event-loop turn. */
   lingerMs: number;
   batchMax: number;
   queueMax: number;
+  /**
+   * While one batch is being written, the open batch goes to a second writer only once it holds this many
+   * records; smaller ones wait for the writer in flight and grow (default: batchMax / 5).
+   */
+  parallelMin?: number;
 }
 
 interface Waiter {
@@ -36,19 +42,25 @@ function emptyBatch(): Batch {
 }
 
 /**
- * Group commit. Requests append to the open batch; it is handed to a writer when one is free and the linger
- * has passed, or at once when it is full. While every writer is busy the open batch keeps growing, so under
- * load many requests share one transaction (one fsync).
+ * Group commit. Requests append to the open batch. With every writer idle, the open batch leaves after the
+ * linger (or, with a linger of 0, at the end of the current event-loop turn, so that requests read together
+ * are written together). While a batch is being written, the open batch grows and leaves when that write
+ * ends, one commit for everything that arrived meanwhile; it takes a second writer at once only when it is
+ * big (`parallelMin`), which keeps the writers busy with large arrays without splitting a stream of small
+ * requests into many small transactions. A full batch (batchMax) is sealed and leaves on the next free writer.
  */
 export class Batcher {
   private open: Batch = emptyBatch();
   private readonly sealed: Batch[] = [];
   private inFlight = 0;
   private pending = 0;
-  private linger: NodeJS.Timeout | undefined;
+  private linger: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private drained: Array<() => void> = [];
+  private readonly parallelMin: number;
 
-  constructor(private readonly writers: WriterPool, private readonly health: DatabaseHealth, private readonly opts: BatcherOptions) {}
+  constructor(private readonly writers: WriterPool, private readonly health: DatabaseHealth, private readonly opts: BatcherOptions) {
+    this.parallelMin = opts.parallelMin ?? Math.max(1, Math.floor(opts.batchMax / 5));
+  }
 
   /** Resolves when the records are committed (`durable`) or queued (`queued`); 503 when they cannot be kept. */
   submit(s: Submission): Promise<void> {
@@ -84,7 +96,10 @@ export class Batcher {
   }
 
   private clearLinger(): void {
-    if (this.linger) clearTimeout(this.linger);
+    if (this.linger) {
+      if (this.opts.lingerMs > 0) clearTimeout(this.linger as NodeJS.Timeout);
+      else clearImmediate(this.linger as NodeJS.Immediate);
+    }
     this.linger = undefined;
   }
 
@@ -95,27 +110,34 @@ export class Batcher {
   }
 
   private schedule(): void {
-    if (this.sealed.length > 0) {
+    if (this.inFlight >= this.writers.threads) return; // the next write to end takes what is waiting
+    if (this.sealed.length > 0 || (this.inFlight > 0 && this.open.size >= this.parallelMin)) {
       this.dispatch();
       return;
     }
-    if (this.linger || this.inFlight >= this.writers.threads) return;
-    this.linger = setTimeout(() => {
+    // A write in flight takes the open batch when it ends; with every writer idle, wait out the linger.
+    if (this.inFlight > 0 || this.linger) return;
+    const fire = () => {
       this.linger = undefined;
-      this.seal();
       this.dispatch();
-    }, this.opts.lingerMs);
+    };
+    this.linger = this.opts.lingerMs > 0 ? setTimeout(fire, this.opts.lingerMs) : setImmediate(fire);
   }
 
   private dispatch(): void {
     while (this.inFlight < this.writers.threads) {
-      if (this.sealed.length === 0 && this.open.size > 0 && !this.linger) this.seal();
-      const batch = this.sealed.shift();
-      if (!batch) return;
+      let batch = this.sealed.shift();
+      if (!batch) {
+        if (this.open.size === 0 || this.linger) return;
+        if (this.inFlight > 0 && this.open.size < this.parallelMin) return;
+        batch = this.open;
+        this.open = emptyBatch();
+      }
       this.inFlight++;
-      this.writers.write(batch).then(
-        (r) => this.finish(batch, r.ok ? undefined : r),
-        (err: Error) => this.finish(batch, { unavailable: false, message: err.message }),
+      const sent = batch;
+      this.writers.write(sent).then(
+        (r) => this.finish(sent, r.ok ? undefined : r),
+        (err: Error) => this.finish(sent, { unavailable: false, message: err.message }),
       );
     }
   }
