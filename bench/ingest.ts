@@ -10,6 +10,7 @@
  *   BENCH_CONNECTIONS_100 / BENCH_CONNECTIONS_1000   connections for the array scenarios (default 32 / 16)
  *   BENCH_SCENARIOS       comma-separated events-per-request list (default 1,100,1000)
  *   BENCH_SERVER_NODE_ARGS  extra node flags for the server (say, --cpu-prof --cpu-prof-dir=/tmp/prof)
+ *   BENCH_VERBOSE=1       pass the server's stderr through
  *   BENCH_CEILINGS=0      skip the ceilings (quicker runs while tuning)
  *   BENCH_DATABASE_URL    use this PostgreSQL (a fresh database is created on it and dropped) instead of an
  *                         embedded one in a temporary DATA_DIR
@@ -57,6 +58,7 @@ function startChild(file: string, childEnv: NodeJS.ProcessEnv, ready: RegExp, no
   let out = "";
   proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   proc.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+  if (env.BENCH_VERBOSE) proc.stderr!.on("data", (c: Buffer) => process.stderr.write(c));
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const child: Child = { proc, output: () => out, exited };
   return new Promise((resolve, reject) => {
@@ -280,6 +282,27 @@ function cpuSeconds(pid: number | undefined): { all: number; main: number } {
   return { all: read(`/proc/${pid}/stat`), main: read(`/proc/${pid}/task/${pid}/stat`) };
 }
 
+/** CPU seconds per thread of a process (Linux), for the stderr breakdown of where the server's time goes. */
+function threadCpu(pid: number | undefined): Map<string, number> {
+  const out = new Map<string, number>();
+  if (pid === undefined) return out;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        const comm = f.slice(f.indexOf("(") + 1, f.lastIndexOf(")"));
+        const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+        out.set(`${comm}#${tid}`, (Number(fields[11]) + Number(fields[12])) / 100);
+      } catch {
+        // thread ended
+      }
+    }
+  } catch {
+    // not Linux
+  }
+  return out;
+}
+
 /** CPU seconds used so far by a PostgreSQL cluster: the postmaster, its live children and those it reaped. */
 function postgresCpuSeconds(dataDir: string | undefined): number {
   if (!dataDir) return NaN;
@@ -337,11 +360,17 @@ async function ingestScenario(url: string, db: pg.Pool, org: number, pk: string,
   const before = await settle(db, org);
   const commitsBefore = await commits(db);
   log(`  ${n}-event requests: ${amount} requests (about ${DURATION_S}s)`);
+  const threadsBefore = threadCpu(serverPid);
   const cpuBefore = cpuSeconds(serverPid);
   const pgBefore = postgresCpuSeconds(dataDir);
   const r = await load({ target, connections, pool, amount });
   const cpuAfter = cpuSeconds(serverPid);
   const pgAfter = postgresCpuSeconds(dataDir);
+  const busy = [...threadCpu(serverPid)]
+    .map(([t, after]) => [t, (after - (threadsBefore.get(t) ?? 0)) / r.durationS] as const)
+    .filter(([, share]) => share >= 0.01)
+    .sort((a, b) => b[1] - a[1]);
+  log(`  server threads (cores busy): ${busy.map(([t, share]) => `${t} ${(share * 100).toFixed(0)}%`).join(", ")}`);
   const after = await settle(db, org);
   const commitsAfter = await commits(db);
   return {

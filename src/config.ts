@@ -17,8 +17,11 @@ const ConfigSchema = z.object({
   TRUST_PROXY: flag.default(false),
   /** Writer threads: each holds one database connection and one batch in flight. */
   INGEST_WRITERS: z.coerce.number().int().min(1).max(16).default(2),
-  /** How long an open batch waits for company before it is written. */
-  INGEST_LINGER_MS: z.coerce.number().min(0).max(1000).default(2),
+  /**
+   * How long an open batch waits for company when every writer is idle (0: only the requests read in the same
+   * event-loop turn). Under load batches form behind the write in flight, whatever this is.
+   */
+  INGEST_LINGER_MS: z.coerce.number().min(0).max(1000).default(0),
   /** A batch closes at this many records even if the linger has not passed. */
   INGEST_BATCH_MAX: z.coerce.number().int().min(1).default(10000),
   /** Records waiting for a writer beyond this are refused with 503 rather than held in memory. */

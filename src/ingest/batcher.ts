@@ -12,7 +12,7 @@ export interface BatcherOptions {
   queueMax: number;
   /**
    * While one batch is being written, the open batch goes to a second writer only once it holds this many
-   * records; smaller ones wait for the writer in flight and grow (default: batchMax / 5).
+   * records; smaller ones wait for the writer in flight and grow (default: batchMax / 20, 500 records).
    */
   parallelMin?: number;
 }
@@ -59,7 +59,7 @@ export class Batcher {
   private readonly parallelMin: number;
 
   constructor(private readonly writers: WriterPool, private readonly health: DatabaseHealth, private readonly opts: BatcherOptions) {
-    this.parallelMin = opts.parallelMin ?? Math.max(1, Math.floor(opts.batchMax / 5));
+    this.parallelMin = opts.parallelMin ?? Math.max(1, Math.floor(opts.batchMax / 20));
   }
 
   /** Resolves when the records are committed (`durable`) or queued (`queued`); 503 when they cannot be kept. */
