@@ -388,13 +388,18 @@ async function ingestScenario(url: string, db: pg.Pool, org: number, pk: string,
   };
 }
 
-/** Ceiling (a): the same rows COPYed straight into a table keyed by (org, event_id), one client, 10,000 rows per COPY. */
-async function copyCeiling(databaseUrl: string, org: number): Promise<{ rows: number; seconds: number; rowsPerS: number }> {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  await c.connect();
+/**
+ * Ceiling (a): the same rows COPYed straight into a table keyed by (org, event_id), 10,000 rows per COPY (one
+ * transaction each), from `clients` connections at once (1 is the ceiling the target refers to; the server
+ * itself writes through INGEST_WRITERS connections, so the 2-client figure is printed alongside).
+ */
+async function copyCeiling(databaseUrl: string, org: number, clients: number): Promise<{ rows: number; seconds: number; rowsPerS: number }> {
+  const admin = new pg.Client({ connectionString: databaseUrl });
+  await admin.connect();
+  const conns: pg.Client[] = [];
   try {
-    await c.query("DROP TABLE IF EXISTS bench_copy_ceiling");
-    await c.query("CREATE TABLE bench_copy_ceiling (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (org, event_id))");
+    await admin.query("DROP TABLE IF EXISTS bench_copy_ceiling");
+    await admin.query("CREATE TABLE bench_copy_ceiling (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (org, event_id))");
     const chunk = () => {
       const at = new Date().toISOString();
       let s = "";
@@ -403,7 +408,7 @@ async function copyCeiling(databaseUrl: string, org: number): Promise<{ rows: nu
       }
       return s;
     };
-    const copy = async (text: string) => {
+    const copy = async (c: pg.Client, text: string) => {
       const stream = c.query(copyStreams.from(
         "COPY bench_copy_ceiling (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at) FROM STDIN",
       ));
@@ -413,29 +418,36 @@ async function copyCeiling(databaseUrl: string, org: number): Promise<{ rows: nu
         stream.end(text);
       });
     };
-    // Warm-up, then the measured stretch; the next chunk is built while the current one is written.
-    const warmUntil = performance.now() + WARMUP_S * 1000;
-    let next = chunk();
-    while (performance.now() < warmUntil) {
-      const p = copy(next);
-      next = chunk();
-      await p;
+    for (let i = 0; i < clients; i++) {
+      const c = new pg.Client({ connectionString: databaseUrl });
+      await c.connect();
+      conns.push(c);
     }
-    const started = performance.now();
     let rows = 0;
-    while (performance.now() - started < DURATION_S * 1000) {
-      const p = copy(next);
-      next = chunk();
-      await p;
-      rows += COPY_CHUNK_ROWS;
-    }
+    let measuring = false;
+    // Each client: warm-up, then the measured stretch; its next chunk is built while the current one is written.
+    const loop = async (c: pg.Client, until: number) => {
+      let next = chunk();
+      while (performance.now() < until) {
+        const p = copy(c, next);
+        next = chunk();
+        await p;
+        if (measuring) rows += COPY_CHUNK_ROWS;
+      }
+    };
+    const warmUntil = performance.now() + WARMUP_S * 1000;
+    await Promise.all(conns.map((c) => loop(c, warmUntil)));
+    measuring = true;
+    const started = performance.now();
+    await Promise.all(conns.map((c) => loop(c, started + DURATION_S * 1000)));
     const seconds = (performance.now() - started) / 1000;
-    const { rows: counted } = await c.query<{ n: string }>("SELECT count(*) AS n FROM bench_copy_ceiling");
-    await c.query("DROP TABLE bench_copy_ceiling");
+    const { rows: counted } = await admin.query<{ n: string }>("SELECT count(*) AS n FROM bench_copy_ceiling");
+    await admin.query("DROP TABLE bench_copy_ceiling");
     if (Number(counted[0].n) < rows) throw new Error("COPY ceiling: fewer rows stored than sent");
     return { rows, seconds, rowsPerS: rows / seconds };
   } finally {
-    await c.end();
+    for (const c of conns) await c.end().catch(() => undefined);
+    await admin.end();
   }
 }
 
@@ -533,7 +545,9 @@ async function main(): Promise<void> {
     log("ceiling (b): bare uWS endpoint, answer only");
     const uws = skipCeilings ? { reqPerS: NaN, p50: NaN, p99: NaN, frontCpuUsPerReq: NaN } : await uwsCeiling();
     log("ceiling (a): direct COPY into PostgreSQL");
-    const copy = skipCeilings ? { rowsPerS: NaN } : await copyCeiling(databaseUrl, org);
+    const copy = skipCeilings ? { rowsPerS: NaN } : await copyCeiling(databaseUrl, org, 1);
+    log("ceiling (a'): direct COPY into PostgreSQL from two clients");
+    const copy2 = skipCeilings ? { rowsPerS: NaN } : await copyCeiling(databaseUrl, org, 2);
     const results: Row[] = [];
     for (const n of SCENARIOS) {
       log(`server: POST /v1/events/ingest`);
@@ -565,6 +579,7 @@ async function main(): Promise<void> {
       ["ceiling", "figure"],
       [
         ["(a) direct COPY, one client, 10,000 rows per COPY", `${int(copy.rowsPerS)} rows/s`],
+        ["(a') the same from two clients at once (for reference)", `${int(copy2.rowsPerS)} rows/s`],
         [`(b) bare uWS, JSON.parse + 202, 1-event bodies, -c ${CONNECTIONS}`, `${int(uws.reqPerS)} req/s (p50 ${uws.p50.toFixed(1)} ms, p99 ${uws.p99.toFixed(1)} ms, ${int(uws.frontCpuUsPerReq)} µs CPU/req)`],
       ],
     ));
@@ -576,6 +591,7 @@ async function main(): Promise<void> {
     if (big) {
       targets.push(["1,000-event arrays vs direct COPY", `${int(big.eventsPerS)} / ${int(copy.rowsPerS)}`, pct(big.eventsPerS / copy.rowsPerS), ">= 80%", big.eventsPerS >= 0.8 * copy.rowsPerS ? "met" : "MISSED"]);
       targets.push(["1,000-event arrays, durable events/s", int(big.eventsPerS), "", ">= 50,000", big.eventsPerS >= 50_000 ? "met" : "MISSED"]);
+      targets.push(["1,000-event arrays vs two-client COPY", `${int(big.eventsPerS)} / ${int(copy2.rowsPerS)}`, pct(big.eventsPerS / copy2.rowsPerS), "(reference)", ""]);
     }
     for (const r of results.filter((x) => x.n !== 1 && x.n !== 1000)) {
       targets.push([`${r.n}-event arrays vs direct COPY`, `${int(r.eventsPerS)} / ${int(copy.rowsPerS)}`, pct(r.eventsPerS / copy.rowsPerS), "", ""]);
