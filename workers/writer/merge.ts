@@ -16,12 +16,8 @@ CREATE TEMP TABLE IF NOT EXISTS stage_users (
 `;
 
 export const COPY_EVENTS = "COPY stage_events FROM STDIN";
-/**
- * Straight into the real table; its primary key refuses the whole COPY if an event id is already stored.
- * (The leading comment keeps "INSERT INTO events" in pg_stat_activity, which test/ingest/outage.test.ts
- * looks for to see writers blocked on the events table.)
- */
-export const COPY_EVENTS_DIRECT = `/* INSERT INTO events by COPY */ COPY events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id,
+/** Straight into the real table; its primary key refuses the whole COPY if an event id is already stored. */
+export const COPY_EVENTS_DIRECT = `COPY events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id,
   recommendation_id, context, occurred_at) FROM STDIN`;
 export const COPY_ITEMS = "COPY stage_items FROM STDIN";
 export const COPY_USERS = "COPY stage_users FROM STDIN";
