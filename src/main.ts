@@ -15,35 +15,15 @@ import { dashboardRoutes } from "./http/routes/dashboard.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
-import { AppError } from "./errors.js";
-import { Batcher, type Submission } from "./ingest/batcher.js";
+import { Batcher } from "./ingest/batcher.js";
 import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
 import { log, setLogLevel } from "./log.js";
 import type { Services } from "./services.js";
-
-/**
- * Shutdown stops intake before the final flush. Without this, requests arriving on connections still open
- * after the listen socket closed were taken in after the flush had drained the queue: with INGEST_ACK=queued
- * they got a 202 and were lost when the process exited.
- */
-class ClosableBatcher extends Batcher {
-  private closed = false;
-
-  close(): void {
-    this.closed = true;
-  }
-
-  override submit(s: Submission): Promise<void> {
-    if (this.closed) return Promise.reject(new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly"));
-    return super.submit(s);
-  }
-}
 
 interface Running {
   http: HttpServer;
   services: Services;
   writers: WriterPool;
-  batcher: ClosableBatcher;
   embedded: EmbeddedDatabase | undefined;
 }
 
@@ -57,7 +37,7 @@ async function start(config: Config): Promise<Running> {
   const keys = new KeyCache(pool, () => new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 }));
   await keys.start();
   const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS);
-  const batcher = new ClosableBatcher(writers, health, {
+  const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
     lingerMs: config.INGEST_LINGER_MS,
     batchMax: config.INGEST_BATCH_MAX,
@@ -77,15 +57,16 @@ async function start(config: Config): Promise<Running> {
   const router = new Router();
   for (const routes of [healthRoutes, authRoutes, dashboardRoutes, ingestRoutes]) routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
-  return { http, services, writers, batcher, embedded };
+  return { http, services, writers, embedded };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
 async function shutdown(r: Running, signal: string): Promise<void> {
   log.info("shutting down", { signal, queued: r.services.batcher.queued });
   r.http.stopListening();
-  r.batcher.close();
-  await r.batcher.flush();
+  // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
+  // is acknowledged after the final flush.
+  await r.services.batcher.close();
   await r.writers.close();
   await r.services.keys.stop();
   r.services.health.stop();

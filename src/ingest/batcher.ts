@@ -57,6 +57,7 @@ export class Batcher {
   private linger: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private drained: Array<() => void> = [];
   private readonly parallelMin: number;
+  private closed = false;
 
   constructor(private readonly writers: WriterPool, private readonly health: DatabaseHealth, private readonly opts: BatcherOptions) {
     this.parallelMin = opts.parallelMin ?? Math.max(1, Math.floor(opts.batchMax / 20));
@@ -64,6 +65,7 @@ export class Batcher {
 
   /** Resolves when the records are committed (`durable`) or queued (`queued`); 503 when they cannot be kept. */
   submit(s: Submission): Promise<void> {
+    if (this.closed) return Promise.reject(new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly"));
     if (!this.health.isUp) return Promise.reject(UNAVAILABLE());
     const size = (s.events?.length ?? 0) + (s.items?.length ?? 0) + (s.users?.length ?? 0);
     if (this.pending + size > this.opts.queueMax) {
@@ -82,7 +84,13 @@ export class Batcher {
     return done;
   }
 
-  /** Resolves once every accepted record is written (used at shutdown). */
+  /** Refuses further records, then resolves once every accepted one is written (shutdown). */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.flush();
+  }
+
+  /** Resolves once every accepted record is written. */
   flush(): Promise<void> {
     this.clearLinger();
     this.seal();

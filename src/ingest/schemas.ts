@@ -1,11 +1,13 @@
 import { z } from "zod";
 
 /** 1 to 256 characters, no control characters (CONTRACT 4). */
+export const IDENTIFIER_MAX = 256;
+export const IDENTIFIER_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 export const Identifier = z
   .string()
   .min(1, "must not be empty")
-  .max(256, "must be at most 256 characters")
-  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, "must not contain control characters");
+  .max(IDENTIFIER_MAX, `must be at most ${IDENTIFIER_MAX} characters`)
+  .regex(IDENTIFIER_CHARS, "must not contain control characters");
 
 export const MAX_FREEFORM_BYTES = 32 * 1024;
 /** An escape JSON.stringify writes for NUL or an unpaired surrogate (paired ones stay raw), not preceded by an escaped backslash. */
@@ -44,15 +46,18 @@ export const UserSchema = z.strictObject({
 
 export const EVENT_FAMILIES = ["exposure", "engagement", "conversion", "system"] as const;
 
-const EventObjectSchema = z
+export const EVENT_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
+export const EventUuid = z.uuid({ message: "must be a UUID" });
+
+export const EventSchema = z
   .strictObject({
     user_id: Identifier,
     event_family: z.enum(EVENT_FAMILIES),
-    event_name: z.string().regex(/^[a-z][a-z0-9_.-]{0,63}$/, "must be lowercase: a letter, then up to 63 of a-z 0-9 _ . -"),
+    event_name: z.string().regex(EVENT_NAME, "must be lowercase: a letter, then up to 63 of a-z 0-9 _ . -"),
     previous_user_id: Identifier.optional(),
     item_id: Identifier.nullable().optional(),
     recommendation_id: Identifier.optional(),
-    event_id: z.uuid({ message: "must be a UUID" }).optional(),
+    event_id: EventUuid.optional(),
     context: FreeForm.optional(),
     timestamp: Timestamp.refine((t) => Date.parse(t) <= Date.now() + FUTURE_SLACK_MS, "must not be more than 24 hours in the future").optional(),
   })
@@ -60,77 +65,6 @@ const EventObjectSchema = z
     message: "is required for identify events",
     path: ["previous_user_id"],
   });
-
-const EventUuid = z.uuid({ message: "must be a UUID" });
-
-/**
- * The events endpoint runs zod once per event, on the front thread. Most events are plain (identifiers,
- * family, name, id; no context or timestamp), and for those a direct check decides the same as the schema in
- * a fraction of the time. The check only ever says "certainly valid"; anything else, and every event it is
- * unsure of (context, timestamp, unknown keys, any failing field), goes through the full schema above, which
- * stays the single statement of the rules and the source of every error message.
- */
-const IDENTIFIER_OK = /^[^\u0000-\u001f\u007f-\u009f]*$/;
-const EVENT_NAME_OK = /^[a-z][a-z0-9_.-]{0,63}$/;
-const UUID_OK = EventUuid._zod.def.pattern ?? /$^/;
-const FAMILIES: ReadonlySet<unknown> = new Set(EVENT_FAMILIES);
-
-function isIdentifier(v: unknown): boolean {
-  return typeof v === "string" && v.length >= 1 && v.length <= 256 && IDENTIFIER_OK.test(v);
-}
-
-function isPlainValidEvent(v: unknown): boolean {
-  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
-  let hasPrevious = false;
-  let name: unknown;
-  let seen = 0;
-  for (const key in v) {
-    const value = (v as Record<string, unknown>)[key];
-    switch (key) {
-      case "user_id":
-        if (!isIdentifier(value)) return false;
-        break;
-      case "event_family":
-        if (!FAMILIES.has(value)) return false;
-        break;
-      case "event_name":
-        if (typeof value !== "string" || !EVENT_NAME_OK.test(value)) return false;
-        name = value;
-        break;
-      case "item_id":
-        if (value !== null && !isIdentifier(value)) return false;
-        break;
-      case "event_id":
-        if (typeof value !== "string" || !UUID_OK.test(value)) return false;
-        break;
-      case "previous_user_id":
-        if (!isIdentifier(value)) return false;
-        hasPrevious = true;
-        break;
-      case "recommendation_id":
-        if (!isIdentifier(value)) return false;
-        break;
-      default:
-        return false; // context, timestamp, unknown keys: the full schema decides
-    }
-    seen++;
-  }
-  // The three required fields, own and enumerable (for…in also walks inherited keys; JSON.parse makes none).
-  if (seen !== Object.keys(v).length) return false;
-  if (!Object.hasOwn(v, "user_id") || !Object.hasOwn(v, "event_family") || name === undefined) return false;
-  return name !== "identify" || hasPrevious;
-}
-
-/** Answers success without running zod when isPlainValidEvent vouches for the event; otherwise runs zod. */
-function withFastPath<S extends z.ZodType>(schema: S, vouch: (v: unknown) => boolean): S {
-  const full = schema.safeParse.bind(schema);
-  const fast = (data: unknown, params?: Parameters<S["safeParse"]>[1]) =>
-    vouch(data) ? { success: true as const, data: data as z.output<S> } : full(data, params);
-  Object.defineProperty(schema, "safeParse", { value: fast, writable: true, configurable: true });
-  return schema;
-}
-
-export const EventSchema = withFastPath(EventObjectSchema, isPlainValidEvent);
 
 export type Item = z.infer<typeof ItemSchema>;
 export type User = z.infer<typeof UserSchema>;

@@ -2,6 +2,7 @@ import type { KeyType } from "../../auth/keys.js";
 import { eventRow, itemRow, userRow } from "../../ingest/rows.js";
 import type { Submission } from "../../ingest/batcher.js";
 import { EventSchema, ItemSchema, UserSchema, type Event, type Item, type User } from "../../ingest/schemas.js";
+import { isPlainValidEvent } from "../../ingest/plainEvent.js";
 import { validateRecords, type RecordKind } from "../../ingest/validate.js";
 import type { Services } from "../../services.js";
 import { readJson } from "../body.js";
@@ -31,7 +32,7 @@ const USERS: IngestEndpoint<User> = {
 const EVENTS: IngestEndpoint<Event> = {
   path: "/v1/events/ingest",
   key: "publishable",
-  kind: { plural: "events", singular: "event", schema: EventSchema },
+  kind: { plural: "events", singular: "event", schema: EventSchema, vouch: isPlainValidEvent },
   toSubmission: (org, records) => {
     const receivedAt = new Date().toISOString();
     return { events: records.map((r) => eventRow(org, r, receivedAt)) };
