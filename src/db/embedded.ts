@@ -41,8 +41,11 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   const runAs = process.getuid?.() === 0 ? postgresSystemUser() : undefined;
 
   mkdirSync(root, { recursive: true, mode: 0o755 });
-  // The postgres user must be able to pass through the data dir to reach its own folders in it.
-  if (runAs) chmodSync(root, statSync(root).mode | 0o111);
+  if (runAs) {
+    // The postgres user must reach its data folders and the binaries, even below a private (0700) folder.
+    ensureTraversable(root, runAs);
+    ensureTraversable(path.dirname(bins.initdb), runAs);
+  }
   for (const dir of [pgData, logDir]) prepareDir(dir, runAs);
 
   if (!existsSync(path.join(pgData, "PG_VERSION"))) await initialise(bins, pgData, root, logDir, runAs);
@@ -85,6 +88,19 @@ function postgresSystemUser(): RunAs {
     log.info("creating the postgres system user to run the embedded database");
     execFileSync("useradd", ["--system", "--user-group", "--no-create-home", "postgres"]);
     return lookup();
+  }
+}
+
+/** Grants search (x, not read) permission to others on each folder from `dir` up that the user cannot pass. */
+function ensureTraversable(dir: string, runAs: RunAs): void {
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    const st = statSync(d);
+    const passable = st.uid === runAs.uid ? st.mode & 0o100 : st.gid === runAs.gid ? st.mode & 0o010 : st.mode & 0o001;
+    if (!passable) {
+      chmodSync(d, st.mode | 0o001);
+      log.info("let the postgres user pass through a folder on the way to the database", { folder: d });
+    }
+    if (d === path.dirname(d)) return;
   }
 }
 
