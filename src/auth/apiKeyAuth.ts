@@ -1,7 +1,7 @@
 import { AppError } from "../errors.js";
 import type { RequestContext } from "../http/context.js";
 import type { KeyCache, KeyEntry } from "./keyCache.js";
-import { keyDigest, keyTypeOf, type KeyType } from "./keys.js";
+import { keyTypeOf, type KeyType } from "./keys.js";
 import { rateLimitHeaders, type LimitPolicy, type RateLimiter } from "./rateLimit.js";
 
 export interface ApiKeyAuth {
@@ -20,7 +20,7 @@ export function createApiKeyAuth(cache: KeyCache, limiter: RateLimiter, defaults
       const key = ctx.apiKey;
       if (!key) throw new AppError("missing_api_key", "the X-API-KEY header is required");
       if (!keyTypeOf(key)) throw new AppError("invalid_api_key", "X-API-KEY must start with svc_pk_ or svc_sk_");
-      const entry = await cache.lookup(keyDigest(key));
+      const entry = await cache.lookup(key);
       if (!entry) throw new AppError("invalid_api_key", "the API key is not valid");
       if (entry.revoked) throw new AppError("revoked_api_key", "the API key has been revoked");
 

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { AppError } from "../errors.js";
 import { log } from "../log.js";
-import type { KeyType } from "./keys.js";
+import { keyDigest, type KeyType } from "./keys.js";
 
 /** What a key resolves to; kept in memory so that a known key costs no database round trip. */
 export interface KeyEntry {
@@ -17,6 +17,7 @@ export interface KeyEntry {
 export const KEY_CHANNEL = "key_pairs";
 const NEGATIVE_TTL_MS = 2000;
 const NEGATIVE_MAX = 100_000;
+const BY_KEY_MAX = 100_000;
 const RECONNECT_MS = 500;
 
 interface KeyRow {
@@ -35,6 +36,7 @@ const KEY_SELECT = `SELECT k.id, k.org_id, o.seq, k.status, k.publishable_digest
 export class KeyCache {
   private readonly byDigest = new Map<string, KeyEntry>();
   private readonly byPair = new Map<string, KeyEntry[]>();
+  private readonly byKey = new Map<string, KeyEntry>();
   private readonly unknown = new Map<string, number>();
   private listener: pg.Client | undefined;
   private closed = false;
@@ -51,8 +53,20 @@ export class KeyCache {
     await this.listener?.end().catch(() => undefined);
   }
 
-  /** Resolves a digest: from memory when known, else once from the database (misses are remembered briefly). */
-  async lookup(digest: Buffer): Promise<KeyEntry | undefined> {
+  /** Resolves a key: from memory when known, else once from the database (misses are remembered briefly). */
+  async lookup(key: string): Promise<KeyEntry | undefined> {
+    const known = this.byKey.get(key);
+    if (known) return known;
+    const entry = await this.lookupDigest(keyDigest(key));
+    // Remembering the key itself skips hashing it on every request; bounded, and only for keys that exist.
+    if (entry) {
+      if (this.byKey.size >= BY_KEY_MAX) this.byKey.clear();
+      this.byKey.set(key, entry);
+    }
+    return entry;
+  }
+
+  private async lookupDigest(digest: Buffer): Promise<KeyEntry | undefined> {
     const hex = digest.toString("hex");
     const hit = this.byDigest.get(hex);
     if (hit) return hit;
@@ -84,11 +98,17 @@ export class KeyCache {
     log.info("key cache loaded", { key_pairs: rows.length });
   }
 
+  /** Updates a pair's entries in place, so every map that holds them sees the change. */
   private store(row: KeyRow): void {
     const base = {
       keyPairId: row.id, orgId: row.org_id, orgSeq: row.seq, revoked: row.status !== "active",
       rateLimitMax: row.rate_limit_max, rateLimitWindowS: row.rate_limit_window_s,
     };
+    const known = this.byPair.get(row.id);
+    if (known) {
+      for (const entry of known) Object.assign(entry, base);
+      return;
+    }
     const pub: KeyEntry = { ...base, type: "publishable" };
     const sec: KeyEntry = { ...base, type: "secret" };
     const pubHex = row.publishable_digest.toString("hex");

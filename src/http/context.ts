@@ -5,6 +5,7 @@ export interface RequestContext {
   readonly method: string;
   readonly path: string;
   readonly query: string;
+  /** The client address; read on first use (most requests never need it). */
   readonly ip: string;
   readonly apiKey: string | undefined;
   readonly authorization: string | undefined;
@@ -26,11 +27,17 @@ const decoder = new TextDecoder();
 
 export function createContext(res: HttpResponse, req: HttpRequest, trustProxy: boolean): RequestContext {
   const lengthHeader = req.getHeader("content-length");
-  return {
+  const forwarded = trustProxy ? req.getHeader("x-forwarded-for").split(",")[0].trim() : "";
+  let ip: string | undefined = forwarded || undefined;
+  const ctx: RequestContext = {
     method: req.getMethod().toUpperCase(),
     path: req.getUrl(),
     query: req.getQuery() ?? "",
-    ip: clientIp(res, req, trustProxy),
+    get ip() {
+      // The socket's address stays readable until the response is written or aborted.
+      ip ??= ctx.aborted || ctx.answered ? "unknown" : decoder.decode(res.getRemoteAddressAsText());
+      return ip;
+    },
     apiKey: req.getHeader("x-api-key") || undefined,
     authorization: req.getHeader("authorization") || undefined,
     contentType: req.getHeader("content-type") || undefined,
@@ -43,13 +50,5 @@ export function createContext(res: HttpResponse, req: HttpRequest, trustProxy: b
     headers: [],
     body: undefined,
   };
-}
-
-function clientIp(res: HttpResponse, req: HttpRequest, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = req.getHeader("x-forwarded-for");
-    const first = forwarded.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return decoder.decode(res.getRemoteAddressAsText());
+  return ctx;
 }
