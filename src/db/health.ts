@@ -9,6 +9,7 @@ const PROBE_EVERY_MS = 500;
  */
 export class DatabaseHealth {
   private up = true;
+  private probing = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly pool: pg.Pool) {}
@@ -38,8 +39,13 @@ export class DatabaseHealth {
     if (this.timer) clearInterval(this.timer);
   }
 
+  /** One probe at a time: a connect attempt to a dead server can outlast the probe interval. */
   private async probe(): Promise<void> {
-    if (this.up || !(await this.check())) return;
+    if (this.up || this.probing) return;
+    this.probing = true;
+    const ok = await this.check();
+    this.probing = false;
+    if (!ok || this.up) return;
     this.up = true;
     this.stop();
     log.info("database reachable again; ingestion resumes");
