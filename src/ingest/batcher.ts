@@ -22,10 +22,16 @@ interface Waiter {
   reject(err: AppError): void;
 }
 
-interface Batch extends BatchPayload {
+/** One request's records in a batch, and (durable acks) who waits for their commit. */
+interface Part {
+  submission: Submission;
+  waiter: Waiter | undefined;
+}
+
+interface Batch {
+  payload: BatchPayload;
   size: number;
-  waiters: Waiter[];
-  attempts: number;
+  parts: Part[];
 }
 
 export interface Submission {
@@ -38,7 +44,25 @@ const RETRY_MS = 500;
 const UNAVAILABLE = () => new AppError("unavailable", "the database is unreachable; nothing was stored; retry shortly");
 
 function emptyBatch(): Batch {
-  return { events: [], items: [], users: [], size: 0, waiters: [], attempts: 0 };
+  return { payload: { events: [], items: [], users: [] }, size: 0, parts: [] };
+}
+
+function soloBatch(part: Part): Batch {
+  const b = emptyBatch();
+  append(b.payload, part.submission);
+  b.size = sizeOf(part.submission);
+  b.parts.push(part);
+  return b;
+}
+
+function append(payload: BatchPayload, s: Submission): void {
+  if (s.events) for (const r of s.events) payload.events.push(r);
+  if (s.items) for (const r of s.items) payload.items.push(r);
+  if (s.users) for (const r of s.users) payload.users.push(r);
+}
+
+function sizeOf(s: Submission): number {
+  return (s.events?.length ?? 0) + (s.items?.length ?? 0) + (s.users?.length ?? 0);
 }
 
 /**
@@ -67,18 +91,18 @@ export class Batcher {
   submit(s: Submission): Promise<void> {
     if (this.closed) return Promise.reject(new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly"));
     if (!this.health.isUp) return Promise.reject(UNAVAILABLE());
-    const size = (s.events?.length ?? 0) + (s.items?.length ?? 0) + (s.users?.length ?? 0);
+    const size = sizeOf(s);
     if (this.pending + size > this.opts.queueMax) {
       return Promise.reject(new AppError("unavailable", "ingestion is saturated; nothing was stored; retry shortly"));
     }
     if (this.open.size > 0 && this.open.size + size > this.opts.batchMax) this.seal();
     const b = this.open;
-    if (s.events) for (const r of s.events) b.events.push(r);
-    if (s.items) for (const r of s.items) b.items.push(r);
-    if (s.users) for (const r of s.users) b.users.push(r);
+    append(b.payload, s);
     b.size += size;
     this.pending += size;
-    const done = this.opts.ack === "durable" ? new Promise<void>((resolve, reject) => b.waiters.push({ resolve, reject })) : Promise.resolve();
+    const part: Part = { submission: s, waiter: undefined };
+    b.parts.push(part);
+    const done = this.opts.ack === "durable" ? new Promise<void>((resolve, reject) => (part.waiter = { resolve, reject })) : Promise.resolve();
     if (b.size >= this.opts.batchMax) this.seal();
     this.schedule();
     return done;
@@ -143,7 +167,7 @@ export class Batcher {
       }
       this.inFlight++;
       const sent = batch;
-      this.writers.write(sent).then(
+      this.writers.write(sent.payload).then(
         (r) => this.finish(sent, r.ok ? undefined : r),
         (err: Error) => this.finish(sent, { unavailable: false, message: err.message }),
       );
@@ -154,20 +178,21 @@ export class Batcher {
     this.inFlight--;
     if (!failure) {
       this.settle(batch);
-      for (const w of batch.waiters) w.resolve();
+      for (const p of batch.parts) p.waiter?.resolve();
+    } else if (failure.unavailable) {
+      this.failUnavailable(batch, failure.message);
     } else {
-      this.fail(batch, failure);
+      this.failRejected(batch, failure.message);
     }
     this.dispatch();
     if (this.open.size > 0) this.schedule();
   }
 
-  private fail(batch: Batch, failure: { unavailable: boolean; message: string }): void {
-    log.warn("ingest batch not written", { records: batch.size, unavailable: failure.unavailable, error: failure.message });
-    if (failure.unavailable) this.health.markDown(failure.message);
+  private failUnavailable(batch: Batch, message: string): void {
+    log.warn("ingest batch not written: database unavailable", { records: batch.size, error: message });
+    this.health.markDown(message);
     if (this.opts.ack === "queued") {
       // Already acknowledged: keep it and try again until the database takes it.
-      batch.attempts++;
       setTimeout(() => {
         this.sealed.unshift(batch);
         this.dispatch();
@@ -175,8 +200,23 @@ export class Batcher {
       return;
     }
     this.settle(batch);
-    const err = failure.unavailable ? UNAVAILABLE() : new AppError("internal_error", "the batch holding this request could not be written; nothing was stored");
-    for (const w of batch.waiters) w.reject(err);
+    for (const p of batch.parts) p.waiter?.reject(UNAVAILABLE());
+  }
+
+  /**
+   * The database refused the batch itself (not an outage). So that one request's records cannot fail the
+   * others sharing its transaction (another tenant's, say), each request is written again on its own; only
+   * the one that fails alone is refused.
+   */
+  private failRejected(batch: Batch, message: string): void {
+    if (batch.parts.length > 1) {
+      log.warn("ingest batch refused; writing its requests one by one", { records: batch.size, requests: batch.parts.length, error: message });
+      this.sealed.unshift(...batch.parts.map(soloBatch));
+      return;
+    }
+    log.error("ingest request refused by the database", { records: batch.size, error: message });
+    this.settle(batch);
+    batch.parts[0]?.waiter?.reject(new AppError("internal_error", "the database refused these records; nothing of this request was stored"));
   }
 
   private settle(batch: Batch): void {

@@ -78,6 +78,7 @@ describe("events ingest", () => {
     ["a control character in item_id", { user_id: "u", event_family: "engagement", event_name: "view", item_id: "a\u0007b" }, "event.item_id"],
     ["an event_id that is not a UUID", { user_id: "u", event_family: "engagement", event_name: "view", event_id: "123" }, "event.event_id"],
     ["a timestamp more than 24 h ahead", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: new Date(Date.now() + 25 * 3600e3).toISOString() }, "event.timestamp"],
+    ["a timestamp in year 0", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: "0000-06-01T00:00:00Z" }, "event.timestamp"],
     ["a timestamp without a time zone", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: "2024-01-01T00:00:00" }, "event.timestamp"],
     ["a context over 32 KiB", { user_id: "u", event_family: "engagement", event_name: "view", context: { blob: "x".repeat(33 * 1024) } }, "event.context"],
     ["a missing user_id", { event_family: "engagement", event_name: "view" }, "event.user_id"],
