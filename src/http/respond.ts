@@ -1,6 +1,7 @@
 import { AppError, isAppError } from "../errors.js";
 import { log } from "../log.js";
 import type { RequestContext } from "./context.js";
+import { CORS_EXPOSE, CORS_ORIGIN } from "./cors.js";
 import type { Reply } from "./router.js";
 
 const STATUS_TEXT: Record<number, string> = {
@@ -37,6 +38,8 @@ function write(ctx: RequestContext, status: number, body: string): void {
     res.writeStatus(STATUS_TEXT[status] ?? String(status));
     res.writeHeader("content-type", "application/json; charset=utf-8");
     res.writeHeader("x-content-type-options", "nosniff");
+    res.writeHeader(...CORS_ORIGIN);
+    if (ctx.headers.length > 0) res.writeHeader(...CORS_EXPOSE);
     for (const [k, v] of ctx.headers) res.writeHeader(k, v);
     res.end(body);
   });

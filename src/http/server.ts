@@ -1,6 +1,7 @@
 import uWS from "uWebSockets.js";
 import { AppError } from "../errors.js";
 import { readBody } from "./body.js";
+import { answerPreflight } from "./cors.js";
 import { createContext, type RequestContext } from "./context.js";
 import { sendError, sendReply } from "./respond.js";
 import type { Handler, Router } from "./router.js";
@@ -40,6 +41,10 @@ function dispatch(router: Router, ctx: RequestContext): void {
   const match = router.match(ctx.method, ctx.path);
   if (match.kind === "not_found") {
     sendError(ctx, new AppError("not_found", `no such path: ${ctx.path}`));
+    return;
+  }
+  if (match.kind === "method_not_allowed" && ctx.method === "OPTIONS") {
+    answerPreflight(ctx, match.allowed);
     return;
   }
   if (match.kind === "method_not_allowed") {

@@ -67,6 +67,7 @@ describe("API-key authentication", () => {
       expect(Number(r.headers.get("ratelimit-remaining"))).toBeGreaterThanOrEqual(0);
       expect(Number(r.headers.get("ratelimit-reset"))).toBeGreaterThan(0);
       expect(r.headers.get("ratelimit-policy")).toBe("1000;w=900");
+      expect(r.headers.get("access-control-expose-headers")).toContain("RateLimit-Remaining");
     }
   });
 });

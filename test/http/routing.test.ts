@@ -51,4 +51,24 @@ describe("HTTP front", () => {
     expect(r.headers.get("content-type")).toMatch(/^application\/json/);
     expect(r.headers.get("x-content-type-options")).toBe("nosniff");
   });
+
+  it("answers a browser's CORS preflight for a known path with the methods and headers it may use", async () => {
+    const r = await fetch(`${server.url}/v1/events/ingest`, {
+      method: "OPTIONS",
+      headers: { origin: "https://shop.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, x-api-key" },
+    });
+    expect(r.status).toBe(204);
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    expect(r.headers.get("access-control-allow-methods")).toBe("POST");
+    expect(r.headers.get("access-control-allow-headers")).toContain("x-api-key");
+    const unknown = await fetch(`${server.url}/v1/nowhere`, { method: "OPTIONS" });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("lets cross-origin callers read the answer and its rate-limit headers", async () => {
+    const r = await call(server.url, "POST", "/v1/events/ingest", { json: {}, apiKey: "svc_pk_" + "x".repeat(40) });
+    expect(r.headers.get("access-control-allow-origin")).toBe("*");
+    const health = await call(server.url, "GET", "/healthz");
+    expect(health.headers.get("access-control-allow-origin")).toBe("*");
+  });
 });
