@@ -18,6 +18,7 @@ export const KEY_CHANNEL = "key_pairs";
 const NEGATIVE_TTL_MS = 2000;
 const NEGATIVE_MAX = 100_000;
 const BY_KEY_MAX = 100_000;
+const MAX_MISS_LOOKUPS = 16;
 const RECONNECT_MS = 500;
 
 interface KeyRow {
@@ -39,6 +40,7 @@ export class KeyCache {
   private readonly byKey = new Map<string, KeyEntry>();
   private readonly unknown = new Map<string, number>();
   private listener: pg.Client | undefined;
+  private missLookups = 0;
   private closed = false;
 
   constructor(private readonly pool: pg.Pool, private readonly connect: () => pg.Client) {}
@@ -72,7 +74,15 @@ export class KeyCache {
     if (hit) return hit;
     const missedAt = this.unknown.get(hex);
     if (missedAt !== undefined && performance.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
-    const rows = await this.query(`${KEY_SELECT} WHERE k.publishable_digest = $1 OR k.secret_digest = $1`, [digest]);
+    // A flood of made-up keys must not become a flood of queries.
+    if (this.missLookups >= MAX_MISS_LOOKUPS) throw new AppError("unavailable", "too many unknown keys are being checked; retry shortly");
+    this.missLookups++;
+    let rows: KeyRow[];
+    try {
+      rows = await this.query(`${KEY_SELECT} WHERE k.publishable_digest = $1 OR k.secret_digest = $1`, [digest]);
+    } finally {
+      this.missLookups--;
+    }
     if (rows.length === 0) {
       if (this.unknown.size >= NEGATIVE_MAX) this.unknown.clear();
       this.unknown.set(hex, performance.now());
