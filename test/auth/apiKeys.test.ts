@@ -72,6 +72,29 @@ describe("API-key authentication", () => {
   });
 });
 
+describe("unknown keys", () => {
+  it("checks at most 16 unknown keys against the database at once and answers 503 unavailable beyond", async () => {
+    const blocker = await server.db().connect();
+    try {
+      // Holding key_pairs makes every lookup wait, so the lookups in flight pile up deterministically.
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE key_pairs IN ACCESS EXCLUSIVE MODE");
+      const made = Array.from({ length: 20 }, (_, i) => `svc_pk_${String(i).padStart(40, "z")}`);
+      const answered: Array<[number, string]> = [];
+      const pending = made.map((key) => ingest(key).then((r) => answered.push([r.status, r.body.error])));
+      for (let waited = 0; answered.length < 4 && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 200)); // room for a fifth answer, which must not come
+      expect(answered).toEqual(Array(4).fill([503, "unavailable"]));
+      await blocker.query("ROLLBACK");
+      await Promise.all(pending);
+      expect(answered.slice(4)).toEqual(Array(16).fill([401, "invalid_api_key"]));
+    } finally {
+      await blocker.query("ROLLBACK").catch(() => undefined);
+      blocker.release();
+    }
+  });
+});
+
 describe("revocation", () => {
   it("answers 401 revoked_api_key for both keys of a pair at once after it is revoked", async () => {
     const o = await newOrg(server.url);
