@@ -121,34 +121,30 @@ describe("ingestion across a SIGTERM", () => {
     return { code, org, requests, inFlightAtTerm, after };
   }
 
-  it("exits 0 on SIGTERM with requests in flight and stores every event it acknowledged", async () => {
-    const { code, org, requests, inFlightAtTerm, after } = await terminateMidStream({}, 150);
+  /** Exit 0; every answer a 202 or a 503 `unavailable`; every 202 stored once; nothing refused stored. */
+  async function expectShutdownKeptEveryAck(run: Awaited<ReturnType<typeof terminateMidStream>>): Promise<Map<string, number>> {
+    const { code, org, requests, after } = run;
     expect(code).toBe(0);
-    expect(inFlightAtTerm).toBeGreaterThan(0);
     const answered = requests.filter((r) => r.status !== undefined);
     // Requests that arrive while it shuts down may be refused, but only as 503 unavailable.
     expect(answered.filter((r) => r.status !== 202 && !(r.status === 503 && r.error === "unavailable")), JSON.stringify(outcomes(requests))).toEqual([]);
     const acked = requests.filter((r) => r.status === 202);
     expect(acked.length).toBeGreaterThanOrEqual(150);
-    const db = after.db();
-    const counts = await storedCounts(db, org.orgId);
-    expect(notStoredOnce(ids(acked), counts)).toEqual([]);
+    const counts = await storedCounts(after.db(), org.orgId);
+    expect(notStoredOnce(ids(acked), counts), `acknowledged events lost at shutdown: ${JSON.stringify(outcomes(requests))}`).toEqual([]);
     expect(ids(answered.filter((r) => r.status === 503)).filter((id) => counts.has(id)), "refused yet stored").toEqual([]);
-    const totals = await eventTotals(db, org.orgId);
+    return counts;
+  }
+
+  it("exits 0 on SIGTERM with requests in flight and stores every event it acknowledged", async () => {
+    const run = await terminateMidStream({}, 150);
+    expect(run.inFlightAtTerm).toBeGreaterThan(0);
+    await expectShutdownKeptEveryAck(run);
+    const totals = await eventTotals(run.after.db(), run.org.orgId);
     expect(totals.total).toBe(totals.distinct);
   });
 
   it("with INGEST_ACK=queued, stores every acknowledged event after a SIGTERM (shutdown flushes the queue)", async () => {
-    const { code, org, requests, after } = await terminateMidStream({ INGEST_ACK: "queued" }, 150);
-    expect(code).toBe(0);
-    const answered = requests.filter((r) => r.status !== undefined);
-    expect(answered.filter((r) => r.status !== 202 && !(r.status === 503 && r.error === "unavailable")), JSON.stringify(outcomes(requests))).toEqual([]);
-    const acked = requests.filter((r) => r.status === 202);
-    expect(acked.length).toBeGreaterThanOrEqual(150);
-    const db = after.db();
-    const counts = await storedCounts(db, org.orgId);
-    const bad = notStoredOnce(ids(acked), counts);
-    expect(bad.length, `acknowledged (queued) events lost at shutdown: ${JSON.stringify(outcomes(requests))}`).toBe(0);
-    expect(ids(answered.filter((r) => r.status === 503)).filter((id) => counts.has(id)), "refused yet stored").toEqual([]);
+    await expectShutdownKeptEveryAck(await terminateMidStream({ INGEST_ACK: "queued" }, 150));
   });
 });
