@@ -2,6 +2,7 @@ import { AppError } from "../errors.js";
 import { log } from "../log.js";
 import type { DatabaseHealth } from "../db/health.js";
 import type { BatchPayload, EventRow, ItemRow, UserRow } from "./rows.js";
+import type { WriteResult } from "../../workers/writer/index.js";
 import type { WriterPool } from "./writerPool.js";
 
 export interface BatcherOptions {
@@ -15,6 +16,8 @@ export interface BatcherOptions {
    * records; smaller ones wait for the writer in flight and grow (default: batchMax / 20, 500 records).
    */
   parallelMin?: number;
+  /** Called with each batch once it is committed, and the event ids the database already held (skipped). */
+  onCommitted?: (batch: BatchPayload, skippedEventIds: ReadonlySet<string> | undefined) => void;
 }
 
 interface Waiter {
@@ -168,24 +171,34 @@ export class Batcher {
       this.inFlight++;
       const sent = batch;
       this.writers.write(sent.payload).then(
-        (r) => this.finish(sent, r.ok ? undefined : r),
-        (err: Error) => this.finish(sent, { unavailable: false, message: err.message }),
+        (r) => this.finish(sent, r),
+        (err: Error) => this.finish(sent, { ok: false, unavailable: false, message: err.message }),
       );
     }
   }
 
-  private finish(batch: Batch, failure: { unavailable: boolean; message: string } | undefined): void {
+  private finish(batch: Batch, result: WriteResult): void {
     this.inFlight--;
-    if (!failure) {
+    if (result.ok) {
       this.settle(batch);
       for (const p of batch.parts) p.waiter?.resolve();
-    } else if (failure.unavailable) {
-      this.failUnavailable(batch, failure.message);
+      this.publish(batch.payload, result.skippedEventIds);
+    } else if (result.unavailable) {
+      this.failUnavailable(batch, result.message);
     } else {
-      this.failRejected(batch, failure.message);
+      this.failRejected(batch, result.message);
     }
     this.dispatch();
     if (this.open.size > 0) this.schedule();
+  }
+
+  private publish(payload: BatchPayload, skipped: string[] | undefined): void {
+    if (!this.opts.onCommitted) return;
+    try {
+      this.opts.onCommitted(payload, skipped && skipped.length > 0 ? new Set(skipped) : undefined);
+    } catch (err) {
+      log.error("a committed batch could not be published", { error: (err as Error).stack });
+    }
   }
 
   private failUnavailable(batch: Batch, message: string): void {

@@ -14,7 +14,7 @@ export interface WriteTask {
 }
 
 export type WriteResult =
-  | { ok: true; events: number; newEvents: number; items: number; users: number }
+  | { ok: true; events: number; items: number; users: number; skippedEventIds?: string[] }
   | { ok: false; unavailable: boolean; message: string };
 
 const { databaseUrl } = workerData as { databaseUrl: string };
@@ -67,23 +67,22 @@ function hasRepeatedIds(events: BatchPayload["events"]): boolean {
  * autocommit COPY: one statement, one commit. Merge: COPY into the staging table and INSERT … ON CONFLICT DO
  * NOTHING, used when the direct COPY met a duplicate (the batch is then written again this way).
  */
-async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): Promise<number> {
+async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): Promise<string[]> {
   const identifies = batch.events.some((e) => e[7] !== null);
   if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0) {
     await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
-    return batch.events.length;
+    return [];
   }
   await c.query("BEGIN");
   try {
-    let newEvents = 0;
+    let skipped: string[] = [];
     if (batch.events.length > 0) {
       if (direct) {
         await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
-        newEvents = batch.events.length;
         if (identifies) await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events.filter((e) => e[7] !== null)));
       } else {
         await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events));
-        newEvents = (await c.query(sql.MERGE_EVENTS)).rowCount ?? 0;
+        skipped = (await c.query<{ event_id: string }>(sql.MERGE_EVENTS)).rows.map((r) => r.event_id);
       }
       if (identifies) await c.query(sql.MERGE_ALIASES);
     }
@@ -96,7 +95,7 @@ async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): P
       await c.query(sql.MERGE_USERS);
     }
     await c.query("COMMIT");
-    return newEvents;
+    return skipped;
   } catch (err) {
     if (isUniqueViolation(err)) await c.query("ROLLBACK"); // the caller retries on the merge path
     throw err;
@@ -109,10 +108,10 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
   let c: pg.Client | undefined;
   try {
     c = await connection();
-    let newEvents: number | undefined;
+    let skipped: string[] | undefined;
     if (batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {
       try {
-        newEvents = await writeBatch(c, batch, true);
+        skipped = await writeBatch(c, batch, true);
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
         mergeBatchesLeft = MERGE_AFTER_CONFLICT;
@@ -120,8 +119,10 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
     } else if (mergeBatchesLeft > 0) {
       mergeBatchesLeft--;
     }
-    newEvents ??= await writeBatch(c, batch, false);
-    return { ok: true, events: batch.events.length, newEvents, items: batch.items.length, users: batch.users.length };
+    skipped ??= await writeBatch(c, batch, false);
+    return {
+      ok: true, events: batch.events.length, items: batch.items.length, users: batch.users.length, skippedEventIds: skipped.length > 0 ? skipped : undefined,
+    };
   } catch (err) {
     // The connection's state is unknown after a failure: drop it rather than reuse it.
     if (c) {

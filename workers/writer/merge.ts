@@ -22,12 +22,20 @@ export const COPY_EVENTS_DIRECT = `COPY events (org, event_id, user_id, item_id,
 export const COPY_ITEMS = "COPY stage_items FROM STDIN";
 export const COPY_USERS = "COPY stage_users FROM STDIN";
 
-/** Dedup by (organisation, event_id): a repeated event is stored once. */
+/**
+ * Dedup by (organisation, event_id): a repeated event is stored once. Returns the ids that were already stored
+ * (so that the index does not count them twice); repeats inside one batch are left to the reader.
+ */
 export const MERGE_EVENTS = `
-INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at)
-SELECT org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at
-FROM stage_events
-ON CONFLICT (org, event_id) DO NOTHING`;
+WITH inserted AS (
+  INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at)
+  SELECT org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at
+  FROM stage_events
+  ON CONFLICT (org, event_id) DO NOTHING
+  RETURNING org, event_id
+)
+SELECT DISTINCT s.event_id::text AS event_id FROM stage_events s
+WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.org = s.org AND i.event_id = s.event_id)`;
 
 /** `identify`: previous_user_id's history now belongs to user_id; the latest alias wins. */
 export const MERGE_ALIASES = `
