@@ -26,6 +26,17 @@ const ConfigSchema = z.object({
   INGEST_BATCH_MAX: z.coerce.number().int().min(1).default(10000),
   /** Records waiting for a writer beyond this are refused with 503 rather than held in memory. */
   INGEST_QUEUE_MAX: z.coerce.number().int().min(1).default(200000),
+  /** Recommender threads; each owns the organisations whose seq modulo this is its number. */
+  RECOMMEND_SHARDS: z.coerce.number().int().min(1).max(16).default(2),
+  /** A recommend request the recommender threads have not answered by then gets 503. */
+  RECOMMEND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  /** Models are retrained at least this often while events arrive (and sooner after much new data). */
+  RECOMMEND_RETRAIN_S: z.coerce.number().int().min(1).default(600),
+  /** ALS: latent factors, iterations, regularisation and confidence scale (c = 1 + alpha·log(1 + strength)). */
+  ALS_FACTORS: z.coerce.number().int().min(2).max(256).default(64),
+  ALS_ITERATIONS: z.coerce.number().int().min(1).max(50).default(10),
+  ALS_REGULARIZATION: z.coerce.number().positive().default(0.05),
+  ALS_ALPHA: z.coerce.number().positive().default(8),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -8,6 +8,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded.js";
 import { DatabaseHealth } from "./db/health.js";
 import { migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
+import { DEFAULT_ALS } from "../workers/training/als.js";
 import { jwtSecret } from "./db/settings.js";
 import { Router } from "./http/router.js";
 import { authRoutes } from "./http/routes/auth.js";
@@ -18,6 +19,10 @@ import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
 import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
 import { log, setLogLevel } from "./log.js";
+import { Attribution } from "./recommend/attribution.js";
+import { Recommender } from "./recommend/recommender.js";
+import { recommendRoutes } from "./http/routes/recommend.js";
+import { analyticsRoutes } from "./http/routes/analytics.js";
 import type { Services } from "./services.js";
 
 interface Running {
@@ -37,11 +42,25 @@ async function start(config: Config): Promise<Running> {
   const keys = new KeyCache(pool, () => new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 }));
   await keys.start();
   const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS);
+  const recommender = await Recommender.start({
+    databaseUrl,
+    shards: config.RECOMMEND_SHARDS,
+    timeoutMs: config.RECOMMEND_TIMEOUT_MS,
+    retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
+    als: {
+      ...DEFAULT_ALS,
+      factors: config.ALS_FACTORS,
+      iterations: config.ALS_ITERATIONS,
+      regularization: config.ALS_REGULARIZATION,
+      alpha: config.ALS_ALPHA,
+    },
+  });
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
     lingerMs: config.INGEST_LINGER_MS,
     batchMax: config.INGEST_BATCH_MAX,
     queueMax: config.INGEST_QUEUE_MAX,
+    onCommitted: (batch, skipped) => recommender.publish(batch, skipped),
   });
   const services: Services = {
     config,
@@ -52,10 +71,12 @@ async function start(config: Config): Promise<Running> {
     apiKeys: createApiKeyAuth(keys, new RateLimiter(), { max: config.RATE_LIMIT_MAX, windowS: config.RATE_LIMIT_WINDOW_S }),
     authLimiter: new RateLimiter(),
     batcher,
+    recommender,
+    attribution: new Attribution(writers),
   };
 
   const router = new Router();
-  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, ingestRoutes]) routes(services).forEach((r) => router.add(r));
+  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, ingestRoutes, recommendRoutes, analyticsRoutes]) routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   return { http, services, writers, embedded };
 }
@@ -67,6 +88,8 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
   await r.services.batcher.close();
+  await r.services.attribution.close();
+  await r.services.recommender.close();
   await r.writers.close();
   await r.services.keys.stop();
   r.services.health.stop();

@@ -6,6 +6,8 @@ import type { TokenSigner } from "./auth/tokens.js";
 import type { Config } from "./config.js";
 import type { DatabaseHealth } from "./db/health.js";
 import type { Batcher } from "./ingest/batcher.js";
+import type { Attribution } from "./recommend/attribution.js";
+import type { Recommender } from "./recommend/recommender.js";
 
 /** What route handlers depend on, built once in main.ts. */
 export interface Services {
@@ -17,4 +19,6 @@ export interface Services {
   apiKeys: ApiKeyAuth;
   authLimiter: RateLimiter;
   batcher: Batcher;
+  recommender: Recommender;
+  attribution: Attribution;
 }

@@ -55,13 +55,13 @@ export function validateRecords<T>(body: unknown, kind: RecordKind<T>): T[] {
   return out;
 }
 
-function describePath(at: string, path: ReadonlyArray<PropertyKey>): string {
+export function describePath(at: string, path: ReadonlyArray<PropertyKey>): string {
   let out = at;
   for (const p of path) out += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
   return out;
 }
 
-function issueMessage(issue: z.core.$ZodIssue): string {
+export function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(", ")}`;
   if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
   return issue.message;

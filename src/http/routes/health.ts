@@ -12,7 +12,8 @@ export function healthRoutes(s: Services): Route[] {
       handler: async () => {
         const database = await s.health.check();
         if (!database) throw new AppError("unavailable", "not ready: the database is unreachable");
-        return { status: 200, message: "ready", data: { status: "ready", database: "up", ingest_queue: s.batcher.queued } };
+        if (!s.recommender.ready) throw new AppError("unavailable", "not ready: the recommender index is loading");
+        return { status: 200, message: "ready", data: { status: "ready", database: "up", index: "loaded", ingest_queue: s.batcher.queued } };
       },
     },
   ];

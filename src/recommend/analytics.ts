@@ -1,0 +1,61 @@
+import type pg from "pg";
+import { z } from "zod";
+import { query } from "../db/transaction.js";
+
+const DAY_MS = 86_400_000;
+
+export const AnalyticsQuerySchema = z
+  .strictObject({
+    from: z.iso.datetime({ offset: true, message: "must be an ISO 8601 timestamp with a time zone" }).optional(),
+    to: z.iso.datetime({ offset: true, message: "must be an ISO 8601 timestamp with a time zone" }).optional(),
+  })
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "from must be before to", path: ["from"] });
+export type AnalyticsQuery = z.infer<typeof AnalyticsQuerySchema>;
+
+export interface StrategyFigures {
+  strategy: string;
+  served: number;
+  clicks: number;
+  conversions: number;
+  click_through_rate: number;
+  conversion_rate: number;
+}
+
+/**
+ * Per strategy, over recommendations served in [from, to) (default: the last 30 days): how many were served,
+ * how many led to at least one engagement event (a click) and to at least one conversion event, counting the
+ * events that carry their recommendation_id.
+ */
+const REPORT = `
+WITH served AS (
+  SELECT recommendation_id::text AS rid, strategy FROM served_recommendations
+  WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND served_at >= $2 AND served_at < $3
+), outcomes AS (
+  SELECT recommendation_id AS rid,
+         bool_or(event_family = 'engagement' AND weight > 0) AS clicked,
+         bool_or(event_family = 'conversion') AS converted
+  FROM events
+  WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND recommendation_id IN (SELECT rid FROM served)
+  GROUP BY recommendation_id
+)
+SELECT s.strategy, count(*)::int AS served,
+       (count(*) FILTER (WHERE o.clicked))::int AS clicks,
+       (count(*) FILTER (WHERE o.converted))::int AS conversions
+FROM served s LEFT JOIN outcomes o USING (rid)
+GROUP BY s.strategy ORDER BY served DESC, s.strategy`;
+
+export async function strategyReport(pool: pg.Pool, orgId: string, q: AnalyticsQuery) {
+  const to = q.to ? new Date(q.to) : new Date();
+  const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY_MS);
+  const rows = await query<{ strategy: string; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgId, from, to]);
+  const strategies: StrategyFigures[] = rows.map((r) => ({
+    ...r,
+    click_through_rate: rate(r.clicks, r.served),
+    conversion_rate: rate(r.conversions, r.served),
+  }));
+  return { from: from.toISOString(), to: to.toISOString(), strategies };
+}
+
+function rate(part: number, whole: number): number {
+  return whole === 0 ? 0 : Math.round((part / whole) * 1e4) / 1e4;
+}

@@ -1,0 +1,150 @@
+import { Worker } from "node:worker_threads";
+import { AppError } from "../errors.js";
+import type { BatchPayload } from "../ingest/rows.js";
+import { log } from "../log.js";
+import type { RecommenderData } from "../../workers/recommender/index.js";
+import type { AlsParams } from "../../workers/training/als.js";
+import { packMessage, unpackMessage, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type ToShard } from "./protocol.js";
+import type { RankRequest, RankResult } from "./schema.js";
+
+const SHARD_FILE = new URL("../../workers/recommender/index.js", import.meta.url);
+
+export interface RecommenderOptions {
+  databaseUrl: string;
+  shards: number;
+  timeoutMs: number;
+  als: AlsParams;
+  retrainIntervalMs: number;
+}
+
+interface Pending {
+  resolve(v: unknown): void;
+  reject(err: AppError): void;
+  timer: NodeJS.Timeout;
+}
+
+interface ShardThread {
+  worker: Worker;
+  ready: boolean;
+}
+
+/**
+ * The front thread's side of the recommender threads. Each organisation lives on one shard (its seq modulo the
+ * number of shards): a request needs one message to one thread, and all of an organisation's state (histories,
+ * co-occurrences, model) stays together without locks. Committed ingest batches are split by shard and sent on.
+ */
+export class Recommender {
+  private readonly threads: ShardThread[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private closing = false;
+
+  private constructor(private readonly opts: RecommenderOptions) {}
+
+  /** Starts every shard and resolves once each has built its index from PostgreSQL. */
+  static async start(opts: RecommenderOptions): Promise<Recommender> {
+    const r = new Recommender(opts);
+    await Promise.all(Array.from({ length: opts.shards }, (_, i) => r.spawn(i)));
+    return r;
+  }
+
+  get ready(): boolean {
+    return this.threads.every((t) => t.ready);
+  }
+
+  rank(req: RankRequest): Promise<RankResult> {
+    return this.ask(req.org, (id) => ({ t: "rank", id, req })) as Promise<RankResult>;
+  }
+
+  stats(org: number): Promise<OrgStats | undefined> {
+    return this.ask(org, (id) => ({ t: "stats", id, org })) as Promise<OrgStats | undefined>;
+  }
+
+  /** Sends what the index needs of a committed batch to the shards that own its organisations. */
+  publish(batch: BatchPayload, skippedEventIds: ReadonlySet<string> | undefined): void {
+    const n = this.threads.length;
+    const parts = Array.from({ length: n }, () => ({ items: [] as IndexItem[], users: [] as IndexUser[], events: [] as IndexEvent[] }));
+    for (const r of batch.items) parts[r[0] % n]!.items.push(r);
+    for (const r of batch.users) parts[r[0] % n]!.users.push([r[0], r[1], r[2]]);
+    for (const e of batch.events) {
+      if (e[4] === "exposure" || skippedEventIds?.has(e[1])) continue;
+      parts[e[0] % n]!.events.push([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[10]]);
+    }
+    parts.forEach((p, shard) => {
+      if (p.items.length + p.users.length + p.events.length > 0) this.post(shard, { t: "batch", ...p });
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+  }
+
+  private ask(org: number, message: (id: number) => ToShard): Promise<unknown> {
+    const shard = org % this.threads.length;
+    if (!this.threads[shard]!.ready) return Promise.reject(new AppError("unavailable", "the recommender index is loading; retry shortly"));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new AppError("unavailable", "the recommender did not answer in time; retry shortly"));
+      }, this.opts.timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      this.post(shard, message(id));
+    });
+  }
+
+  private post(shard: number, m: ToShard): void {
+    const packed = packMessage(m);
+    this.threads[shard]!.worker.postMessage(packed, [packed.buffer as ArrayBuffer]);
+  }
+
+  private spawn(shard: number): Promise<void> {
+    const data: RecommenderData = {
+      databaseUrl: this.opts.databaseUrl, shard, shards: this.opts.shards, als: this.opts.als, retrainIntervalMs: this.opts.retrainIntervalMs,
+    };
+    const worker = new Worker(SHARD_FILE, { workerData: data });
+    const thread: ShardThread = { worker, ready: false };
+    this.threads[shard] = thread;
+    return new Promise((resolve, reject) => {
+      worker.on("message", (raw: Uint8Array) => {
+        const m = unpackMessage<FromShard>(raw);
+        if (m.t === "ready") {
+          thread.ready = true;
+          log.info("recommender index built", { shard, orgs: m.orgs, events: m.events, ms: m.ms });
+          resolve();
+        } else {
+          this.settle(m);
+        }
+      });
+      worker.on("error", (err) => log.error("recommender thread failed", { shard, error: err.stack }));
+      worker.on("exit", (code) => {
+        thread.ready = false;
+        if (this.closing) return;
+        if (!this.threads.includes(thread)) return;
+        log.error("recommender thread exited; rebuilding its shard", { shard, code });
+        reject(new Error(`recommender shard ${shard} exited with code ${code} while loading`));
+        this.failPending();
+        setTimeout(() => this.spawn(shard).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message })), 1000).unref();
+      });
+    });
+  }
+
+  private settle(m: FromShard): void {
+    if (m.t === "ready") return;
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    this.pending.delete(m.id);
+    clearTimeout(p.timer);
+    if (m.t === "failed") p.reject(new AppError("internal_error", "the recommender failed on this request"));
+    else p.resolve(m.t === "ranked" ? m.result : m.stats);
+  }
+
+  private failPending(): void {
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new AppError("unavailable", "the recommender restarted; retry shortly"));
+      this.pending.delete(id);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+import { z } from "zod";
+import { Identifier } from "../ingest/schemas.js";
+
+/** CONTRACT 5: the ten strategies, and what each needs. */
+export const STRATEGIES = [
+  "personalized", "because-you-viewed", "recently-viewed", "buy-again",
+  "similar", "frequently-bought-together", "also-viewed",
+  "popular", "trending", "new-arrivals",
+] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+export const USER_STRATEGIES: ReadonlySet<Strategy> = new Set(["personalized", "because-you-viewed", "recently-viewed", "buy-again"]);
+export const ITEM_STRATEGIES: ReadonlySet<Strategy> = new Set(["similar", "frequently-bought-together", "also-viewed"]);
+/** `exclude_seen` defaults to true for these, false for the rest. */
+const EXCLUDE_SEEN_BY_DEFAULT: ReadonlySet<Strategy> = new Set(["personalized", "because-you-viewed"]);
+
+export const LIMIT_MAX = 100;
+/** Deepest position a page may reach (page × limit): bounds the work of one request. */
+export const DEPTH_MAX = 10_000;
+const FILTERS_MAX = 20;
+const FILTER_VALUES_MAX = 100;
+const EXCLUDE_MAX = 1_000;
+const FIELDS_MAX = 100;
+
+const Scalar = z.union([z.string().max(1024), z.number(), z.boolean()]);
+const Range = z
+  .strictObject({ min: z.number().optional(), max: z.number().optional() })
+  .refine((r) => r.min !== undefined || r.max !== undefined, "a range needs min, max or both")
+  .refine((r) => r.min === undefined || r.max === undefined || r.min <= r.max, "min must not exceed max");
+const FilterValue = z.union([Scalar, z.array(Scalar).min(1).max(FILTER_VALUES_MAX), Range]);
+const Filters = z
+  .record(z.string().min(1).max(256), FilterValue)
+  .refine((f) => Object.keys(f).length <= FILTERS_MAX, `at most ${FILTERS_MAX} filters`);
+
+export type FilterValue = z.infer<typeof FilterValue>;
+
+export const RecommendSchema = z
+  .strictObject({
+    strategy: z.enum(STRATEGIES, { message: `must be one of ${STRATEGIES.join(", ")}` }).default("personalized"),
+    user_id: Identifier.optional(),
+    context_item_id: Identifier.optional(),
+    filters: Filters.optional(),
+    item_type: Identifier.optional(),
+    exclude_item_ids: z.array(Identifier).max(EXCLUDE_MAX).optional(),
+    exclude_seen: z.boolean().optional(),
+    fields: z.array(z.string().min(1).max(256)).max(FIELDS_MAX).optional(),
+    limit: z.number().int("must be an integer").min(1, "must be 1 to 100").max(LIMIT_MAX, "must be 1 to 100").default(20),
+    page: z.number().int("must be an integer").min(1, "must be 1 or more").default(1),
+  })
+  .superRefine((r, ctx) => {
+    if (USER_STRATEGIES.has(r.strategy) && r.user_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["user_id"], message: `is required for strategy ${r.strategy}` });
+    }
+    if (ITEM_STRATEGIES.has(r.strategy) && r.context_item_id === undefined) {
+      ctx.addIssue({ code: "custom", path: ["context_item_id"], message: `is required for strategy ${r.strategy}` });
+    }
+    if (r.page * r.limit > DEPTH_MAX) {
+      ctx.addIssue({ code: "custom", path: ["page"], message: `page × limit must not exceed ${DEPTH_MAX}` });
+    }
+    const filterType = r.filters?.item_type;
+    if (filterType !== undefined && typeof filterType !== "string") {
+      ctx.addIssue({ code: "custom", path: ["filters", "item_type"], message: "must be a string" });
+    }
+    if (r.item_type !== undefined && filterType !== undefined && filterType !== r.item_type) {
+      ctx.addIssue({ code: "custom", path: ["item_type"], message: "contradicts filters.item_type" });
+    }
+  });
+
+export type RecommendBody = z.infer<typeof RecommendSchema>;
+
+/** What a recommender thread is asked: the validated body with defaults settled, for one organisation. */
+export interface RankRequest {
+  org: number;
+  strategy: Strategy;
+  userId: string | undefined;
+  contextItemId: string | undefined;
+  itemType: string | undefined;
+  filters: Record<string, FilterValue> | undefined;
+  excludeItemIds: string[] | undefined;
+  excludeSeen: boolean;
+  fields: string[] | undefined;
+  limit: number;
+  page: number;
+}
+
+export type Mode = "personalized" | "contextual" | "global" | "fallback";
+
+export interface RankedItem {
+  item_id: string;
+  score: number;
+  reason: string;
+  metadata: Record<string, unknown>;
+}
+
+export interface RankResult {
+  mode: Mode;
+  results: RankedItem[];
+  hasNext: boolean;
+}
+
+export function toRankRequest(org: number, b: RecommendBody): RankRequest {
+  const filters = b.filters ? { ...b.filters } : undefined;
+  const itemType = b.item_type ?? (filters?.item_type as string | undefined);
+  if (filters) delete filters.item_type;
+  return {
+    org,
+    strategy: b.strategy,
+    userId: b.user_id,
+    contextItemId: b.context_item_id,
+    itemType,
+    filters: filters && Object.keys(filters).length > 0 ? filters : undefined,
+    excludeItemIds: b.exclude_item_ids,
+    excludeSeen: b.exclude_seen ?? EXCLUDE_SEEN_BY_DEFAULT.has(b.strategy),
+    fields: b.fields,
+    limit: b.limit,
+    page: b.page,
+  };
+}

@@ -1,0 +1,95 @@
+import { ensureLength } from "./growable.js";
+import { RowStore } from "./rowStore.js";
+
+/** Neighbours kept per item: enough for a page of related items after filters, small enough for 100k items. */
+const ROW_CAP = 64;
+
+/**
+ * Item-to-item co-occurrence counts (how many users engaged with both, within a time window), kept
+ * incrementally, with per-item user counts so that scores can discount merely popular items (log-likelihood
+ * ratio). Each item keeps its ROW_CAP strongest neighbours; a new pair displaces only a neighbour seen once.
+ */
+export class CoOccurrence {
+  private readonly rows = new RowStore(ROW_CAP + 1);
+  /** Users who engaged with each item (the margins of the 2×2 table). */
+  private margin = new Float32Array(1024);
+  total = 0;
+
+  countItem(item: number): void {
+    this.margin = ensureLength(this.margin, item + 1);
+    this.margin[item]!++;
+    this.total++;
+  }
+
+  addPair(a: number, b: number): void {
+    this.bump(a, b);
+    this.bump(b, a);
+  }
+
+  /** Calls `visit(neighbour, score)` for every neighbour of `item` positively associated with it. */
+  forEachNeighbour(item: number, visit: (neighbour: number, score: number, count: number) => void): void {
+    const start = this.rows.start(item);
+    const n = this.rows.size(item);
+    const { key, value } = this.rows.cols;
+    const nA = this.marginOf(item);
+    for (let k = start; k < start + n; k++) {
+      const b = key[k]!;
+      const both = value[k]!;
+      const score = llrScore(both, nA, this.marginOf(b), this.total);
+      if (score > 0) visit(b, score, both);
+    }
+  }
+
+  neighbourCount(item: number): number {
+    return this.rows.size(item);
+  }
+
+  private marginOf(item: number): number {
+    return item < this.margin.length ? this.margin[item]! : 0;
+  }
+
+  private bump(a: number, b: number): void {
+    const start = this.rows.start(a);
+    const n = this.rows.size(a);
+    const { key, value } = this.rows.cols;
+    let weakest = -1;
+    for (let k = start; k < start + n; k++) {
+      if (key[k] === b) {
+        value[k]!++;
+        return;
+      }
+      if (value[k]! <= 1 && weakest < 0) weakest = k;
+    }
+    if (n < ROW_CAP) this.rows.push(a, b, 1, 0, 0);
+    else if (weakest >= 0) key[weakest] = b; // count stays 1: the newcomer inherits a single sighting
+  }
+}
+
+/**
+ * Dunning's log-likelihood ratio for the 2×2 table of users who engaged with A and/or B, signed: positive only
+ * when B is more likely with A than without it, so a popular item that co-occurs by chance scores near zero.
+ */
+export function llrScore(both: number, nA: number, nB: number, total: number): number {
+  const k11 = both;
+  const k12 = Math.max(0, nA - both);
+  const k21 = Math.max(0, nB - both);
+  const k22 = Math.max(0, total - nA - nB + both);
+  if (k11 === 0 || total === 0) return 0;
+  if (k11 / Math.max(1, nA) <= (k21 + 0.5) / Math.max(1, k21 + k22)) return 0;
+  const rowEntropy = entropy(k11 + k12, k21 + k22);
+  const colEntropy = entropy(k11 + k21, k12 + k22);
+  const matEntropy = entropy4(k11, k12, k21, k22);
+  return Math.max(0, 2 * (rowEntropy + colEntropy - matEntropy));
+}
+
+function xLogX(x: number): number {
+  return x === 0 ? 0 : x * Math.log(x);
+}
+
+function entropy(a: number, b: number): number {
+  return xLogX(a + b) - xLogX(a) - xLogX(b);
+}
+
+function entropy4(a: number, b: number, c: number, d: number): number {
+  return xLogX(a + b + c + d) - xLogX(a) - xLogX(b) - xLogX(c) - xLogX(d);
+}

@@ -1,0 +1,92 @@
+import type { Model } from "../training/model.js";
+import { Catalog, type Attributes } from "./catalog.js";
+import { KIND, People } from "./people.js";
+import { Signals } from "./signals.js";
+
+/** Same-visit pairs: engagements within a day, conversions within three days, of the same user. */
+const PAIR_WINDOW_S = { [KIND.engagement]: 86_400, [KIND.conversion]: 3 * 86_400 } as Record<number, number>;
+const PAIR_LOOKBACK = 32;
+const PAIR_MAX = 16;
+
+export interface EventInput {
+  userId: string;
+  itemId: string | null;
+  family: string;
+  name: string;
+  weight: number;
+  previousUserId: string | null;
+  atS: number;
+}
+
+/**
+ * Everything one recommender thread knows about one organisation. Updated in place by each committed ingest
+ * batch (no locks: only the owning thread touches it); the trained model is built elsewhere and swapped in.
+ */
+export class OrgIndex {
+  readonly catalog = new Catalog();
+  readonly people = new People();
+  readonly signals: Signals;
+  model: Model | undefined;
+  /** Interactions recorded since the model was last trained (drives retraining). */
+  eventsSinceTraining = 0;
+
+  constructor(readonly org: number, nowS = Date.now() / 1000) {
+    this.signals = new Signals(nowS);
+  }
+
+  upsertItem(itemId: string, itemType: string, status: string, attributes: Attributes, createdS: number | null): void {
+    this.catalog.upsert(itemId, itemType, status, attributes, createdS);
+  }
+
+  upsertUser(userId: string, status: string): void {
+    this.people.setStatus(userId, status);
+  }
+
+  applyEvent(e: EventInput, nowS: number): void {
+    if (e.name === "identify" && e.previousUserId) {
+      this.people.alias(e.previousUserId, e.userId);
+      this.people.intern(e.userId);
+      return;
+    }
+    const u = this.people.intern(e.userId);
+    if (e.itemId === null || (e.family !== "engagement" && e.family !== "conversion")) return;
+    const item = this.catalog.intern(e.itemId);
+    const kind = e.family === "conversion" ? KIND.conversion : KIND.engagement;
+    if (e.weight > 0) {
+      this.pairWithRecent(u, item, kind, e.atS);
+      this.signals.countInteraction(item, e.weight, e.atS, nowS);
+      if (kind === KIND.conversion) this.signals.countPurchase(item, this.purchasesOf(u, item));
+    }
+    this.people.record(u, item, e.weight, e.atS, kind);
+    this.eventsSinceTraining++;
+  }
+
+  /** Counts (item, each distinct item of the same kind the user touched shortly before) as co-occurring. */
+  private pairWithRecent(u: number, item: number, kind: number, atS: number): void {
+    const h = this.people.history;
+    const { key, time, kind: kinds, value } = h.cols;
+    const start = h.start(u);
+    const window = PAIR_WINDOW_S[kind]!;
+    const partners: number[] = [];
+    for (let k = start + h.size(u) - 1, seen = 0; k >= start && seen < PAIR_LOOKBACK; k--, seen++) {
+      if (kinds[k] !== kind || value[k]! <= 0 || Math.abs(atS - time[k]!) > window) continue;
+      const other = key[k]!;
+      if (other === item) return; // already paired during this visit
+      if (!partners.includes(other)) partners.push(other);
+      if (partners.length === PAIR_MAX) break;
+    }
+    const co = kind === KIND.conversion ? this.signals.boughtTogether : this.signals.alsoViewed;
+    for (const other of partners) co.addPair(item, other);
+    co.countItem(item);
+  }
+
+  private purchasesOf(u: number, item: number): number {
+    const h = this.people.history;
+    const start = h.start(u);
+    let n = 0;
+    for (let k = start; k < start + h.size(u); k++) {
+      if (h.cols.key[k] === item && h.cols.kind[k] === KIND.conversion && h.cols.value[k]! > 0) n++;
+    }
+    return n;
+  }
+}

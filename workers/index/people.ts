@@ -1,0 +1,87 @@
+import { ensureLength } from "./growable.js";
+import { Interner } from "./interner.js";
+import { RowStore } from "./rowStore.js";
+import { STATUS } from "./catalog.js";
+
+/** Events kept in memory per user (newest); older ones still count in the model and the counters. */
+export const HISTORY_MAX = 512;
+const ALIAS_HOPS = 8;
+
+export const KIND = { engagement: 1, conversion: 2 } as const;
+
+/**
+ * Users (interned), their status, identity aliases and their recent history: (item, weight, time, kind) rows
+ * in one RowStore. An `identify` moves the anonymous id's history into the user's and routes its later events
+ * there too, so every strategy sees one person.
+ */
+export class People {
+  readonly ids = new Interner();
+  status = new Uint8Array(1024);
+  readonly history = new RowStore(HISTORY_MAX);
+  /** previous_user_id → user_id */
+  private readonly aliases = new Map<string, string>();
+  /** Bumped per user when their history changes, so a cached fold-in vector knows it is stale. */
+  version = new Int32Array(1024);
+
+  /** The id that `userId` now stands for, following identify aliases. */
+  canonical(userId: string): string {
+    let id = userId;
+    for (let hop = 0; hop < ALIAS_HOPS; hop++) {
+      const next = this.aliases.get(id);
+      if (next === undefined || next === id) break;
+      id = next;
+    }
+    return id;
+  }
+
+  /** The interned user `userId` resolves to, or -1 when unknown. */
+  find(userId: string): number {
+    return this.ids.find(this.canonical(userId));
+  }
+
+  intern(userId: string): number {
+    const u = this.ids.intern(this.canonical(userId));
+    if (u >= this.status.length) {
+      this.status = ensureLength(this.status, u + 1);
+      this.version = ensureLength(this.version, u + 1);
+    }
+    return u;
+  }
+
+  setStatus(userId: string, status: string): void {
+    const u = this.intern(userId);
+    this.status[u] = status === "active" ? STATUS.active : status === "inactive" ? STATUS.inactive : STATUS.deleted;
+  }
+
+  /** Unknown status (seen only in events) counts as active. */
+  isHidden(u: number): boolean {
+    return this.status[u] === STATUS.inactive || this.status[u] === STATUS.deleted;
+  }
+
+  record(u: number, item: number, weight: number, atS: number, kind: number): void {
+    this.history.push(u, item, weight, atS, kind);
+    this.version[u]!++;
+  }
+
+  /** identify: `previous`'s history joins `user`'s (in time order) and its later events go to `user`. */
+  alias(previous: string, user: string): void {
+    const target = this.canonical(user);
+    if (this.canonical(previous) === target) return;
+    const from = this.ids.find(this.canonical(previous));
+    this.aliases.set(previous, target);
+    if (from < 0) return;
+    const to = this.intern(target);
+    const h = this.history;
+    const entries: [number, number, number, number][] = [];
+    for (const r of [to, from]) {
+      const start = h.start(r);
+      for (let k = start; k < start + h.size(r); k++) entries.push([h.cols.key[k]!, h.cols.value[k]!, h.cols.time[k]!, h.cols.kind[k]!]);
+    }
+    entries.sort((a, b) => a[2] - b[2]);
+    h.clear(to);
+    h.clear(from);
+    for (const [item, weight, time, kind] of entries.slice(-HISTORY_MAX)) h.push(to, item, weight, time, kind);
+    this.version[to]!++;
+    this.version[from]!++;
+  }
+}

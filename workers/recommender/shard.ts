@@ -1,0 +1,55 @@
+import type { IndexEvent, IndexItem, IndexUser, OrgStats } from "../../src/recommend/protocol.js";
+import type { RankRequest, RankResult } from "../../src/recommend/schema.js";
+import { OrgIndex } from "../index/orgIndex.js";
+import { rank } from "../strategies/index.js";
+
+/** The organisations one recommender thread owns (org seq modulo the number of shards) and their indexes. */
+export class Shard {
+  private readonly orgs = new Map<number, OrgIndex>();
+
+  org(org: number): OrgIndex {
+    let index = this.orgs.get(org);
+    if (!index) this.orgs.set(org, (index = new OrgIndex(org)));
+    return index;
+  }
+
+  all(): Iterable<OrgIndex> {
+    return this.orgs.values();
+  }
+
+  rank(req: RankRequest): RankResult {
+    return rank(this.org(req.org), req);
+  }
+
+  /** A committed ingest batch: items and users first, so that events in the same batch see them. */
+  apply(items: IndexItem[], users: IndexUser[], events: IndexEvent[]): void {
+    for (const [org, id, type, status, attributes, createdAt] of items) {
+      this.org(org).upsertItem(id, type, status, (attributes ?? {}) as Record<string, unknown>, createdAt === null ? null : Date.parse(createdAt) / 1000);
+    }
+    for (const [org, id, status] of users) this.org(org).upsertUser(id, status);
+    const nowS = Date.now() / 1000;
+    const inBatch = events.length > 1 ? new Set<string>() : undefined;
+    for (const [org, eventId, userId, itemId, family, name, weight, previousUserId, occurredAt] of events) {
+      if (inBatch) {
+        const key = `${org}/${eventId}`;
+        if (inBatch.has(key)) continue; // stored once: count once
+        inBatch.add(key);
+      }
+      if (family === "exposure") continue;
+      this.org(org).applyEvent({ userId, itemId, family, name, weight, previousUserId, atS: Date.parse(occurredAt) / 1000 }, nowS);
+    }
+  }
+
+  stats(org: number): OrgStats | undefined {
+    const index = this.orgs.get(org);
+    if (!index) return undefined;
+    const m = index.model;
+    const modelBytes = m ? m.itemVectors.byteLength + m.itemUnit.byteLength + m.userVectors.byteLength + m.itemGram.byteLength : 0;
+    return {
+      items: index.catalog.size,
+      users: index.people.ids.size,
+      indexBytes: index.people.history.bytes + modelBytes,
+      model: m && { trainedAt: m.trainedAt, trainingMs: m.trainingMs, factors: m.params.factors },
+    };
+  }
+}

@@ -1,0 +1,124 @@
+import { Worker } from "node:worker_threads";
+import { log } from "../../src/log.js";
+import type { OrgIndex } from "../index/orgIndex.js";
+import type { AlsParams } from "../training/als.js";
+import type { Model } from "../training/model.js";
+import type { TrainJob } from "../training/trainer.js";
+import { trainingSet } from "../training/trainingSet.js";
+
+const TRAINER_FILE = new URL("../training/trainer.js", import.meta.url);
+const CHECK_MS = 500;
+/** A model is first trained this soon after an organisation's first events… */
+const FIRST_TRAINING_DELAY_MS = 1_000;
+/** …and again once new events reach this share of what it was trained on (and at least RETRAIN_MIN_EVENTS). */
+const RETRAIN_GROWTH = 0.2;
+const RETRAIN_MIN_EVENTS = 1_000;
+const RETRAIN_GAP_MS = 10_000;
+
+export interface TrainingSettings {
+  params: AlsParams;
+  /** Retrain at least this often while new events arrive. */
+  retrainIntervalMs: number;
+}
+
+interface OrgTraining {
+  lastStart: number;
+  trainedOn: number;
+  firstEventAt: number;
+}
+
+/**
+ * Decides when each organisation's model is (re)trained and runs the training in a separate thread, one
+ * organisation at a time, so serving never pauses; the finished model is swapped into the index whole.
+ */
+export class TrainingScheduler {
+  private trainer: Worker | undefined;
+  private busy = false;
+  private readonly state = new Map<OrgIndex, OrgTraining>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly orgs: () => Iterable<OrgIndex>, private readonly settings: TrainingSettings) {
+    this.timer = setInterval(() => this.check(), CHECK_MS);
+    this.timer.unref();
+  }
+
+  /** Trains one organisation now (at start, for every organisation with events). */
+  trainNow(index: OrgIndex): Promise<void> {
+    return this.train(index);
+  }
+
+  stop(): Promise<number> | undefined {
+    clearInterval(this.timer);
+    return this.trainer?.terminate();
+  }
+
+  private check(): void {
+    if (this.busy) return;
+    const now = Date.now();
+    for (const index of this.orgs()) {
+      if (index.eventsSinceTraining === 0) continue;
+      const s = this.stateOf(index);
+      if (s.firstEventAt === 0) s.firstEventAt = now;
+      const due = index.model
+        ? (now - s.lastStart >= RETRAIN_GAP_MS &&
+            index.eventsSinceTraining >= Math.max(RETRAIN_MIN_EVENTS, RETRAIN_GROWTH * s.trainedOn)) ||
+          now - s.lastStart >= this.settings.retrainIntervalMs
+        : now - s.firstEventAt >= FIRST_TRAINING_DELAY_MS && now - s.lastStart >= FIRST_TRAINING_DELAY_MS;
+      if (due) {
+        this.train(index).catch((err) => log.error("model training failed", { org: index.org, error: (err as Error).stack }));
+        return;
+      }
+    }
+  }
+
+  private stateOf(index: OrgIndex): OrgTraining {
+    let s = this.state.get(index);
+    if (!s) this.state.set(index, (s = { lastStart: 0, trainedOn: 0, firstEventAt: 0 }));
+    return s;
+  }
+
+  private async train(index: OrgIndex): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    const s = this.stateOf(index);
+    s.lastStart = Date.now();
+    try {
+      const { matrix, userVersions } = trainingSet(index, Date.now() / 1000);
+      s.trainedOn = matrix.indptr[matrix.rows]!;
+      index.eventsSinceTraining = 0;
+      if (s.trainedOn === 0) return;
+      const model = await this.run({ matrix, userVersions, params: this.settings.params });
+      index.model = model;
+      log.info("recommender model trained", {
+        org: index.org, users: model.userCount, items: model.itemCount, interactions: s.trainedOn, ms: Math.round(model.trainingMs),
+      });
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private run(job: TrainJob): Promise<Model> {
+    const trainer = (this.trainer ??= this.startTrainer());
+    return new Promise((resolve, reject) => {
+      const onMessage = (m: Model) => {
+        trainer.off("error", onError);
+        resolve(m);
+      };
+      const onError = (err: Error) => {
+        trainer.off("message", onMessage);
+        this.trainer = undefined;
+        reject(err);
+      };
+      trainer.once("message", onMessage);
+      trainer.once("error", onError);
+      const m = job.matrix;
+      trainer.postMessage(job, [m.indptr.buffer, m.indices.buffer, m.values.buffer, job.userVersions.buffer] as ArrayBuffer[]);
+    });
+  }
+
+  private startTrainer(): Worker {
+    const w = new Worker(TRAINER_FILE);
+    w.unref();
+    return w;
+  }
+}

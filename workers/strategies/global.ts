@@ -1,0 +1,94 @@
+import type { OrgIndex } from "../index/orgIndex.js";
+import { TopK } from "./topK.js";
+import type { RankContext, Ranking, StrategyFn } from "./types.js";
+
+/** Rankings shared by all requests of an organisation are cached this deep and reused while data is unchanged. */
+const CACHE_DEPTH = 2_000;
+/** …or, while events keep arriving, for at most this long (well inside the one-second freshness goal). */
+const CACHE_TTL_MS = 250;
+const NEW_ARRIVALS_HALF_LIFE_S = 30 * 86_400;
+
+interface Cached {
+  builtAt: number;
+  version: string;
+  items: Int32Array;
+  scores: Float64Array;
+  /** True when every item with a score is in the list (no need to scan the catalog behind it). */
+  complete: boolean;
+}
+
+type Scorer = (index: OrgIndex, nowS: number) => (item: number) => number;
+
+const caches = new WeakMap<OrgIndex, Map<string, Cached>>();
+
+/**
+ * A global ranking: walks the cached top of the organisation's ranking, keeping the request's eligible items,
+ * and scans the whole catalog only when filters exhaust that top.
+ */
+function globalRanking(name: string, reason: string, scorer: Scorer, version: (index: OrgIndex) => string): StrategyFn {
+  return (ctx) => {
+    const cached = cachedRanking(ctx.index, name, scorer, version(ctx.index), ctx.nowS);
+    const items: number[] = [];
+    const scores: number[] = [];
+    for (let k = 0; k < cached.items.length && items.length < ctx.want; k++) {
+      const i = cached.items[k]!;
+      if (!ctx.eligible(i)) continue;
+      items.push(i);
+      scores.push(cached.scores[k]!);
+    }
+    if (items.length < ctx.want && !cached.complete) return scanAll(ctx, scorer, reason);
+    return items.length === 0 ? undefined : { items, scores, reasons: reason };
+  };
+}
+
+function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: string, nowS: number): Cached {
+  let byName = caches.get(index);
+  if (!byName) caches.set(index, (byName = new Map()));
+  const hit = byName.get(name);
+  const now = Date.now();
+  if (hit && (hit.version === version || now - hit.builtAt < CACHE_TTL_MS)) return hit;
+  const score = scorer(index, nowS);
+  const top = new TopK(CACHE_DEPTH);
+  let scored = 0;
+  for (let i = 0; i < index.catalog.size; i++) {
+    if (!index.catalog.isActive(i)) continue;
+    const s = score(i);
+    if (s <= 0) continue;
+    scored++;
+    top.offer(s, i);
+  }
+  const { items, scores } = top.sorted();
+  const built = { builtAt: now, version, items: Int32Array.from(items), scores: Float64Array.from(scores), complete: scored <= CACHE_DEPTH };
+  byName.set(name, built);
+  return built;
+}
+
+function scanAll(ctx: RankContext, scorer: Scorer, reason: string): Ranking | undefined {
+  const score = scorer(ctx.index, ctx.nowS);
+  const top = new TopK(ctx.want);
+  for (let i = 0; i < ctx.index.catalog.size; i++) {
+    const s = score(i);
+    if (s > 0 && top.wouldTake(s, i) && ctx.eligible(i)) top.offer(s, i);
+  }
+  if (top.size === 0) return undefined;
+  return { ...top.sorted(), reasons: reason };
+}
+
+const popularScore: Scorer = (index, nowS) => {
+  const raw = index.signals.popular.scores;
+  const scale = index.signals.popular.scaleAt(nowS);
+  return (i) => (i < raw.length ? raw[i]! * scale : 0);
+};
+
+const trendScore: Scorer = (index, nowS) => (i) => index.signals.trendScore(i, nowS);
+
+const freshness: Scorer = (index, nowS) => {
+  const created = index.catalog.createdS;
+  return (i) => 2 ** (-Math.max(0, nowS - created[i]!) / NEW_ARRIVALS_HALF_LIFE_S);
+};
+
+const byEvents = (index: OrgIndex) => `${index.signals.version}/${index.catalog.version}`;
+
+export const popular = globalRanking("popular", "popular", popularScore, byEvents);
+export const trending = globalRanking("trending", "trending", trendScore, byEvents);
+export const newArrivals = globalRanking("new-arrivals", "new", freshness, (index) => String(index.catalog.version));

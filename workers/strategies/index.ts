@@ -1,0 +1,65 @@
+import type { Mode, RankRequest, RankResult, Strategy } from "../../src/recommend/schema.js";
+import type { OrgIndex } from "../index/orgIndex.js";
+import { eligibility } from "./eligibility.js";
+import { newArrivals, popular, trending } from "./global.js";
+import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
+import { personalized } from "./personalized.js";
+import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
+import { similar } from "./similar.js";
+import type { RankContext, Ranking, StrategyFn } from "./types.js";
+
+const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boolean }> = {
+  personalized: { run: personalized, mode: "personalized", needsUser: true },
+  "because-you-viewed": { run: becauseYouViewed, mode: "personalized", needsUser: true },
+  "recently-viewed": { run: recentlyViewed, mode: "personalized", needsUser: true },
+  "buy-again": { run: buyAgain, mode: "personalized", needsUser: true },
+  similar: { run: similar, mode: "contextual", needsUser: false },
+  "frequently-bought-together": { run: frequentlyBoughtTogether, mode: "contextual", needsUser: false },
+  "also-viewed": { run: alsoViewed, mode: "contextual", needsUser: false },
+  popular: { run: popular, mode: "global", needsUser: false },
+  trending: { run: trending, mode: "global", needsUser: false },
+  "new-arrivals": { run: newArrivals, mode: "global", needsUser: false },
+};
+
+/** Runs the request's strategy on the organisation's index; no signal (or a hidden user) falls back to popular. */
+export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000): RankResult {
+  const user = req.userId === undefined ? -1 : index.people.find(req.userId);
+  const context = req.contextItemId === undefined ? -1 : index.catalog.ids.find(req.contextItemId);
+  const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
+  const ctx: RankContext = { index, req, user, context, eligible: eligibility(index, req, seen), want: req.page * req.limit + 1, nowS };
+  const chosen = STRATEGY[req.strategy];
+  const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
+  let mode = chosen.mode;
+  let ranking = hidden ? undefined : chosen.run(ctx);
+  if (!ranking) {
+    mode = "fallback";
+    ranking = req.strategy === "popular" ? undefined : popular(ctx);
+  }
+  return page(index, req, mode, ranking);
+}
+
+function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
+  if (!ranking) return { mode, results: [], hasNext: false };
+  const from = (req.page - 1) * req.limit;
+  const to = Math.min(from + req.limit, ranking.items.length);
+  const results = [];
+  for (let k = from; k < to; k++) {
+    const item = ranking.items[k]!;
+    results.push({
+      item_id: index.catalog.ids.name(item),
+      score: Math.round(ranking.scores[k]! * 1e6) / 1e6,
+      reason: typeof ranking.reasons === "string" ? ranking.reasons : ranking.reasons[k]!,
+      metadata: index.catalog.metadata(item, req.fields),
+    });
+  }
+  return { mode, results, hasNext: ranking.items.length > from + req.limit };
+}
+
+/** Items the user engaged with or converted on (positively): what `exclude_seen` leaves out. */
+function seenBy(index: OrgIndex, user: number): Set<number> {
+  const h = index.people.history;
+  const out = new Set<number>();
+  const start = h.start(user);
+  for (let k = start; k < start + h.size(user); k++) if (h.cols.value[k]! > 0) out.add(h.cols.key[k]!);
+  return out;
+}

@@ -1,0 +1,27 @@
+import type { RankRequest } from "../../src/recommend/schema.js";
+import type { OrgIndex } from "../index/orgIndex.js";
+import type { Eligible } from "./eligibility.js";
+
+/** What a strategy gets: the organisation's index, the request, and the resolved user and context item. */
+export interface RankContext {
+  index: OrgIndex;
+  req: RankRequest;
+  /** Interned user (after identity aliases), or -1. */
+  user: number;
+  /** Interned context item, or -1. */
+  context: number;
+  eligible: Eligible;
+  /** How many ranked items the page needs: everything before it, the page, and one more for `has_next`. */
+  want: number;
+  nowS: number;
+}
+
+/** Best first; `reasons` per item, or one reason for all. */
+export interface Ranking {
+  items: number[];
+  scores: number[];
+  reasons: string[] | string;
+}
+
+/** Returns undefined when it has no signal for this request (the caller falls back to `popular`). */
+export type StrategyFn = (ctx: RankContext) => Ranking | undefined;

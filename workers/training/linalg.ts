@@ -1,0 +1,70 @@
+/** Small dense linear algebra on typed arrays, enough for ALS (f ≤ a few hundred). */
+
+export function dot(a: Float32Array | Float64Array, aOff: number, b: Float32Array | Float64Array, bOff: number, f: number): number {
+  let s = 0;
+  for (let k = 0; k < f; k++) s += a[aOff + k]! * b[bOff + k]!;
+  return s;
+}
+
+/** out = M·v for a symmetric f×f matrix M (row-major). */
+export function matVec(m: Float64Array, v: Float64Array, out: Float64Array, f: number): void {
+  for (let r = 0; r < f; r++) {
+    let s = 0;
+    const row = r * f;
+    for (let c = 0; c < f; c++) s += m[row + c]! * v[c]!;
+    out[r] = s;
+  }
+}
+
+/** Solves A·x = b in place (x returned in b) for a symmetric positive definite A (row-major, overwritten). */
+export function choleskySolve(a: Float64Array, b: Float64Array, f: number): void {
+  for (let j = 0; j < f; j++) {
+    let d = a[j * f + j]!;
+    for (let k = 0; k < j; k++) d -= a[j * f + k]! * a[j * f + k]!;
+    const ljj = Math.sqrt(Math.max(d, 1e-12));
+    a[j * f + j] = ljj;
+    for (let i = j + 1; i < f; i++) {
+      let s = a[i * f + j]!;
+      for (let k = 0; k < j; k++) s -= a[i * f + k]! * a[j * f + k]!;
+      a[i * f + j] = s / ljj;
+    }
+  }
+  for (let i = 0; i < f; i++) {
+    let s = b[i]!;
+    for (let k = 0; k < i; k++) s -= a[i * f + k]! * b[k]!;
+    b[i] = s / a[i * f + i]!;
+  }
+  for (let i = f - 1; i >= 0; i--) {
+    let s = b[i]!;
+    for (let k = i + 1; k < f; k++) s -= a[k * f + i]! * b[k]!;
+    b[i] = s / a[i * f + i]!;
+  }
+}
+
+/** Gram matrix VᵀV (f×f) of n row vectors. */
+export function gram(v: Float32Array, n: number, f: number): Float64Array {
+  const g = new Float64Array(f * f);
+  for (let i = 0; i < n; i++) {
+    const off = i * f;
+    for (let r = 0; r < f; r++) {
+      const vr = v[off + r]!;
+      if (vr === 0) continue;
+      const row = r * f;
+      for (let c = r; c < f; c++) g[row + c]! += vr * v[off + c]!;
+    }
+  }
+  for (let r = 0; r < f; r++) for (let c = 0; c < r; c++) g[r * f + c] = g[c * f + r]!;
+  return g;
+}
+
+/** A seeded PRNG (mulberry32), so that training and synthetic data are repeatable. */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,54 @@
+import { confidence, type AlsParams } from "./als.js";
+import type { Ivf } from "./ivf.js";
+import { choleskySolve } from "./linalg.js";
+
+/** What training produces for one organisation; swapped into its index whole. */
+export interface Model {
+  params: AlsParams;
+  /** Items 0 .. itemCount−1 of the catalog's interning had a vector when the model was trained. */
+  itemCount: number;
+  itemVectors: Float32Array;
+  /** The same vectors scaled to unit length (cosine similarity). */
+  itemUnit: Float32Array;
+  userCount: number;
+  userVectors: Float32Array;
+  /** Each user's history version at training time: a user whose version moved on is folded in again. */
+  userVersions: Int32Array;
+  /** YᵀY of the item vectors, the shared part of every fold-in solve. */
+  itemGram: Float64Array;
+  ivf: Ivf | undefined;
+  trainedAt: number;
+  trainingMs: number;
+}
+
+/**
+ * A user's vector from their interactions against the model's fixed item vectors: the ALS user step solved
+ * exactly (Cholesky), about a tenth of a millisecond for 64 factors. This is how new events change a user's
+ * recommendations at once, without retraining.
+ */
+export function foldIn(model: Model, items: ArrayLike<number>, strengths: ArrayLike<number>): Float64Array | undefined {
+  const f = model.params.factors;
+  const a = new Float64Array(f * f);
+  a.set(model.itemGram);
+  for (let k = 0; k < f; k++) a[k * f + k]! += model.params.regularization;
+  const b = new Float64Array(f);
+  let used = 0;
+  for (let j = 0; j < items.length; j++) {
+    const item = items[j]!;
+    if (item >= model.itemCount || strengths[j]! <= 0) continue;
+    used++;
+    const c = confidence(strengths[j]!, model.params.alpha);
+    const off = item * f;
+    const y = model.itemVectors;
+    for (let r = 0; r < f; r++) {
+      const yr = y[off + r]!;
+      b[r]! += c * yr;
+      const w = (c - 1) * yr;
+      for (let s = 0; s <= r; s++) a[r * f + s]! += w * y[off + s]!;
+    }
+  }
+  if (used === 0) return undefined;
+  for (let r = 0; r < f; r++) for (let s = r + 1; s < f; s++) a[r * f + s] = a[s * f + r]!;
+  choleskySolve(a, b, f);
+  return b;
+}

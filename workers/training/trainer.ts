@@ -1,0 +1,18 @@
+import { parentPort } from "node:worker_threads";
+import type { AlsParams, SparseRows } from "./als.js";
+import type { Model } from "./model.js";
+import { trainModel } from "./train.js";
+
+/** A training job: the recommender thread hands over the matrix (moved) and gets a model back (moved). */
+export interface TrainJob {
+  matrix: SparseRows;
+  userVersions: Int32Array;
+  params: AlsParams;
+}
+
+parentPort!.on("message", (job: TrainJob) => {
+  const model: Model = trainModel(job.matrix, job.userVersions, job.params);
+  const buffers = [model.itemVectors, model.itemUnit, model.userVectors, model.userVersions, model.itemGram].map((a) => a.buffer);
+  if (model.ivf) buffers.push(model.ivf.centroids.buffer, model.ivf.offsets.buffer, model.ivf.members.buffer);
+  parentPort!.postMessage(model, buffers as ArrayBuffer[]);
+});

@@ -1,0 +1,48 @@
+import type { OrgIndex } from "../index/orgIndex.js";
+import type { SparseRows } from "./als.js";
+
+/** Older interactions count less in the model: a quarter-year half-life. */
+const STRENGTH_HALF_LIFE_S = 90 * 86_400;
+
+/**
+ * The user × item strength matrix the model learns from: each user's kept history, weights summed per item
+ * (negative events subtract) and faded by age. Items and users keep the index's interned ids.
+ */
+export function trainingSet(index: OrgIndex, nowS: number): { matrix: SparseRows; userVersions: Int32Array } {
+  const h = index.people.history;
+  const users = index.people.ids.size;
+  const indptr = new Int32Array(users + 1);
+  const indices: number[] = [];
+  const values: number[] = [];
+  const perItem = new Map<number, number>();
+  for (let u = 0; u < users; u++) {
+    perItem.clear();
+    const start = h.start(u);
+    for (let k = start; k < start + h.size(u); k++) {
+      const w = h.cols.value[k]! * 2 ** ((h.cols.time[k]! - nowS) / STRENGTH_HALF_LIFE_S);
+      perItem.set(h.cols.key[k]!, (perItem.get(h.cols.key[k]!) ?? 0) + w);
+    }
+    for (const [item, strength] of perItem) {
+      if (strength <= 0) continue;
+      indices.push(item);
+      values.push(strength);
+    }
+    indptr[u + 1] = indices.length;
+  }
+  return {
+    matrix: { rows: users, cols: index.catalog.size, indptr, indices: Int32Array.from(indices), values: Float32Array.from(values) },
+    userVersions: index.people.version.slice(0, users),
+  };
+}
+
+/** A user's current strengths per item, the same way (for fold-in at request time). */
+export function userStrengths(index: OrgIndex, u: number, nowS: number): { items: number[]; strengths: number[] } {
+  const h = index.people.history;
+  const perItem = new Map<number, number>();
+  const start = h.start(u);
+  for (let k = start; k < start + h.size(u); k++) {
+    const w = h.cols.value[k]! * 2 ** ((h.cols.time[k]! - nowS) / STRENGTH_HALF_LIFE_S);
+    perItem.set(h.cols.key[k]!, (perItem.get(h.cols.key[k]!) ?? 0) + w);
+  }
+  return { items: [...perItem.keys()], strengths: [...perItem.values()] };
+}

@@ -1,0 +1,46 @@
+import { once } from "node:events";
+import pg from "pg";
+import copyStreams from "pg-copy-streams";
+import { workerData } from "piscina";
+import { isUnavailable } from "../../src/db/errors.js";
+import { copyRows } from "./copyText.js";
+
+/** One served recommendation: org, id, strategy, mode, user, context item, item ids, served at (ISO). */
+export type ServedRow = [number, string, string, string, string | null, string | null, string[], string];
+
+export type ServedResult = { ok: true } | { ok: false; unavailable: boolean; message: string };
+
+const COPY_SERVED = `COPY served_recommendations (org, recommendation_id, strategy, mode, user_id, context_item_id, items, served_at)
+  FROM STDIN`;
+
+const { databaseUrl } = workerData as { databaseUrl: string };
+let client: pg.Client | undefined;
+
+async function connection(): Promise<pg.Client> {
+  if (client) return client;
+  const c = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000, application_name: "recsvc-attribution" });
+  c.on("error", () => {
+    if (client === c) client = undefined;
+  });
+  await c.connect();
+  client = c;
+  return c;
+}
+
+/** Writes a batch of served recommendations with one COPY (one statement, one commit). */
+export default async function writeServed(rows: ServedRow[]): Promise<ServedResult> {
+  let c: pg.Client | undefined;
+  try {
+    c = await connection();
+    const stream = c.query(copyStreams.from(COPY_SERVED));
+    stream.end(copyRows(rows));
+    await once(stream, "finish");
+    return { ok: true };
+  } catch (err) {
+    if (c) {
+      client = undefined;
+      c.end().catch(() => undefined);
+    }
+    return { ok: false, unavailable: isUnavailable(err), message: (err as Error).message };
+  }
+}
