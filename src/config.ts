@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_ALS } from "../workers/training/als.js";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 
@@ -33,10 +34,10 @@ const ConfigSchema = z.object({
   /** Models are retrained at least this often while events arrive (and sooner after much new data). */
   RECOMMEND_RETRAIN_S: z.coerce.number().int().min(1).default(600),
   /** ALS: latent factors, iterations, regularisation and confidence scale (c = 1 + alpha·log(1 + strength)). */
-  ALS_FACTORS: z.coerce.number().int().min(2).max(256).default(64),
-  ALS_ITERATIONS: z.coerce.number().int().min(1).max(50).default(10),
-  ALS_REGULARIZATION: z.coerce.number().positive().default(0.05),
-  ALS_ALPHA: z.coerce.number().positive().default(8),
+  ALS_FACTORS: z.coerce.number().int().min(2).max(256).default(DEFAULT_ALS.factors),
+  ALS_ITERATIONS: z.coerce.number().int().min(1).max(50).default(DEFAULT_ALS.iterations),
+  ALS_REGULARIZATION: z.coerce.number().positive().default(DEFAULT_ALS.regularization),
+  ALS_ALPHA: z.coerce.number().positive().default(DEFAULT_ALS.alpha),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 
