@@ -63,6 +63,7 @@ export function describePath(at: string, path: ReadonlyArray<PropertyKey>): stri
 
 export function issueMessage(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(", ")}`;
-  if (issue.code === "invalid_type" && issue.input === undefined) return "is required";
+  // A missing field has no input; zod's own "received undefined" message tells it from a failed refinement.
+  if (issue.code === "invalid_type" && issue.input === undefined && issue.message.includes("received undefined")) return "is required";
   return issue.message;
 }
