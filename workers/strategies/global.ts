@@ -5,7 +5,7 @@ import type { RankContext, Ranking, StrategyFn } from "./types.js";
 /** Rankings shared by all requests of an organisation are cached this deep and reused while data is unchanged. */
 const CACHE_DEPTH = 2_000;
 /** …or, while events keep arriving, for at most this long (well inside the one-second freshness goal). */
-const CACHE_TTL_MS = 250;
+const CACHE_TTL_MS = 100;
 const NEW_ARRIVALS_HALF_LIFE_S = 30 * 86_400;
 
 interface Cached {

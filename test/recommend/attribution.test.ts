@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, newOrg, type Org } from "../helpers/api.js";
+import { eventually, recommend, sendEvents, upsertItems } from "../helpers/recommend.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let org: Org;
+let other: Org;
+
+beforeAll(async () => {
+  server = await startServer({ env: { RATE_LIMIT_MAX: "100000" } });
+  [org, other] = [await newOrg(server.url), await newOrg(server.url)];
+  await upsertItems(server.url, org, ["a", "b", "c"].map((item_id) => ({ item_id })));
+  await sendEvents(server.url, org, [{ user: "x", item: "a" }, { user: "y", item: "b" }, { user: "x", item: "c" }]);
+});
+afterAll(async () => {
+  await server?.cleanup();
+});
+
+const served = (id: string) => server.db().query("SELECT * FROM served_recommendations WHERE recommendation_id = $1", [id]);
+
+describe("attribution", () => {
+  it("logs every served recommendation with its id, organisation, strategy, user, context item, items and time", async () => {
+    const r = await recommend(server.url, org, { strategy: "also-viewed", context_item_id: "a", user_id: "y" });
+    const id = r.body.data.recommendation_id;
+    const { value } = await eventually(() => served(id), (q) => q.rowCount === 1, 3000);
+    const seq = (await server.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId])).rows[0].seq;
+    expect(value.rows[0]).toMatchObject({
+      org: seq, strategy: "also-viewed", mode: r.body.data.mode, user_id: "y", context_item_id: "a", items: r.body.data.recommended_items,
+    });
+    expect(Math.abs(Date.now() - value.rows[0].served_at.getTime())).toBeLessThan(60_000);
+  });
+
+  it("reports, per strategy, served recommendations with the clicks and conversions of events carrying their id", async () => {
+    const ids: string[] = [];
+    for (let k = 0; k < 4; k++) ids.push((await recommend(server.url, org, { strategy: "popular" })).body.data.recommendation_id);
+    const trending = (await recommend(server.url, org, { strategy: "trending" })).body.data.recommendation_id;
+    await sendEvents(server.url, org, [
+      { user: "x", item: "a", name: "click", extra: { recommendation_id: ids[0] } },
+      { user: "x", item: "a", name: "click", extra: { recommendation_id: ids[0] } },
+      { user: "x", item: "a", name: "purchase", extra: { recommendation_id: ids[0] } },
+      { user: "y", item: "b", name: "click", extra: { recommendation_id: ids[1] } },
+      { user: "y", item: "b", name: "impression", family: "exposure", extra: { recommendation_id: ids[2] } },
+      { user: "z", item: "c", name: "purchase", extra: { recommendation_id: trending } },
+    ]);
+    await eventually(() => served(trending), (q) => q.rowCount === 1, 3000);
+    const r = await call(server.url, "GET", "/v1/analytics/strategies", { token: org.token });
+    expect(r.status).toBe(200);
+    const byStrategy = Object.fromEntries(r.body.data.strategies.map((s: { strategy: string }) => [s.strategy, s]));
+    expect(byStrategy.popular).toEqual({ strategy: "popular", served: 4, clicks: 2, conversions: 1, click_through_rate: 0.5, conversion_rate: 0.25 });
+    expect(byStrategy.trending).toMatchObject({ served: 1, clicks: 0, conversions: 1, conversion_rate: 1 });
+    expect(byStrategy["also-viewed"]).toMatchObject({ served: 1, clicks: 0 });
+  });
+
+  it("counts only the range asked for, and only the caller's organisation", async () => {
+    const past = await call(server.url, "GET", "/v1/analytics/strategies?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z", { token: org.token });
+    expect(past.body.data).toEqual({ from: "2020-01-01T00:00:00.000Z", to: "2020-02-01T00:00:00.000Z", strategies: [] });
+    const theirs = await call(server.url, "GET", "/v1/analytics/strategies", { token: other.token });
+    expect(theirs.body.data.strategies).toEqual([]);
+  });
+
+  it("answers 400 for a bad range and 401 without a dashboard token", async () => {
+    const bad = await call(server.url, "GET", "/v1/analytics/strategies?from=yesterday", { token: org.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe("validation_error");
+    const reversed = await call(server.url, "GET", "/v1/analytics/strategies?from=2021-01-01T00:00:00Z&to=2020-01-01T00:00:00Z", { token: org.token });
+    expect(reversed.status).toBe(400);
+    expect((await call(server.url, "GET", "/v1/analytics/strategies", { apiKey: org.pk })).status).toBe(401);
+  });
+});
