@@ -1,0 +1,63 @@
+import { parseArgs } from "node:util";
+import { DEFAULT_ALS, type AlsParams } from "../../../workers/training/als.js";
+
+export interface EvaluateArgs {
+  data: string;
+  holdout: number;
+  als: AlsParams;
+  /** Evaluate at most this many users (a seeded sample), to keep runs on large files short. */
+  maxUsers: number;
+  /** Also score the EASE item-item model, with this regularisation λ (0: skip). */
+  easeLambda: number;
+  json: boolean;
+}
+
+export const USAGE = `usage: npm run evaluate -- --data FILE [--holdout 0.2|N] [--factors N] [--iterations N]
+       [--regularization X] [--alpha X] [--max-users N] [--ease LAMBDA] [--json]
+FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms).`;
+
+function number(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
+  return n;
+}
+
+export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      data: { type: "string" },
+      holdout: { type: "string" },
+      factors: { type: "string" },
+      iterations: { type: "string" },
+      regularization: { type: "string" },
+      alpha: { type: "string" },
+      "max-users": { type: "string" },
+      ease: { type: "string" },
+      json: { type: "boolean", default: false },
+    },
+  });
+  if (!values.data) throw new Error("--data FILE is required");
+  const integer = (v: string | undefined, fallback: number, name: string) => {
+    const n = number(v, fallback, name);
+    if (!Number.isInteger(n)) throw new Error(`--${name} must be a whole number`);
+    return n;
+  };
+  const holdout = number(values.holdout, 0.2, "holdout");
+  if (holdout > 1 && !Number.isInteger(holdout)) throw new Error("--holdout is a share below 1 or a whole number of interactions");
+  return {
+    data: values.data,
+    holdout,
+    als: {
+      ...DEFAULT_ALS,
+      factors: integer(values.factors, DEFAULT_ALS.factors, "factors"),
+      iterations: integer(values.iterations, DEFAULT_ALS.iterations, "iterations"),
+      regularization: number(values.regularization, DEFAULT_ALS.regularization, "regularization"),
+      alpha: number(values.alpha, DEFAULT_ALS.alpha, "alpha"),
+    },
+    maxUsers: integer(values["max-users"], Number.MAX_SAFE_INTEGER, "max-users"),
+    easeLambda: values.ease === undefined ? 0 : number(values.ease, 0, "ease"),
+    json: values.json,
+  };
+}

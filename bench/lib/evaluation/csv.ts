@@ -1,0 +1,84 @@
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+
+/** One row of the interactions file. */
+export interface Interaction {
+  user: string;
+  item: string;
+  name: string;
+  /** The family when the file has an `event_family` column, else inferred from the name. */
+  family: string;
+  atMs: number;
+}
+
+const REQUIRED = ["user_id", "item_id", "event_name", "timestamp"] as const;
+
+/** Families of the known names (CONTRACT 4); files exported elsewhere rarely carry the family. */
+const FAMILY_OF: Record<string, string> = {
+  impression: "exposure", list_view: "exposure",
+  purchase: "conversion", subscribe: "conversion", checkout: "conversion", play_complete: "conversion",
+  identify: "system", session_start: "system",
+};
+
+export function familyOf(name: string): string {
+  return FAMILY_OF[name] ?? "engagement";
+}
+
+/** Epoch milliseconds from either an integer (epoch ms) or an ISO 8601 string. */
+export function parseTimestamp(text: string): number {
+  const t = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : Date.parse(text);
+  if (!Number.isFinite(t)) throw new Error(`unreadable timestamp: ${JSON.stringify(text)}`);
+  return t;
+}
+
+/** Splits one CSV line (RFC 4180 quoting, since ids exported from spreadsheets may hold commas). */
+export function splitCsvLine(line: string): string[] {
+  if (!line.includes('"')) return line.split(",");
+  const out: string[] = [];
+  let field = "";
+  let quoted = false;
+  for (let k = 0; k < line.length; k++) {
+    const ch = line[k]!;
+    if (quoted) {
+      if (ch === '"' && line[k + 1] === '"') (field += '"'), k++;
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ",") out.push(field), (field = "");
+    else field += ch;
+  }
+  out.push(field);
+  return out;
+}
+
+/** Reads `user_id,item_id,event_name,timestamp` (header row first; column order free; extra columns ignored). */
+export async function readInteractions(file: string): Promise<Interaction[]> {
+  const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+  const out: Interaction[] = [];
+  let columns: Record<string, number> | undefined;
+  let lineNo = 0;
+  for await (const raw of lines) {
+    lineNo++;
+    const line = raw.trim();
+    if (line === "") continue;
+    const fields = splitCsvLine(line);
+    if (!columns) {
+      columns = Object.fromEntries(fields.map((name, k) => [name.trim().toLowerCase(), k]));
+      const missing = REQUIRED.filter((c) => columns![c] === undefined);
+      if (missing.length) throw new Error(`${file}: header lacks ${missing.join(", ")}`);
+      continue;
+    }
+    const get = (c: string) => (columns![c] === undefined ? "" : (fields[columns![c]!] ?? "").trim());
+    const user = get("user_id");
+    const name = get("event_name");
+    if (!user || !name) throw new Error(`${file}:${lineNo}: user_id and event_name are required`);
+    let atMs: number;
+    try {
+      atMs = parseTimestamp(get("timestamp"));
+    } catch (err) {
+      throw new Error(`${file}:${lineNo}: ${(err as Error).message}`);
+    }
+    out.push({ user, item: get("item_id"), name, family: get("event_family") || familyOf(name), atMs });
+  }
+  return out;
+}
