@@ -10,6 +10,8 @@ const POPULAR_HALF_LIFE_S = 7 * DAY_S;
 export const TREND_FAST_HALF_LIFE_S = 6 * 3600;
 export const TREND_SLOW_HALF_LIFE_S = 7 * DAY_S;
 
+const SUPPORT_SHRINK = 5;
+
 /** Aggregates over all users' events: popularity, velocity, co-occurrence and repeat purchases. */
 export class Signals {
   readonly popular: DecayedScores;
@@ -20,6 +22,8 @@ export class Signals {
   /** Users who converted on each item at least once, and at least twice. */
   buyers = new Float32Array(1024);
   repeatBuyers = new Float32Array(1024);
+  /** Positive interactions per item, undecayed: how much evidence its learned vector rests on. */
+  interactions = new Float32Array(1024);
   /** Bumped on every event, so cached rankings know when they may be stale. */
   version = 0;
 
@@ -33,6 +37,8 @@ export class Signals {
     if (atS >= nowS - POPULAR_WINDOW_S) this.popular.add(item, weight, atS);
     this.trendFast.add(item, weight, atS);
     this.trendSlow.add(item, weight, atS);
+    this.interactions = ensureLength(this.interactions, item + 1);
+    this.interactions[item]!++;
     this.version++;
   }
 
@@ -42,6 +48,12 @@ export class Signals {
     this.repeatBuyers = ensureLength(this.repeatBuyers, item + 1);
     if (previousPurchases === 0) this.buyers[item]!++;
     else if (previousPurchases === 1) this.repeatBuyers[item]!++;
+  }
+
+  /** Shrinks a similarity towards 0 for items seen in few interactions (their vectors are mostly noise). */
+  support(item: number): number {
+    const n = item < this.interactions.length ? this.interactions[item]! : 0;
+    return n / (n + SUPPORT_SHRINK);
   }
 
   /** Share of an item's buyers who bought it again (smoothed towards 1 in 10 for items with few buyers). */

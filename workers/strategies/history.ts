@@ -92,7 +92,8 @@ export function itemNeighbours(ctx: RankContext, item: number): Map<number, numb
   const v = model && unitVector(model, item);
   if (model && v) {
     const near = searchVectors(model, model.itemUnit, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item).sorted();
-    near.items.forEach((b, k) => out.set(b, (out.get(b) ?? 0) + Math.max(0, near.scores[k]!)));
+    const signals = ctx.index.signals;
+    near.items.forEach((b, k) => out.set(b, (out.get(b) ?? 0) + Math.max(0, near.scores[k]!) * signals.support(b)));
   }
   return out;
 }

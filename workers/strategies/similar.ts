@@ -18,8 +18,9 @@ export const similar: StrategyFn = (ctx) => {
   const score = new Map<number, number>();
   const vectorShare = v ? VECTOR_SHARE : 0;
   if (model && v) {
-    const near = searchVectors(model, model.itemUnit, v, Math.max(ctx.want * 2, 50), (i) => i !== c && ctx.eligible(i)).sorted();
-    near.items.forEach((i, k) => score.set(i, vectorShare * Math.max(0, near.scores[k]!)));
+    const near = searchVectors(model, model.itemUnit, v, Math.max(ctx.want * 4, 100), (i) => i !== c && ctx.eligible(i)).sorted();
+    const signals = ctx.index.signals;
+    near.items.forEach((i, k) => score.set(i, vectorShare * Math.max(0, near.scores[k]!) * signals.support(i)));
   }
   for (const [i, s] of byAttributes) score.set(i, (score.get(i) ?? 0) + (1 - vectorShare) * s);
   const top = new TopK(ctx.want);
