@@ -9,20 +9,13 @@ const STRENGTH_HALF_LIFE_S = 90 * 86_400;
  * (negative events subtract) and faded by age. Items and users keep the index's interned ids.
  */
 export function trainingSet(index: OrgIndex, nowS: number): { matrix: SparseRows; userVersions: Int32Array } {
-  const h = index.people.history;
   const users = index.people.ids.size;
   const indptr = new Int32Array(users + 1);
   const indices: number[] = [];
   const values: number[] = [];
   const perItem = new Map<number, number>();
   for (let u = 0; u < users; u++) {
-    perItem.clear();
-    const start = h.start(u);
-    for (let k = start; k < start + h.size(u); k++) {
-      const w = h.cols.value[k]! * 2 ** ((h.cols.time[k]! - nowS) / STRENGTH_HALF_LIFE_S);
-      perItem.set(h.cols.key[k]!, (perItem.get(h.cols.key[k]!) ?? 0) + w);
-    }
-    for (const [item, strength] of perItem) {
+    for (const [item, strength] of sumStrengths(index, u, nowS, perItem)) {
       if (strength <= 0) continue;
       indices.push(item);
       values.push(strength);
@@ -37,12 +30,18 @@ export function trainingSet(index: OrgIndex, nowS: number): { matrix: SparseRows
 
 /** A user's current strengths per item, the same way (for fold-in at request time). */
 export function userStrengths(index: OrgIndex, u: number, nowS: number): { items: number[]; strengths: number[] } {
+  const perItem = sumStrengths(index, u, nowS, new Map());
+  return { items: [...perItem.keys()], strengths: [...perItem.values()] };
+}
+
+/** Fills `into` (cleared first) with user u's faded weight per item. */
+function sumStrengths(index: OrgIndex, u: number, nowS: number, into: Map<number, number>): Map<number, number> {
   const h = index.people.history;
-  const perItem = new Map<number, number>();
+  into.clear();
   const start = h.start(u);
   for (let k = start; k < start + h.size(u); k++) {
     const w = h.cols.value[k]! * 2 ** ((h.cols.time[k]! - nowS) / STRENGTH_HALF_LIFE_S);
-    perItem.set(h.cols.key[k]!, (perItem.get(h.cols.key[k]!) ?? 0) + w);
+    into.set(h.cols.key[k]!, (into.get(h.cols.key[k]!) ?? 0) + w);
   }
-  return { items: [...perItem.keys()], strengths: [...perItem.values()] };
+  return into;
 }
