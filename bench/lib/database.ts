@@ -3,7 +3,7 @@
  * or an embedded cluster that the server starts in a temporary DATA_DIR.
  */
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -19,7 +19,12 @@ export interface Storage {
   release(): Promise<void>;
 }
 
-export async function prepareStorage(): Promise<Storage> {
+/** `keptDir`: an embedded cluster in that folder, created if missing and kept afterwards (to reuse loaded data). */
+export async function prepareStorage(keptDir?: string): Promise<Storage> {
+  if (keptDir) {
+    mkdirSync(keptDir, { recursive: true });
+    return { dataDir: keptDir, release: () => stopEmbedded(keptDir) };
+  }
   if (DATABASE_URL) return createDatabase(DATABASE_URL);
   const dataDir = mkdtempSync(path.join(tmpdir(), "recsvc-bench-"));
   return {

@@ -15,8 +15,8 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Starts the server on a free loopback port, without rate limits; resolves once it listens. */
-export async function startServer(storage: Storage): Promise<{ server: Child; url: string }> {
+/** Starts the server on a free loopback port, without rate limits; resolves once it listens. `env`: extra settings. */
+export async function startServer(storage: Storage, env: NodeJS.ProcessEnv = {}, timeoutMs = START_TIMEOUT_MS): Promise<{ server: Child; url: string }> {
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: "0",
@@ -26,11 +26,12 @@ export async function startServer(storage: Storage): Promise<{ server: Child; ur
     // The per-key limit must never be what throttles the load.
     RATE_LIMIT_MAX: "1000000000",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    ...env,
   };
   delete serverEnv.DATABASE_URL;
   if (storage.databaseUrl) serverEnv.DATABASE_URL = storage.databaseUrl;
   if (storage.dataDir) serverEnv.DATA_DIR = storage.dataDir;
-  const { child, match } = await startChild(MAIN, serverEnv, /listening on (http:\/\/\S+)/, SERVER_NODE_ARGS);
+  const { child, match } = await startChild(MAIN, serverEnv, /listening on (http:\/\/\S+)/, SERVER_NODE_ARGS, timeoutMs);
   return { server: child, url: match[1] };
 }
 
@@ -40,7 +41,9 @@ export async function startUwsCeiling(): Promise<{ child: Child; port: string }>
 }
 
 /** Spawns `node file` and resolves once its stdout matches `ready`. */
-function startChild(file: string, childEnv: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: string[] = []): Promise<{ child: Child; match: RegExpExecArray }> {
+export function startChild(
+  file: string, childEnv: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: string[] = [], timeoutMs = START_TIMEOUT_MS,
+): Promise<{ child: Child; match: RegExpExecArray }> {
   const proc = spawn(process.execPath, [...nodeArgs, file], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));
@@ -49,7 +52,7 @@ function startChild(file: string, childEnv: NodeJS.ProcessEnv, ready: RegExp, no
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const child: Child = { proc, output: () => out, exited };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${path.basename(file)} did not start:\n${out}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(() => reject(new Error(`${path.basename(file)} did not start:\n${out}`)), timeoutMs);
     const onData = () => {
       const m = ready.exec(out);
       if (m) {
