@@ -1,0 +1,120 @@
+/** The printed report of bench:recommend: load, start-up, memory, each strategy against the ceiling, targets. */
+import { int, pct, table } from "../report.js";
+import type { Manifest } from "./manifest.js";
+import type { Ceiling } from "./ceiling.js";
+import type { DriveResult } from "./drive.js";
+import { specLine } from "./spec.js";
+import type { StartFigures } from "./startPhase.js";
+import type { FixedRateRun, StrategyRun } from "./strategies.js";
+
+const GLOBAL = new Set(["popular", "trending", "new-arrivals"]);
+const GLOBAL_SHARE_TARGET = 0.5;
+const FIXED_P99_TARGET_MS = 10;
+const INDEX_MB_TARGET = 200;
+
+export interface Results {
+  date: string;
+  scale: number;
+  machine: { cores: number; loadAverageStart: number; loadAverageEnd: number; busyAtStart: string[] };
+  settings: { connections: number; durationS: number; warmupS: number; fixedRate: number };
+  manifest: Omit<Manifest, "pk" | "sk">;
+  /** True when this run loaded the data; false when it reused a kept data dir (load figures from then). */
+  loadedNow: boolean;
+  start: StartFigures;
+  memory: { loadedRssMb: number; emptyRssMb: number; indexMb: number; afterLoadRssMb: number };
+  ceiling: Ceiling;
+  strategies: StrategyRun[];
+  fixedRate: FixedRateRun[];
+}
+
+export interface Target {
+  figure: string;
+  measured: string;
+  target: string;
+  met: boolean;
+}
+
+const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "-");
+const fails = (l: DriveResult) => l.non2xx + l.errors;
+
+export function targets(r: Results): Target[] {
+  const out: Target[] = [];
+  for (const s of r.strategies.filter((x) => GLOBAL.has(x.strategy))) {
+    const share = s.load.reqPerS / r.ceiling.reqPerS;
+    out.push({ figure: `${s.strategy} req/s vs ceiling`, measured: `${int(s.load.reqPerS)} / ${int(r.ceiling.reqPerS)} = ${pct(share)}`, target: `>= ${pct(GLOBAL_SHARE_TARGET)}`, met: share >= GLOBAL_SHARE_TARGET });
+  }
+  for (const f of r.fixedRate) {
+    // The rate must actually have been reached for the p99 to count.
+    const reached = f.load.reqPerS >= 0.95 * f.rate;
+    out.push({
+      figure: `${f.strategy} p99 at ${int(f.rate)} req/s (-c ${f.connections})`,
+      measured: `${ms(f.load.p99)} ms (${int(f.load.reqPerS)} req/s reached)`,
+      target: `< ${FIXED_P99_TARGET_MS} ms`,
+      met: reached && f.load.p99 < FIXED_P99_TARGET_MS,
+    });
+  }
+  out.push({ figure: "index memory (RSS loaded - RSS empty)", measured: `${r.memory.indexMb.toFixed(0)} MB`, target: `< ${INDEX_MB_TARGET} MB`, met: r.memory.indexMb < INDEX_MB_TARGET });
+  const bad = [...r.strategies, ...r.fixedRate].reduce((a, x) => a + fails(x.load), 0) + fails(r.ceiling);
+  out.push({ figure: "every answer 200 (non-2xx + connection errors)", measured: String(bad), target: "0", met: bad === 0 });
+  return out;
+}
+
+export function report(r: Results): string {
+  const m = r.manifest;
+  const load = m.load;
+  const st = r.start;
+  const busy = r.machine.busyAtStart.length ? `BUSY at start: ${r.machine.busyAtStart.join("; ")}` : "nothing else heavy running at start";
+  return [
+    "",
+    `Recommend benchmark — scale ${r.scale} (${specLine(m.spec)}), ${r.settings.durationS}s per run, -c ${r.settings.connections}, loopback, ${r.date}`,
+    `${r.machine.cores} cores; load average (1 min) ${r.machine.loadAverageStart.toFixed(2)} at start, ${r.machine.loadAverageEnd.toFixed(2)} at end; ${busy}`,
+    "",
+    `Load through the ingest API (${r.loadedNow ? "this run" : `reused data loaded ${m.loadedAt}`}):`,
+    table(
+      ["records", "count", "seconds", "per second", "requests", "pushed back (503/429)"],
+      (["items", "users", "events"] as const).map((k) => [k, int(load[k].records), load[k].seconds.toFixed(1), int(load[k].perS), int(load[k].requests), int(load[k].retries)]),
+    ),
+    "",
+    "Start on the loaded data (LOG_LEVEL=info):",
+    table(
+      ["figure", "value"],
+      [
+        ["spawn to listening (database, migrations, index)", `${int(st.startMs)} ms`],
+        ...st.shards.map((s) => [`index built, shard ${s.shard}${s === st.orgShard ? " (the organisation's)" : ""}`, `${int(s.ms)} ms, ${int(s.events)} events, ${s.orgs} orgs`]),
+        ["ALS training (after listening)", `${int(st.als.ms)} ms (${int(st.als.users)} users × ${int(st.als.items)} items, ${int(st.als.interactions)} interactions)`],
+        ["RSS, loaded, index built and model trained", `${r.memory.loadedRssMb.toFixed(0)} MB (peak while starting ${st.peakRssMb.toFixed(0)} MB)`],
+        ["RSS, same server on an empty database", `${r.memory.emptyRssMb.toFixed(0)} MB`],
+        ["index memory (the difference)", `${r.memory.indexMb.toFixed(0)} MB`],
+        ["RSS after the load runs below", `${r.memory.afterLoadRssMb.toFixed(0)} MB`],
+      ],
+    ),
+    "",
+    `Ceiling (same run): bare uWS, JSON.parse of the body + a canned ${int(r.ceiling.responseBytes)}-byte recommend answer, same client setup:`,
+    `  ${int(r.ceiling.reqPerS)} req/s, p50 ${ms(r.ceiling.p50)} ms, p99 ${ms(r.ceiling.p99)} ms, load generator CPU ${pct(r.ceiling.clientCpuShare)}`,
+    "",
+    "POST /v1/recommend, limit 20, a random known user or item per request (modes: 50 sample answers; client CPU near 100% means",
+    "the load generator, not the server, may be the limit):",
+    table(
+      ["strategy", "modes (sample)", "bytes", "req/s", "vs ceiling", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "client CPU"],
+      r.strategies.map((s) => [
+        s.strategy, modes(s.sample.modes), int(s.sample.meanBytes), int(s.load.reqPerS), pct(s.load.reqPerS / r.ceiling.reqPerS),
+        ms(s.load.p50), ms(s.load.p90), ms(s.load.p99), ms(s.load.max), int(s.load.non2xx), int(s.load.errors), pct(s.load.clientCpuShare),
+      ]),
+    ),
+    "",
+    "Fixed rate (autocannon overallRate: each connection sends its share of the second as fast as it can, then waits for",
+    "the next second, so the load comes in bursts of -c concurrent requests; latencies are per request, not corrected):",
+    table(
+      ["strategy", "rate", "conns", "reached req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors"],
+      r.fixedRate.map((f) => [f.strategy, int(f.rate), String(f.connections), int(f.load.reqPerS), ms(f.load.p50), ms(f.load.p90), ms(f.load.p99), ms(f.load.max), int(f.load.non2xx), int(f.load.errors)]),
+    ),
+    "",
+    "Targets:",
+    table(["figure", "measured", "target", ""], targets(r).map((t) => [t.figure, t.measured, t.target, t.met ? "met" : "MISSED"])),
+    "",
+  ].join("\n") + "\n";
+}
+
+function modes(m: Record<string, number>): string {
+  return Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ");
+}

@@ -1,0 +1,39 @@
+/**
+ * A few requests per strategy sent one by one before it is driven, to see what the load will be made of:
+ * statuses, how often the strategy answered itself rather than falling back to popular, results per answer
+ * and answer size. autocannon does not look at bodies, so without this a run of fallbacks would look fast.
+ */
+export interface Sample {
+  requests: number;
+  non200: number;
+  /** Answers per mode (personalized, contextual, global, fallback). */
+  modes: Record<string, number>;
+  meanResults: number;
+  meanBytes: number;
+  /** One 200 body, for the ceiling's canned answer. */
+  example: string | undefined;
+}
+
+export async function sample(url: string, pk: string, body: () => string, n: number): Promise<Sample> {
+  const s: Sample = { requests: 0, non200: 0, modes: {}, meanResults: 0, meanBytes: 0, example: undefined };
+  let results = 0;
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const res = await fetch(`${url}/v1/recommend`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": pk }, body: body() });
+    const text = await res.text();
+    s.requests++;
+    if (res.status !== 200) {
+      s.non200++;
+      continue;
+    }
+    const data = (JSON.parse(text) as { data: { mode: string; results: unknown[] } }).data;
+    s.modes[data.mode] = (s.modes[data.mode] ?? 0) + 1;
+    results += data.results.length;
+    bytes += Buffer.byteLength(text);
+    s.example ??= text;
+  }
+  const ok = s.requests - s.non200;
+  s.meanResults = results / Math.max(1, ok);
+  s.meanBytes = bytes / Math.max(1, ok);
+  return s;
+}

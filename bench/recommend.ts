@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:recommend`: the recommender on a synthetic organisation (100,000 items, 50,000 users,
+ * 5,000,000 events with planted topics) loaded through the real ingest API; index build time, ALS training
+ * time and index memory after a restart on that data; then every strategy of POST /v1/recommend under
+ * autocannon next to a bare uWS endpoint answering a canned recommend response (the ceiling, same run).
+ *
+ * Flags (or environment):
+ *   --scale X         (BENCH_SCALE) size of the organisation, 1 = full; 0.02 for a quick run
+ *   --data-dir DIR    (BENCH_DATA_DIR) keep the embedded database in DIR: the first run loads it, later runs
+ *                     with the same scale start from it (loading 5M events takes a while)
+ *   --connections N   (BENCH_CONNECTIONS) autocannon connections per run (default 50)
+ *   --duration S      (BENCH_DURATION_S) seconds per measured run (default 10); BENCH_WARMUP_S warm-up (2)
+ *   --rate R          (BENCH_FIXED_RATE) requests/s of the fixed-rate runs of personalized and similar (2000)
+ *   --strategies a,b  (BENCH_STRATEGIES) only these strategies
+ *   BENCH_FIXED_CONNECTIONS  connections of the fixed-rate runs (default "<connections>,10")
+ *   BENCH_LOAD_IN_FLIGHT     1,000-event requests in flight while loading (default 8)
+ *   BENCH_VERBOSE=1          pass the server's stderr through
+ * Progress goes to stderr, the report to stdout, and the figures to bench/results/recommend-<date>.json.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import { fileURLToPath } from "node:url";
+import { prepareStorage, type Storage } from "./lib/database.js";
+import { stopChild, type Child } from "./lib/processes.js";
+import { log } from "./lib/settings.js";
+import { bodyMaker, STRATEGIES, type Strategy } from "./lib/recommend/bodies.js";
+import { recommendCeiling } from "./lib/recommend/ceiling.js";
+import { loadPhase } from "./lib/recommend/loadPhase.js";
+import { isEmptyDir, readManifest, sameSpec, writeManifest, type Manifest } from "./lib/recommend/manifest.js";
+import { rssMb } from "./lib/recommend/memory.js";
+import { report, type Results } from "./lib/recommend/report.js";
+import { sample } from "./lib/recommend/sample.js";
+import {
+  CONNECTIONS, DATA_DIR, DURATION_S, FIXED_CONNECTIONS, FIXED_RATE, LOAD_IN_FLIGHT, ONLY_STRATEGIES, SCALE, WARMUP_S,
+} from "./lib/recommend/settings.js";
+import { benchSpec, specLine } from "./lib/recommend/spec.js";
+import { emptyServerRss, startOnData } from "./lib/recommend/startPhase.js";
+import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./lib/recommend/strategies.js";
+
+const RESULTS_DIR = fileURLToPath(new URL("../../bench/results/", import.meta.url));
+const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
+
+/** Other benchmarks or test runs on the machine: they share its cores, so the report says so. */
+function busyProcesses(): string[] {
+  try {
+    return execFileSync("pgrep", ["-fa", "bench/ingest|vitest"], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
+  } catch {
+    return []; // pgrep exits 1 when nothing matches
+  }
+}
+
+/** The loaded organisation: the kept data dir's when it matches, else loaded now. */
+async function organisation(storage: Storage): Promise<{ manifest: Manifest; loadedNow: boolean }> {
+  const spec = benchSpec(SCALE);
+  if (DATA_DIR) {
+    const kept = readManifest(DATA_DIR);
+    if (kept) {
+      if (!sameSpec(kept.spec, spec)) throw new Error(`${DATA_DIR} holds another organisation (${specLine(kept.spec)}); use another --data-dir for scale ${SCALE}`);
+      log(`reusing ${DATA_DIR}: ${specLine(spec)}, loaded ${kept.loadedAt}`);
+      return { manifest: kept, loadedNow: false };
+    }
+    if (!isEmptyDir(DATA_DIR)) throw new Error(`${DATA_DIR} is not empty and has no finished load (an interrupted one?); empty it or use another --data-dir`);
+  }
+  log(`loading ${specLine(spec)} through the ingest API`);
+  const manifest = await loadPhase(storage, spec, LOAD_IN_FLIGHT);
+  if (DATA_DIR) writeManifest(DATA_DIR, manifest);
+  return { manifest, loadedNow: true };
+}
+
+async function main(): Promise<void> {
+  const loadAverageStart = os.loadavg()[0];
+  const busyAtStart = busyProcesses();
+  if (busyAtStart.length) log(`note: other heavy work is running, figures will be skewed:\n  ${busyAtStart.join("\n  ")}`);
+  const strategies = (ONLY_STRATEGIES ?? STRATEGIES) as Strategy[];
+  let storage: Storage | undefined;
+  let server: Child | undefined;
+  try {
+    storage = await prepareStorage(DATA_DIR);
+    const { manifest, loadedNow } = await organisation(storage);
+
+    log("memory baseline: the server on an empty database");
+    const emptyRssMb = await emptyServerRss();
+    log("restarting the server on the loaded data");
+    const started = await startOnData(storage, manifest.orgSeq);
+    server = started.server;
+    const loadedRssMb = started.figures.rssMb;
+    const on = { url: started.url, pk: manifest.pk, spec: manifest.spec };
+
+    // The ceiling answers with a real answer of this run: a personalized one, limit 20 with metadata.
+    const canned = (await sample(on.url, on.pk, bodyMaker("personalized", on.spec), 1)).example;
+    if (!canned) throw new Error("no 200 answer to take the ceiling's canned response from");
+    log(`ceiling: bare uWS with a canned ${Buffer.byteLength(canned)}-byte answer`);
+    const ceiling = await recommendCeiling(canned, bodyMaker("personalized", on.spec), CONNECTIONS, DURATION_S, WARMUP_S);
+
+    log("server: POST /v1/recommend");
+    const runs: StrategyRun[] = [];
+    for (const s of strategies) runs.push(await runStrategy(on, s, CONNECTIONS, DURATION_S, WARMUP_S));
+    log("server: fixed rate");
+    const fixed: FixedRateRun[] = [];
+    for (const s of FIXED_RATE_STRATEGIES.filter((x) => strategies.includes(x))) {
+      for (const c of FIXED_CONNECTIONS) fixed.push(await runFixedRate(on, s, FIXED_RATE, c, DURATION_S));
+    }
+    const afterLoadRssMb = rssMb(server.proc.pid);
+
+    const { pk: _pk, sk: _sk, ...shown } = manifest;
+    const results: Results = {
+      date: new Date().toISOString(),
+      scale: SCALE,
+      machine: { cores: os.cpus().length, loadAverageStart, loadAverageEnd: os.loadavg()[0], busyAtStart },
+      settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, fixedRate: FIXED_RATE },
+      manifest: shown,
+      loadedNow,
+      start: started.figures,
+      memory: { loadedRssMb, emptyRssMb, indexMb: loadedRssMb - emptyRssMb, afterLoadRssMb },
+      ceiling,
+      strategies: runs,
+      fixedRate: fixed,
+    };
+    process.stdout.write(report(results));
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = `${RESULTS_DIR}recommend-${results.date.replace(/[:.]/g, "-")}.json`;
+    writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
+    log(`figures written to ${file}`);
+  } finally {
+    await stopChild(server);
+    if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);
+    await storage?.release();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    log(`benchmark failed: ${(err as Error).stack ?? String(err)}`);
+    process.exit(1);
+  },
+);
