@@ -17,7 +17,8 @@ const log = (s: string): void => void process.stderr.write(s + "\n");
 async function main(args: EvaluateArgs): Promise<void> {
   const rows = await readInteractions(args.data);
   const split = splitByUser(rows, args.holdout);
-  const users = sample(split.users, args.maxUsers);
+  const candidates = args.novel ? split.users.filter((u) => u.novel.length > 0) : split.users;
+  const users = sample(candidates, args.maxUsers);
   const items = new Set(rows.map((r) => r.item).filter((i) => i !== ""));
   const nowS = split.nowMs / 1000;
   log(`${rows.length} rows read; replaying ${split.train.length} into the index`);
@@ -25,9 +26,10 @@ async function main(args: EvaluateArgs): Promise<void> {
   log(`training ALS (${args.als.factors} factors, ${args.als.iterations} iterations)`);
   const trained = trainInto(index, args.als, nowS);
   const rankers: Ranker[] = serverRankers(index, nowS);
+  const extra: Record<string, number> = {};
   const boards = rankers.map(() => new Scoreboard());
   for (const u of users) {
-    const relevant = new Set(u.relevant);
+    const relevant = new Set(args.novel ? u.novel : u.relevant);
     rankers.forEach((ranker, k) => {
       const { items: ranked, fellBack } = ranker.recommend(u.user);
       boards[k]!.add(ranked, relevant, fellBack);
@@ -41,10 +43,11 @@ async function main(args: EvaluateArgs): Promise<void> {
     trainingInteractions: trained.interactions,
     evaluatedUsers: users.length,
     holdout: args.holdout,
+    novel: args.novel,
     als,
     trainingMs: trained.ms,
     results: rankers.map((r, k) => ({ ranker: r.name, scores: boards[k]!.scores(items.size) })),
-    extra: {},
+    extra,
   };
   console.log(args.json ? JSON.stringify(report) : formatReport(report));
 }

@@ -9,11 +9,13 @@ export interface EvaluateArgs {
   maxUsers: number;
   /** Also score the EASE item-item model, with this regularisation λ (0: skip). */
   easeLambda: number;
+  /** Count only held-out items new to the user (users without any are left out). */
+  novel: boolean;
   json: boolean;
 }
 
 export const USAGE = `usage: npm run evaluate -- --data FILE [--holdout 0.2|N] [--factors N] [--iterations N]
-       [--regularization X] [--alpha X] [--max-users N] [--ease LAMBDA] [--json]
+       [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--json]
 FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms).`;
 
 function number(value: string | undefined, fallback: number, name: string): number {
@@ -35,6 +37,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
       alpha: { type: "string" },
       "max-users": { type: "string" },
       ease: { type: "string" },
+      novel: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },
   });
@@ -58,6 +61,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
     },
     maxUsers: integer(values["max-users"], Number.MAX_SAFE_INTEGER, "max-users"),
     easeLambda: values.ease === undefined ? 0 : number(values.ease, 0, "ease"),
+    novel: values.novel,
     json: values.json,
   };
 }

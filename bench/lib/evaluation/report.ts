@@ -7,6 +7,7 @@ export interface EvaluationReport {
   trainingInteractions: number;
   evaluatedUsers: number;
   holdout: number;
+  novel: boolean;
   als: Record<string, number>;
   trainingMs: number;
   results: { ranker: string; scores: Scores }[];
@@ -19,7 +20,7 @@ const fixed = (x: number) => x.toFixed(4).padStart(7);
 export function formatReport(r: EvaluationReport): string {
   const lines = [
     `data: ${r.data}: ${r.rows} rows, ${r.items} items, ${r.trainingInteractions} user×item training pairs`,
-    `holdout: ${r.holdout < 1 ? `latest ${r.holdout * 100}%` : `latest ${r.holdout}`} of each user's interactions; ${r.evaluatedUsers} users evaluated`,
+    `holdout: ${r.holdout < 1 ? `latest ${r.holdout * 100}%` : `latest ${r.holdout}`} of each user's interactions${r.novel ? ", counting only items new to the user" : ""}; ${r.evaluatedUsers} users evaluated`,
     `ALS: ${Object.entries(r.als).map(([k, v]) => `${k}=${v}`).join(" ")}; training ${(r.trainingMs / 1000).toFixed(2)} s`,
     ...Object.entries(r.extra).map(([k, v]) => `${k}: ${v}`),
     "",

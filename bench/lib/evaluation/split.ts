@@ -6,6 +6,8 @@ export interface HeldOutUser {
   user: string;
   /** Distinct items of the held-out interactions, in the order they happened. */
   relevant: string[];
+  /** Those of them the user had not interacted with before the holdout (what exclude_seen leaves reachable). */
+  novel: string[];
 }
 
 export interface Split {
@@ -41,7 +43,8 @@ export function splitByUser(rows: Interaction[], holdout: number): Split {
       heldOut[k] = 1;
       if (isPositive(rows[k]!)) relevant.add(rows[k]!.item);
     }
-    users.push({ user, relevant: [...relevant] });
+    const before = new Set(list.slice(0, cutoff).map((k) => rows[k]!.item));
+    users.push({ user, relevant: [...relevant], novel: [...relevant].filter((i) => !before.has(i)) });
   }
   const train = order.filter((k) => !heldOut[k]).map((k) => rows[k]!);
   return { train, users, nowMs: train.length ? train[train.length - 1]!.atMs : Date.now() };
