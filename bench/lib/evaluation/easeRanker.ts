@@ -1,0 +1,34 @@
+import type { OrgIndex } from "../../../workers/index/orgIndex.js";
+import type { SparseRows } from "../../../workers/training/als.js";
+import type { EaseModel } from "../../../workers/training/ease.js";
+import { TopK } from "../../../workers/strategies/topK.js";
+import { DEPTH, type Ranker } from "./rankers.js";
+
+/**
+ * EASE scored the way personalized would serve it: the user's row of the training matrix times B, active
+ * items only, and (by default, as personalized) none the user already interacted with.
+ */
+export function easeRanker(index: OrgIndex, matrix: SparseRows, model: EaseModel, excludeSeen: boolean): Ranker {
+  const n = model.items;
+  const scores = new Float64Array(n);
+  return {
+    name: `EASE (exclude_seen ${excludeSeen})`,
+    recommend(user) {
+      const u = index.people.find(user);
+      if (u < 0 || u >= matrix.rows || matrix.indptr[u] === matrix.indptr[u + 1]) return { items: [], fellBack: true };
+      scores.fill(0);
+      const from = matrix.indptr[u]!;
+      const to = matrix.indptr[u + 1]!;
+      for (let a = from; a < to; a++) {
+        const row = matrix.indices[a]! * n;
+        for (let j = 0; j < n; j++) scores[j]! += model.weights[row + j]!;
+      }
+      const seen = excludeSeen ? new Set(matrix.indices.subarray(from, to)) : undefined;
+      const top = new TopK(DEPTH);
+      for (let j = 0; j < n; j++) {
+        if (top.wouldTake(scores[j]!, j) && index.catalog.isActive(j) && !seen?.has(j)) top.offer(scores[j]!, j);
+      }
+      return { items: top.sorted().items.map((j) => index.catalog.ids.name(j)), fellBack: false };
+    },
+  };
+}
