@@ -44,7 +44,7 @@ const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
 /** Other benchmarks or test runs on the machine: they share its cores, so the report says so. */
 function busyProcesses(): string[] {
   try {
-    return execFileSync("pgrep", ["-fa", "bench/ingest|vitest"], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
+    return execFileSync("pgrep", ["-fa", "bench/ingest|bench/evaluate|vitest"], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map((l) => l.slice(0, 100));
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     const started = await startOnData(storage, manifest.orgSeq);
     server = started.server;
     const loadedRssMb = started.figures.rssMb;
-    const on = { url: started.url, pk: manifest.pk, spec: manifest.spec };
+    const on = { url: started.url, pk: manifest.pk, spec: manifest.spec, pid: server.proc.pid, dataDir: storage.dataDir };
 
     // The ceiling answers with a real answer of this run: a personalized one, limit 20 with metadata.
     const canned = (await sample(on.url, on.pk, bodyMaker("personalized", on.spec), 1)).example;
@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     const results: Results = {
       date: new Date().toISOString(),
       scale: SCALE,
-      machine: { cores: os.cpus().length, loadAverageStart, loadAverageEnd: os.loadavg()[0], busyAtStart },
+      machine: { cores: os.cpus().length, loadAverageStart, loadAverageEnd: os.loadavg()[0], busyAtStart, busyAtEnd: busyProcesses() },
       settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, fixedRate: FIXED_RATE },
       manifest: shown,
       loadedNow,

@@ -13,7 +13,7 @@ export interface Ceiling extends DriveResult {
 export async function recommendCeiling(cannedResponse: string, body: () => string, connections: number, durationS: number, warmupS: number): Promise<Ceiling> {
   const { child, match } = await startChild(CANNED_SERVER, { ...process.env, CANNED_BODY: cannedResponse }, /listening on (\d+)/);
   try {
-    const opts = { url: `http://127.0.0.1:${match[1]}/v1/recommend`, headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" }, body, connections };
+    const opts = { url: `http://127.0.0.1:${match[1]}/v1/recommend`, headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" }, body, connections, ours: { pid: child.proc.pid } };
     await drive({ ...opts, durationS: warmupS });
     return { ...(await drive({ ...opts, durationS })), responseBytes: Buffer.byteLength(cannedResponse) };
   } finally {

@@ -3,6 +3,7 @@
  * setupRequest (so every request asks for a different user or item), counting every answer that is not 2xx.
  */
 import autocannon from "autocannon";
+import { cpuShare, type Ours } from "./cpuShare.js";
 import { Latencies } from "./latencies.js";
 
 export interface DriveOptions {
@@ -13,6 +14,8 @@ export interface DriveOptions {
   durationS: number;
   /** Requests per second over all connections; unset: as fast as answers come back. */
   overallRate?: number;
+  /** The processes whose CPU counts as the run's own (the rest of the machine is reported as other work). */
+  ours: Ours;
 }
 
 export interface DriveResult {
@@ -34,12 +37,16 @@ export interface DriveResult {
   bytesPerResponse: number;
   /** CPU seconds per second the load generator (this process) used: near 1 means it may be what limits. */
   clientCpuShare: number;
+  /** Cores busy in the server (or ceiling endpoint), and in work this benchmark did not start. */
+  serverCores: number;
+  otherCores: number;
 }
 
 export function drive(o: DriveOptions): Promise<DriveResult> {
   const url = new URL(o.url);
   const latencies = new Latencies();
   const cpuBefore = process.cpuUsage();
+  const share = cpuShare(o.ours);
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -65,6 +72,7 @@ export function drive(o: DriveOptions): Promise<DriveResult> {
         clearTimeout(guard);
         if (err) return reject(err);
         const cpu = process.cpuUsage(cpuBefore);
+        const { serverCores, otherCores } = share();
         const [p50, p90, p99, max] = latencies.percentiles([0.5, 0.9, 0.99, 1]);
         const ok = r["2xx"];
         resolve({
@@ -78,6 +86,8 @@ export function drive(o: DriveOptions): Promise<DriveResult> {
           p50: p50!, p90: p90!, p99: p99!, max: max!,
           bytesPerResponse: r.throughput.total / Math.max(1, ok),
           clientCpuShare: (cpu.user + cpu.system) / 1e6 / r.duration,
+          serverCores,
+          otherCores,
         });
       },
     );

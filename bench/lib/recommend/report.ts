@@ -15,7 +15,7 @@ const INDEX_MB_TARGET = 200;
 export interface Results {
   date: string;
   scale: number;
-  machine: { cores: number; loadAverageStart: number; loadAverageEnd: number; busyAtStart: string[] };
+  machine: { cores: number; loadAverageStart: number; loadAverageEnd: number; busyAtStart: string[]; busyAtEnd: string[] };
   settings: { connections: number; durationS: number; warmupS: number; fixedRate: number };
   manifest: Omit<Manifest, "pk" | "sk">;
   /** True when this run loaded the data; false when it reused a kept data dir (load figures from then). */
@@ -63,11 +63,15 @@ export function report(r: Results): string {
   const m = r.manifest;
   const load = m.load;
   const st = r.start;
-  const busy = r.machine.busyAtStart.length ? `BUSY at start: ${r.machine.busyAtStart.join("; ")}` : "nothing else heavy running at start";
+  const busy = (when: string, list: string[]) => (list.length ? `BUSY ${when}: ${list.join("; ")}` : `no other benchmark or test ${when}`);
+  const runs = [r.ceiling, ...r.strategies.map((x) => x.load), ...r.fixedRate.map((x) => x.load)];
+  const otherMax = Math.max(...runs.map((x) => x.otherCores));
   return [
     "",
     `Recommend benchmark — scale ${r.scale} (${specLine(m.spec)}), ${r.settings.durationS}s per run, -c ${r.settings.connections}, loopback, ${r.date}`,
-    `${r.machine.cores} cores; load average (1 min) ${r.machine.loadAverageStart.toFixed(2)} at start, ${r.machine.loadAverageEnd.toFixed(2)} at end; ${busy}`,
+    `${r.machine.cores} cores; load average (1 min) ${r.machine.loadAverageStart.toFixed(2)} at start, ${r.machine.loadAverageEnd.toFixed(2)} at end`,
+    `${busy("at start", r.machine.busyAtStart)}; ${busy("at end", r.machine.busyAtEnd)}`,
+    `other work on the machine during the measured runs: up to ${otherMax.toFixed(2)} cores (column "other"; above ~0.2 the figures are skewed)`,
     "",
     `Load through the ingest API (${r.loadedNow ? "this run" : `reused data loaded ${m.loadedAt}`}):`,
     table(
@@ -90,23 +94,26 @@ export function report(r: Results): string {
     ),
     "",
     `Ceiling (same run): bare uWS, JSON.parse of the body + a canned ${int(r.ceiling.responseBytes)}-byte recommend answer, same client setup:`,
-    `  ${int(r.ceiling.reqPerS)} req/s, p50 ${ms(r.ceiling.p50)} ms, p99 ${ms(r.ceiling.p99)} ms, load generator CPU ${pct(r.ceiling.clientCpuShare)}`,
+    `  ${int(r.ceiling.reqPerS)} req/s, p50 ${ms(r.ceiling.p50)} ms, p99 ${ms(r.ceiling.p99)} ms; cores: endpoint ${r.ceiling.serverCores.toFixed(2)}, load generator ${r.ceiling.clientCpuShare.toFixed(2)}, other ${r.ceiling.otherCores.toFixed(2)}`,
     "",
-    "POST /v1/recommend, limit 20, a random known user or item per request (modes: 50 sample answers; client CPU near 100% means",
-    "the load generator, not the server, may be the limit):",
+    "POST /v1/recommend, limit 20, a random known user or item per request. modes: of 50 sample answers. Cores busy in the",
+    "server process (+ PostgreSQL), in the load generator (near 1.00: it may be the limit) and in other work:",
     table(
-      ["strategy", "modes (sample)", "bytes", "req/s", "vs ceiling", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "client CPU"],
+      ["strategy", "modes (sample)", "bytes", "req/s", "vs ceiling", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other"],
       r.strategies.map((s) => [
         s.strategy, modes(s.sample.modes), int(s.sample.meanBytes), int(s.load.reqPerS), pct(s.load.reqPerS / r.ceiling.reqPerS),
-        ms(s.load.p50), ms(s.load.p90), ms(s.load.p99), ms(s.load.max), int(s.load.non2xx), int(s.load.errors), pct(s.load.clientCpuShare),
+        ms(s.load.p50), ms(s.load.p90), ms(s.load.p99), ms(s.load.max), int(s.load.non2xx), int(s.load.errors), ...cores(s.load),
       ]),
     ),
     "",
     "Fixed rate (autocannon overallRate: each connection sends its share of the second as fast as it can, then waits for",
     "the next second, so the load comes in bursts of -c concurrent requests; latencies are per request, not corrected):",
     table(
-      ["strategy", "rate", "conns", "reached req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors"],
-      r.fixedRate.map((f) => [f.strategy, int(f.rate), String(f.connections), int(f.load.reqPerS), ms(f.load.p50), ms(f.load.p90), ms(f.load.p99), ms(f.load.max), int(f.load.non2xx), int(f.load.errors)]),
+      ["strategy", "rate", "conns", "reached req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other"],
+      r.fixedRate.map((f) => [
+        f.strategy, int(f.rate), String(f.connections), int(f.load.reqPerS), ms(f.load.p50), ms(f.load.p90), ms(f.load.p99), ms(f.load.max),
+        int(f.load.non2xx), int(f.load.errors), ...cores(f.load),
+      ]),
     ),
     "",
     "Targets:",
@@ -114,6 +121,8 @@ export function report(r: Results): string {
     "",
   ].join("\n") + "\n";
 }
+
+const cores = (l: DriveResult) => [l.serverCores.toFixed(2), l.clientCpuShare.toFixed(2), l.otherCores.toFixed(2)];
 
 function modes(m: Record<string, number>): string {
   return Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ");

@@ -24,9 +24,16 @@ export interface Server {
   url: string;
   pk: string;
   spec: SyntheticSpec;
+  pid: number | undefined;
+  /** The embedded PostgreSQL's, when there is one (its CPU counts as the server's side). */
+  dataDir: string | undefined;
 }
 
-const target = (s: Server) => ({ url: `${s.url}/v1/recommend`, headers: { "content-type": "application/json", "x-api-key": s.pk } });
+const target = (s: Server) => ({
+  url: `${s.url}/v1/recommend`,
+  headers: { "content-type": "application/json", "x-api-key": s.pk },
+  ours: { pid: s.pid, dataDir: s.dataDir },
+});
 
 export async function runStrategy(s: Server, strategy: Strategy, connections: number, durationS: number, warmupS: number): Promise<StrategyRun> {
   const body = bodyMaker(strategy, s.spec);
