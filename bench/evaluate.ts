@@ -3,12 +3,10 @@
  * rebuilds the index and model from the rest with the server's own code, and measures how well each strategy
  * recovers what was held out. See bench/lib/evaluation/args.ts for the flags.
  */
-import { trainEase } from "../workers/training/ease.js";
 import { seededRandom } from "../workers/training/linalg.js";
-import { trainingSet } from "../workers/training/trainingSet.js";
 import { parseEvaluateArgs, USAGE, type EvaluateArgs } from "./lib/evaluation/args.js";
 import { readInteractions } from "./lib/evaluation/csv.js";
-import { easeRanker } from "./lib/evaluation/easeRanker.js";
+import { easeRankers } from "./lib/evaluation/easeRanker.js";
 import { Scoreboard } from "./lib/evaluation/metrics.js";
 import { serverRankers, type Ranker } from "./lib/evaluation/rankers.js";
 import { replay, trainInto } from "./lib/evaluation/replay.js";
@@ -32,12 +30,10 @@ async function main(args: EvaluateArgs): Promise<void> {
   const extra: Record<string, number> = {};
   if (args.easeLambda > 0) {
     log(`training EASE (λ = ${args.easeLambda}) on ${index.catalog.size} items`);
-    const { matrix } = trainingSet(index, nowS);
-    const started = performance.now();
-    const ease = trainEase(matrix, args.easeLambda);
+    const ease = easeRankers(index, nowS, args.easeLambda);
     extra["EASE lambda"] = args.easeLambda;
-    extra["EASE training s"] = Math.round(performance.now() - started) / 1000;
-    rankers.push(easeRanker(index, matrix, ease, true), easeRanker(index, matrix, ease, false));
+    extra["EASE training s"] = ease.seconds;
+    rankers.push(...ease.rankers);
   }
   const boards = rankers.map(() => new Scoreboard());
   for (const u of users) {

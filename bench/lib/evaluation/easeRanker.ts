@@ -1,6 +1,7 @@
 import type { OrgIndex } from "../../../workers/index/orgIndex.js";
 import type { SparseRows } from "../../../workers/training/als.js";
-import type { EaseModel } from "../../../workers/training/ease.js";
+import { trainEase, type EaseModel } from "../../../workers/training/ease.js";
+import { trainingSet } from "../../../workers/training/trainingSet.js";
 import { TopK } from "../../../workers/strategies/topK.js";
 import { DEPTH, type Ranker } from "./rankers.js";
 
@@ -31,4 +32,13 @@ export function easeRanker(index: OrgIndex, matrix: SparseRows, model: EaseModel
       return { items: top.sorted().items.map((j) => index.catalog.ids.name(j)), fellBack: false };
     },
   };
+}
+
+/** Trains EASE on the same matrix ALS learns from; its rankers with and without seen items, and the time taken. */
+export function easeRankers(index: OrgIndex, nowS: number, lambda: number): { rankers: Ranker[]; seconds: number } {
+  const { matrix } = trainingSet(index, nowS);
+  const started = performance.now();
+  const model = trainEase(matrix, lambda);
+  const seconds = Math.round(performance.now() - started) / 1000;
+  return { rankers: [easeRanker(index, matrix, model, true), easeRanker(index, matrix, model, false)], seconds };
 }
