@@ -2,11 +2,16 @@ import { AppError } from "../errors.js";
 import type { RequestContext } from "../http/context.js";
 import type { KeyCache, KeyEntry } from "./keyCache.js";
 import { keyTypeOf, type KeyType } from "./keys.js";
-import { rateLimitHeaders, type LimitPolicy, type RateLimiter } from "./rateLimit.js";
+import type { LimitPolicy, RateLimiter } from "./rateLimit.js";
 
 export interface ApiKeyAuth {
   /** Identifies the caller's organisation, enforces key type and counts the request against its limit. */
   authenticate(ctx: RequestContext, required: KeyType): Promise<KeyEntry>;
+  /**
+   * The same, at once, for a key already seen by this process; undefined when the key must first be looked up
+   * (then call authenticate). Throws exactly what authenticate would reject with.
+   */
+  authenticateKnown(ctx: RequestContext, required: KeyType): KeyEntry | undefined;
 }
 
 const WRONG_TYPE: Record<KeyType, string> = {
@@ -14,28 +19,50 @@ const WRONG_TYPE: Record<KeyType, string> = {
   secret: "this endpoint takes a secret key (svc_sk_...); a publishable key cannot be used here",
 };
 
+/** Bounded like the key cache's own memory of keys; only keys that exist get in. */
+const SEEN_MAX = 100_000;
+
 export function createApiKeyAuth(cache: KeyCache, limiter: RateLimiter, defaults: LimitPolicy): ApiKeyAuth {
+  /**
+   * Key → the key cache's entry, so that a known key needs no promise. The cache updates its entries in place
+   * (revocation, limits), so holding them here sees every change.
+   */
+  const seen = new Map<string, KeyEntry>();
+
+  function presented(ctx: RequestContext): string {
+    const key = ctx.apiKey;
+    if (!key) throw new AppError("missing_api_key", "the X-API-KEY header is required");
+    if (!keyTypeOf(key)) throw new AppError("invalid_api_key", "X-API-KEY must start with svc_pk_ or svc_sk_");
+    return key;
+  }
+
+  function admit(ctx: RequestContext, entry: KeyEntry | undefined, required: KeyType): KeyEntry {
+    if (!entry) throw new AppError("invalid_api_key", "the API key is not valid");
+    if (entry.revoked) throw new AppError("revoked_api_key", "the API key has been revoked");
+    const result = limiter.count(entry.orgSeq, entry.rateLimitMax ?? defaults.max, entry.rateLimitWindowS ?? defaults.windowS);
+    ctx.rateLimit = result;
+    if (!result.allowed) {
+      throw new AppError("rate_limited", "rate limit reached for this organisation; retry after the window resets", {
+        "Retry-After": String(result.resetS),
+      });
+    }
+    if (entry.type !== required) throw new AppError("wrong_key_type", WRONG_TYPE[required]);
+    return entry;
+  }
+
   return {
     async authenticate(ctx, required) {
-      const key = ctx.apiKey;
-      if (!key) throw new AppError("missing_api_key", "the X-API-KEY header is required");
-      if (!keyTypeOf(key)) throw new AppError("invalid_api_key", "X-API-KEY must start with svc_pk_ or svc_sk_");
-      const entry = await cache.lookup(key);
-      if (!entry) throw new AppError("invalid_api_key", "the API key is not valid");
-      if (entry.revoked) throw new AppError("revoked_api_key", "the API key has been revoked");
-
-      const result = limiter.hit(entry.orgSeq, {
-        max: entry.rateLimitMax ?? defaults.max,
-        windowS: entry.rateLimitWindowS ?? defaults.windowS,
-      });
-      ctx.headers.push(...rateLimitHeaders(result));
-      if (!result.allowed) {
-        throw new AppError("rate_limited", "rate limit reached for this organisation; retry after the window resets", {
-          "Retry-After": String(result.resetS),
-        });
+      const key = presented(ctx);
+      const entry = seen.get(key) ?? (await cache.lookup(key));
+      if (entry && !seen.has(key)) {
+        if (seen.size >= SEEN_MAX) seen.clear();
+        seen.set(key, entry);
       }
-      if (entry.type !== required) throw new AppError("wrong_key_type", WRONG_TYPE[required]);
-      return entry;
+      return admit(ctx, entry, required);
+    },
+    authenticateKnown(ctx, required) {
+      const entry = seen.get(presented(ctx));
+      return entry === undefined ? undefined : admit(ctx, entry, required);
     },
   };
 }

@@ -23,27 +23,39 @@ const SWEEP_EVERY = 10_000;
 export class RateLimiter {
   private readonly windows = new Map<string | number, Window>();
   private hits = 0;
+  private lastPolicy = { max: NaN, windowS: NaN, text: "" };
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
   hit(key: string | number, policy: LimitPolicy): LimitResult {
+    return this.count(key, policy.max, policy.windowS);
+  }
+
+  /** hit() without a policy object: the per-request path of key-authenticated calls. */
+  count(key: string | number, max: number, windowS: number): LimitResult {
     const now = this.now();
-    const windowMs = policy.windowS * 1000;
+    const windowMs = windowS * 1000;
     let w = this.windows.get(key);
     if (!w || now - w.startedAt >= windowMs) {
       w = { startedAt: now, count: 0 };
       this.windows.set(key, w);
     }
     if (++this.hits % SWEEP_EVERY === 0) this.sweep(now, windowMs);
-    const allowed = w.count < policy.max;
+    const allowed = w.count < max;
     if (allowed) w.count++;
     return {
       allowed,
-      limit: policy.max,
-      remaining: Math.max(0, policy.max - w.count),
+      limit: max,
+      remaining: Math.max(0, max - w.count),
       resetS: Math.max(1, Math.ceil((w.startedAt + windowMs - now) / 1000)),
-      policy: `${policy.max};w=${policy.windowS}`,
+      policy: this.policyText(max, windowS),
     };
+  }
+
+  /** Every organisation on the default limit shares one policy string; rebuilt only when the limit differs. */
+  private policyText(max: number, windowS: number): string {
+    if (max !== this.lastPolicy.max || windowS !== this.lastPolicy.windowS) this.lastPolicy = { max, windowS, text: `${max};w=${windowS}` };
+    return this.lastPolicy.text;
   }
 
   /** Drops ended windows so that the map does not grow with every IP ever seen. */

@@ -7,46 +7,67 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const TOO_LARGE = () => new AppError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
 
 /**
- * Starts reading the body at once (uWS needs onData attached before the handler returns) and bounds it;
- * chunks are copied because uWS reuses their memory after the callback.
+ * Reads the body as UTF-8 text into ctx.bodyText (or sets ctx.bodyError once it exceeds `limit`), then calls
+ * `done` once. uWS needs onData attached before the request callback returns, and reuses a chunk's memory
+ * after the callback: a body that arrives whole (the usual case) is decoded straight from uWS's memory, with
+ * no copy; split bodies are copied, then joined before decoding (a character may straddle two chunks).
  */
-export function readBody(ctx: RequestContext, limit = MAX_BODY_BYTES): Promise<Buffer> {
-  if (ctx.contentLength !== undefined && ctx.contentLength > limit) return Promise.reject(TOO_LARGE());
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let failed = false;
-    ctx.res.onData((chunk, isLast) => {
-      if (failed) return;
-      total += chunk.byteLength;
-      if (total > limit) {
-        failed = true;
-        reject(TOO_LARGE());
-        return;
-      }
-      chunks.push(Buffer.from(chunk.slice(0)));
-      if (isLast) resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total));
-    });
+export function readBody(ctx: RequestContext, done: () => void, limit = MAX_BODY_BYTES): void {
+  if (ctx.contentLength !== undefined && ctx.contentLength > limit) {
+    ctx.bodyError = TOO_LARGE();
+    done();
+    return;
+  }
+  let chunks: Buffer[] | undefined;
+  let total = 0;
+  let failed = false;
+  ctx.res.onData((chunk, isLast) => {
+    if (failed) return;
+    total += chunk.byteLength;
+    if (total > limit) {
+      failed = true;
+      ctx.bodyError = TOO_LARGE();
+      done();
+      return;
+    }
+    if (isLast && chunks === undefined) {
+      ctx.bodyText = Buffer.from(chunk).toString("utf8");
+      done();
+      return;
+    }
+    (chunks ??= []).push(Buffer.from(new Uint8Array(chunk)));
+    if (isLast) {
+      ctx.bodyText = Buffer.concat(chunks, total).toString("utf8");
+      done();
+    }
   });
 }
 
 /** `application/json`, with or without parameters such as `charset=utf-8`. */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (!contentType) return false;
-  const type = contentType.split(";")[0].trim().toLowerCase();
+  if (contentType === "application/json") return true;
+  const semicolon = contentType.indexOf(";");
+  const type = (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
   return type === "application/json";
 }
 
-export async function readJson(ctx: RequestContext): Promise<unknown> {
-  if (!ctx.body) throw new AppError("internal_error", "route did not read a body");
-  const raw = await ctx.body;
+/** The body as JSON, for a route declared with a body (the server calls its handler once the body is read). */
+export function jsonBody(ctx: RequestContext): unknown {
+  if (ctx.bodyError) throw ctx.bodyError;
+  const raw = ctx.bodyText;
+  if (raw === undefined) throw new AppError("internal_error", "route did not read a body");
   if (!isJsonContentType(ctx.contentType)) {
     throw new AppError("unsupported_media_type", "request body must be application/json");
   }
   if (raw.length === 0) throw new AppError("invalid_json", "request body is empty; expected JSON");
   try {
-    return JSON.parse(raw.toString("utf8"));
+    return JSON.parse(raw);
   } catch (err) {
     throw new AppError("invalid_json", `request body is not valid JSON: ${(err as Error).message}`);
   }
+}
+
+export async function readJson(ctx: RequestContext): Promise<unknown> {
+  return jsonBody(ctx);
 }

@@ -1,54 +1,60 @@
 import type { HttpRequest, HttpResponse } from "uWebSockets.js";
+import type { LimitResult } from "../auth/rateLimit.js";
+import type { AppError } from "../errors.js";
 
-/** What a handler may know of a request: copied out of uWS's request object, which dies at the first await. */
-export interface RequestContext {
+const decoder = new TextDecoder();
+
+/**
+ * What a handler may know of a request: copied out of uWS's request object, which dies when the request
+ * callback returns. A class rather than an object literal with a getter: a literal's accessor is defined
+ * anew on every request, which V8 does slowly (it moved the object to dictionary mode).
+ */
+export class RequestContext {
   readonly method: string;
   readonly path: string;
   readonly query: string;
-  /** The client address; read on first use (most requests never need it). */
-  readonly ip: string;
   readonly apiKey: string | undefined;
   readonly authorization: string | undefined;
   readonly contentType: string | undefined;
   readonly contentLength: number | undefined;
   readonly startedAt: number;
-  readonly res: HttpResponse;
-  params: string[];
+  params: string[] = [];
   /** Set by uWS's onAborted: the response must not be touched any more. */
-  aborted: boolean;
+  aborted = false;
   /** True once a response has been written. */
-  answered: boolean;
-  /** Headers every response to this request carries (the rate-limit headers, for instance). */
-  headers: Array<[string, string]>;
-  body: Promise<Buffer> | undefined;
-}
+  answered = false;
+  /** Headers every response to this request carries, beyond the rate-limit ones. */
+  headers: Array<[string, string]> = [];
+  /** The organisation's rate-limit state once counted: every answer carries it as RateLimit-* headers. */
+  rateLimit: LimitResult | undefined = undefined;
+  /** The whole body as text, once read (routes declared with a body only). */
+  bodyText: string | undefined = undefined;
+  /** Why the body could not be read (too large), reported when the handler asks for it. */
+  bodyError: AppError | undefined = undefined;
+  /** X-Forwarded-For as sent (only read when trusted); split on first use of `ip`. */
+  private readonly forwarded: string;
+  private address: string | undefined = undefined;
 
-const decoder = new TextDecoder();
+  constructor(readonly res: HttpResponse, req: HttpRequest, trustProxy: boolean) {
+    const lengthHeader = req.getHeader("content-length");
+    this.method = req.getMethod().toUpperCase();
+    this.path = req.getUrl();
+    this.query = req.getQuery() ?? "";
+    this.apiKey = req.getHeader("x-api-key") || undefined;
+    this.authorization = req.getHeader("authorization") || undefined;
+    this.contentType = req.getHeader("content-type") || undefined;
+    this.contentLength = lengthHeader === "" ? undefined : Number(lengthHeader);
+    this.forwarded = trustProxy ? req.getHeader("x-forwarded-for") : "";
+    this.startedAt = performance.now();
+  }
 
-export function createContext(res: HttpResponse, req: HttpRequest, trustProxy: boolean): RequestContext {
-  const lengthHeader = req.getHeader("content-length");
-  const forwarded = trustProxy ? req.getHeader("x-forwarded-for").split(",")[0].trim() : "";
-  let ip: string | undefined = forwarded || undefined;
-  const ctx: RequestContext = {
-    method: req.getMethod().toUpperCase(),
-    path: req.getUrl(),
-    query: req.getQuery() ?? "",
-    get ip() {
+  /** The client address; worked out on first use (most requests never need it). */
+  get ip(): string {
+    if (this.address === undefined) {
+      const forwarded = this.forwarded === "" ? "" : this.forwarded.split(",")[0].trim();
       // The socket's address stays readable until the response is written or aborted.
-      ip ??= ctx.aborted || ctx.answered ? "unknown" : decoder.decode(res.getRemoteAddressAsText());
-      return ip;
-    },
-    apiKey: req.getHeader("x-api-key") || undefined,
-    authorization: req.getHeader("authorization") || undefined,
-    contentType: req.getHeader("content-type") || undefined,
-    contentLength: lengthHeader === "" ? undefined : Number(lengthHeader),
-    startedAt: performance.now(),
-    res,
-    params: [],
-    aborted: false,
-    answered: false,
-    headers: [],
-    body: undefined,
-  };
-  return ctx;
+      this.address = forwarded || (this.aborted || this.answered ? "unknown" : decoder.decode(this.res.getRemoteAddressAsText()));
+    }
+    return this.address;
+  }
 }

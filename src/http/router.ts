@@ -9,12 +9,19 @@ export interface Reply {
   ingest?: boolean;
 }
 
-export type Handler = (ctx: RequestContext) => Promise<Reply> | Reply;
+/**
+ * Returned by a handler that has arranged to answer by itself later (sendReply/sendError), such as an
+ * ingestion waiting for its commit: no promise per request.
+ */
+export const ANSWERS_LATER: unique symbol = Symbol("answers later");
+export type Outcome = Reply | typeof ANSWERS_LATER;
+
+export type Handler = (ctx: RequestContext) => Promise<Outcome> | Outcome;
 
 export interface Route {
   method: string;
   pattern: string;
-  /** `json`: the body is read (bounded) before the handler runs; `none`: no body expected. */
+  /** `json`: the handler runs once the body is read (bounded; see jsonBody); `none`: no body expected. */
   body: "json" | "none";
   handler: Handler;
 }

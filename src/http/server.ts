@@ -2,9 +2,9 @@ import uWS from "uWebSockets.js";
 import { AppError } from "../errors.js";
 import { readBody } from "./body.js";
 import { answerPreflight } from "./cors.js";
-import { createContext, type RequestContext } from "./context.js";
+import { RequestContext } from "./context.js";
 import { sendError, sendReply } from "./respond.js";
-import type { Handler, Router } from "./router.js";
+import { ANSWERS_LATER, type Handler, type Outcome, type Router } from "./router.js";
 
 export interface HttpServer {
   port: number;
@@ -16,7 +16,7 @@ export interface HttpServer {
 export function startHttpServer(router: Router, host: string, port: number, trustProxy: boolean): Promise<HttpServer> {
   const app = uWS.App();
   app.any("/*", (res, req) => {
-    const ctx = createContext(res, req, trustProxy);
+    const ctx = new RequestContext(res, req, trustProxy);
     res.onAborted(() => {
       ctx.aborted = true;
     });
@@ -53,17 +53,24 @@ function dispatch(router: Router, ctx: RequestContext): void {
     return;
   }
   ctx.params = match.params;
-  if (match.route.body === "json") {
-    ctx.body = readBody(ctx);
-    ctx.body.catch(() => undefined); // the handler decides when the failure is reported
-  }
-  run(match.route.handler, ctx);
+  const { handler } = match.route;
+  if (match.route.body === "json") readBody(ctx, () => run(handler, ctx));
+  else run(handler, ctx);
 }
 
-async function run(handler: Handler, ctx: RequestContext): Promise<void> {
+/** A handler that answers at once costs no promise; one that awaits is answered when it settles. */
+function run(handler: Handler, ctx: RequestContext): void {
+  let outcome: Promise<Outcome> | Outcome;
   try {
-    sendReply(ctx, await handler(ctx));
+    outcome = handler(ctx);
   } catch (err) {
     sendError(ctx, err);
+    return;
   }
+  if (outcome instanceof Promise) outcome.then((o) => answer(ctx, o), (err: unknown) => sendError(ctx, err));
+  else answer(ctx, outcome);
+}
+
+function answer(ctx: RequestContext, outcome: Outcome): void {
+  if (outcome !== ANSWERS_LATER) sendReply(ctx, outcome);
 }

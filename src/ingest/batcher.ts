@@ -20,7 +20,8 @@ export interface BatcherOptions {
   onCommitted?: (batch: BatchPayload, skippedEventIds: ReadonlySet<string> | undefined) => void;
 }
 
-interface Waiter {
+/** Who hears of a request's records: once, resolve or reject. */
+export interface Waiter {
   resolve(): void;
   reject(err: AppError): void;
 }
@@ -92,23 +93,36 @@ export class Batcher {
 
   /** Resolves when the records are committed (`durable`) or queued (`queued`); 503 when they cannot be kept. */
   submit(s: Submission): Promise<void> {
-    if (this.closed) return Promise.reject(new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly"));
-    if (!this.health.isUp) return Promise.reject(UNAVAILABLE());
+    return new Promise<void>((resolve, reject) => {
+      try {
+        this.accept(s, { resolve, reject });
+      } catch (err) {
+        reject(err);
+      }
+    });
+  }
+
+  /**
+   * submit() without a promise: `waiter` hears once the records are committed (`durable`) or queued (`queued`).
+   * Throws the 503 AppError at once when they cannot be kept (the waiter then hears nothing).
+   */
+  accept(s: Submission, waiter: Waiter): void {
+    if (this.closed) throw new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly");
+    if (!this.health.isUp) throw UNAVAILABLE();
     const size = sizeOf(s);
     if (this.pending + size > this.opts.queueMax) {
-      return Promise.reject(new AppError("unavailable", "ingestion is saturated; nothing was stored; retry shortly"));
+      throw new AppError("unavailable", "ingestion is saturated; nothing was stored; retry shortly");
     }
     if (this.open.size > 0 && this.open.size + size > this.opts.batchMax) this.seal();
     const b = this.open;
     append(b.payload, s);
     b.size += size;
     this.pending += size;
-    const part: Part = { submission: s, waiter: undefined };
-    b.parts.push(part);
-    const done = this.opts.ack === "durable" ? new Promise<void>((resolve, reject) => (part.waiter = { resolve, reject })) : Promise.resolve();
+    const durable = this.opts.ack === "durable";
+    b.parts.push({ submission: s, waiter: durable ? waiter : undefined });
     if (b.size >= this.opts.batchMax) this.seal();
     this.schedule();
-    return done;
+    if (!durable) waiter.resolve();
   }
 
   /** Refuses further records, then resolves once every accepted one is written (shutdown). */
@@ -181,8 +195,10 @@ export class Batcher {
     this.inFlight--;
     if (result.ok) {
       this.settle(batch);
-      for (const p of batch.parts) p.waiter?.resolve();
       this.publish(batch.payload, result.skippedEventIds);
+      // The next batch leaves before the answers are written, so the database works while they go out.
+      this.dispatch();
+      for (const p of batch.parts) p.waiter?.resolve();
     } else if (result.unavailable) {
       this.failUnavailable(batch, result.message);
     } else {

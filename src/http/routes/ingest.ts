@@ -1,12 +1,16 @@
+import type { KeyEntry } from "../../auth/keyCache.js";
 import type { KeyType } from "../../auth/keys.js";
+import type { AppError } from "../../errors.js";
 import { eventRow, itemRow, userRow } from "../../ingest/rows.js";
-import type { Submission } from "../../ingest/batcher.js";
+import type { Submission, Waiter } from "../../ingest/batcher.js";
 import { EventSchema, ItemSchema, UserSchema, type Event, type Item, type User } from "../../ingest/schemas.js";
 import { isPlainValidEvent } from "../../ingest/plainEvent.js";
 import { validateRecords, type RecordKind } from "../../ingest/validate.js";
 import type { Services } from "../../services.js";
-import { readJson } from "../body.js";
-import type { Route } from "../router.js";
+import { jsonBody } from "../body.js";
+import type { RequestContext } from "../context.js";
+import { sendError, sendJson } from "../respond.js";
+import { ANSWERS_LATER, type Outcome, type Route } from "../router.js";
 
 interface IngestEndpoint<T> {
   path: string;
@@ -29,27 +33,64 @@ const USERS: IngestEndpoint<User> = {
   toSubmission: (org, records) => ({ users: records.map((r) => userRow(org, r)) }),
 };
 
+let stampMs = NaN;
+let stamp = "";
+/** The time of receipt as ISO 8601 text; formatted once per millisecond rather than once per request. */
+function receivedNow(): string {
+  const now = Date.now();
+  if (now !== stampMs) {
+    stampMs = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
+}
+
 const EVENTS: IngestEndpoint<Event> = {
   path: "/v1/events/ingest",
   key: "publishable",
   kind: { plural: "events", singular: "event", schema: EventSchema, vouch: isPlainValidEvent },
   toSubmission: (org, records) => {
-    const receivedAt = new Date().toISOString();
+    const receivedAt = receivedNow();
     return { events: records.map((r) => eventRow(org, r, receivedAt)) };
   },
 };
 
-/** request → key → validate (whole request) → batch → commit → 202 */
+/** The 202 envelope (spec 4.2), written out: one of these per request. */
+function acceptedJson(plural: string, n: number): string {
+  return `{"success":true,"message":"${n} ${plural} accepted","data":{"accepted":${n}},"error":null}`;
+}
+
+/** Answers one ingestion request when the batcher settles its records (the batcher's waiter). */
+class Acknowledgement implements Waiter {
+  constructor(private readonly ctx: RequestContext, private readonly json: string | Uint8Array) {}
+  resolve(): void {
+    sendJson(this.ctx, 202, this.json);
+  }
+  reject(err: AppError): void {
+    sendError(this.ctx, err);
+  }
+}
+
+/**
+ * request → key → validate (whole request) → batch → commit → 202. A key this process already knows is
+ * checked at once, so a request costs no promise: the answer is written when its batch commits.
+ */
 function ingestRoute<T>(s: Services, e: IngestEndpoint<T>): Route {
+  const single = Buffer.from(acceptedJson(e.kind.plural, 1));
+  const enqueue = (ctx: RequestContext, key: KeyEntry): Outcome => {
+    const records = validateRecords(jsonBody(ctx), e.kind);
+    const json = records.length === 1 ? single : acceptedJson(e.kind.plural, records.length);
+    s.batcher.accept(e.toSubmission(key.orgSeq, records), new Acknowledgement(ctx, json));
+    return ANSWERS_LATER;
+  };
   return {
     method: "POST",
     pattern: e.path,
     body: "json",
-    handler: async (ctx) => {
-      const key = await s.apiKeys.authenticate(ctx, e.key);
-      const records = validateRecords(await readJson(ctx), e.kind);
-      await s.batcher.submit(e.toSubmission(key.orgSeq, records));
-      return { status: 202, message: `${records.length} ${e.kind.plural} accepted`, data: { accepted: records.length }, ingest: true };
+    handler: (ctx) => {
+      const known = s.apiKeys.authenticateKnown(ctx, e.key);
+      if (known) return enqueue(ctx, known);
+      return s.apiKeys.authenticate(ctx, e.key).then((key) => enqueue(ctx, key));
     },
   };
 }
