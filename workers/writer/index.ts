@@ -1,12 +1,11 @@
-import { once } from "node:events";
 import { unpack } from "msgpackr";
 import pg from "pg";
-import copyStreams from "pg-copy-streams";
 import { workerData } from "piscina";
 import type { BatchPayload } from "../../src/ingest/rows.js";
 import { isUnavailable, isUniqueViolation } from "../../src/db/errors.js";
 import { copyRows } from "./copyText.js";
 import * as sql from "./merge.js";
+import { PipelinedCopy } from "./pipelinedCopy.js";
 
 export interface WriteTask {
   /** A msgpackr-packed BatchPayload, transferred (not copied) from the front thread. */
@@ -33,10 +32,8 @@ async function connection(): Promise<pg.Client> {
   return c;
 }
 
-async function copyInto(c: pg.Client, statement: string, text: string): Promise<void> {
-  const stream = c.query(copyStreams.from(statement));
-  stream.end(text);
-  await once(stream, "finish");
+function copyInto(c: pg.Client, statement: string, text: string): Promise<void> {
+  return new PipelinedCopy(statement, text).run(c);
 }
 
 /**
