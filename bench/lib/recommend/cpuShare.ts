@@ -51,3 +51,22 @@ export function cpuShare(o: Ours): () => CpuShare {
     return { serverCores: (b.server - a.server) / s, otherCores: Math.max(0, (b.machine - a.machine - (b.ours - a.ours)) / s) };
   };
 }
+
+/**
+ * The same for a phase that spawns the server: call before spawning, then with the server's pid at the end.
+ * A process's CPU counters start at zero when it does, so the server's and its PostgreSQL's totals are the
+ * phase's (PostgreSQL must have been started by that server, as the embedded one is).
+ */
+export function sinceSpawn(): (o: Ours) => CpuShare {
+  const at = performance.now();
+  const machine = machineBusySeconds();
+  const self = process.cpuUsage();
+  return (o) => {
+    const s = (performance.now() - at) / 1000;
+    const own = process.cpuUsage(self);
+    const server = cpuSeconds(o.pid).all;
+    const pg = o.dataDir ? postgresCpuSeconds(o.dataDir) : 0;
+    const ours = server + (Number.isNaN(pg) ? 0 : pg) + (own.user + own.system) / 1e6;
+    return { serverCores: server / s, otherCores: Math.max(0, (machineBusySeconds() - machine - ours) / s) };
+  };
+}

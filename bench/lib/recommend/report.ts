@@ -86,6 +86,7 @@ export function report(r: Results): string {
         ["spawn to listening (database, migrations, index)", `${int(st.startMs)} ms`],
         ...st.shards.map((s) => [`index built, shard ${s.shard}${s === st.orgShard ? " (the organisation's)" : ""}`, `${int(s.ms)} ms, ${int(s.events)} events, ${s.orgs} orgs`]),
         ["ALS training (after listening)", `${int(st.als.ms)} ms (${int(st.als.users)} users × ${int(st.als.items)} items, ${int(st.als.interactions)} interactions)`],
+        ["cores busy meanwhile: server (+ PostgreSQL) / other work", `${st.cpu.serverCores.toFixed(2)} / ${st.cpu.otherCores.toFixed(2)}`],
         ["RSS, loaded, index built and model trained", `${r.memory.loadedRssMb.toFixed(0)} MB (peak while starting ${st.peakRssMb.toFixed(0)} MB)`],
         ["RSS, same server on an empty database", `${r.memory.emptyRssMb.toFixed(0)} MB`],
         ["index memory (the difference)", `${r.memory.indexMb.toFixed(0)} MB`],

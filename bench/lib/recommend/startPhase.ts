@@ -7,6 +7,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { prepareStorage, type Storage } from "../database.js";
 import { startServer, stopChild, type Child } from "../processes.js";
 import { log } from "../settings.js";
+import { sinceSpawn, type CpuShare } from "./cpuShare.js";
 import { peakRssMb, rssMb } from "./memory.js";
 import { logLines, waitForLog } from "./serverLog.js";
 
@@ -34,6 +35,8 @@ export interface StartFigures {
   rssMb: number;
   /** The highest resident set while starting (index build and training included). */
   peakRssMb: number;
+  /** Cores busy from spawn to trained model: the server (+ PostgreSQL), and other work on the machine. */
+  cpu: CpuShare;
 }
 
 export interface Started {
@@ -58,6 +61,7 @@ export async function emptyServerRss(): Promise<number> {
 
 export async function startOnData(storage: Storage, orgSeq: number): Promise<Started> {
   const t0 = performance.now();
+  const cpu = sinceSpawn();
   const { server, url } = await startServer(storage, SERVER_ENV, START_TIMEOUT_MS);
   try {
     const startMs = performance.now() - t0;
@@ -70,7 +74,11 @@ export async function startOnData(storage: Storage, orgSeq: number): Promise<Sta
     const als = { ms: Number(trained.ms), users: Number(trained.users), items: Number(trained.items), interactions: Number(trained.interactions) };
     log(`model trained in ${als.ms} ms; settling ${SETTLE_MS / 1000}s before reading RSS`);
     await sleep(SETTLE_MS);
-    return { server, url, figures: { startMs, shards, orgShard, als, rssMb: rssMb(server.proc.pid), peakRssMb: peakRssMb(server.proc.pid) } };
+    const figures: StartFigures = {
+      startMs, shards, orgShard, als, rssMb: rssMb(server.proc.pid), peakRssMb: peakRssMb(server.proc.pid),
+      cpu: cpu({ pid: server.proc.pid, dataDir: storage.dataDir }),
+    };
+    return { server, url, figures };
   } catch (err) {
     await stopChild(server);
     throw err;
