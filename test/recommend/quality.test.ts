@@ -18,7 +18,7 @@ const HELD_OUT = 2;
 /** A user needs this many interactions to be sampled: enough left to learn their taste from. */
 const MIN_EVENTS = 6;
 const K = 20;
-/** Mentioned only in the very last ingest request: a model that knows it was trained on everything before. */
+/** Mentioned only in the very last ingest request, so a model with a vector for it was trained on everything sent. */
 const PROBE_USER = "quality-probe-user";
 const PROBE_ITEM = "quality-probe-item";
 
