@@ -90,8 +90,11 @@ async function main(): Promise<void> {
     // The ceiling answers with a real answer of this run: a personalized one, limit 20 with metadata.
     const canned = (await sample(on.url, on.pk, bodyMaker("personalized", on.spec), 1)).example;
     if (!canned) throw new Error("no 200 answer to take the ceiling's canned response from");
-    log(`ceiling: bare uWS with a canned ${Buffer.byteLength(canned)}-byte answer`);
-    const ceiling = await recommendCeiling(canned, bodyMaker("personalized", on.spec), CONNECTIONS, DURATION_S, WARMUP_S);
+    const measureCeiling = (when: string) => {
+      log(`ceiling (${when}): bare uWS with a canned ${Buffer.byteLength(canned)}-byte answer`);
+      return recommendCeiling(canned, bodyMaker("personalized", on.spec), CONNECTIONS, DURATION_S, WARMUP_S);
+    };
+    const ceilingBefore = await measureCeiling("before");
 
     log("server: POST /v1/recommend");
     const runs: StrategyRun[] = [];
@@ -102,6 +105,10 @@ async function main(): Promise<void> {
       for (const c of FIXED_CONNECTIONS) fixed.push(await runFixedRate(on, s, FIXED_RATE, c, DURATION_S));
     }
     const afterLoadRssMb = rssMb(server.proc.pid);
+    // Measured again after the runs, and the higher one kept: other work on a shared machine only ever lowers
+    // a ceiling, and a low ceiling would flatter every ratio.
+    const ceilingAfter = await measureCeiling("after");
+    const ceiling = ceilingAfter.reqPerS > ceilingBefore.reqPerS ? ceilingAfter : ceilingBefore;
 
     const { pk: _pk, sk: _sk, ...shown } = manifest;
     const results: Results = {
@@ -114,6 +121,7 @@ async function main(): Promise<void> {
       start: started.figures,
       memory: { loadedRssMb, emptyRssMb, indexMb: loadedRssMb - emptyRssMb, afterLoadRssMb },
       ceiling,
+      ceilings: [ceilingBefore, ceilingAfter],
       strategies: runs,
       fixedRate: fixed,
     };
