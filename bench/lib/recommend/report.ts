@@ -6,6 +6,7 @@ import type { DriveResult } from "./drive.js";
 import { specLine } from "./spec.js";
 import type { StartFigures } from "./startPhase.js";
 import type { FixedRateRun, StrategyRun } from "./strategies.js";
+import type { ThreadCores } from "./threads.js";
 
 const GLOBAL = new Set(["popular", "trending", "new-arrivals"]);
 const GLOBAL_SHARE_TARGET = 0.5;
@@ -105,22 +106,24 @@ export function report(r: Results): string {
     ),
     "",
     "POST /v1/recommend, limit 20, a random known user or item per request. modes: of 50 sample answers. Cores busy in the",
-    "server process (+ PostgreSQL), in the load generator (near 1.00: it may be the limit) and in other work:",
+    "server process (+ PostgreSQL), in the load generator (near 1.00: it may be the limit) and in other work; of the server's,",
+    "its front (main) thread and its busiest other thread (the organisation's recommender shard):",
     table(
-      ["strategy", "modes (sample)", "bytes", "req/s", "vs ceiling", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other"],
+      ["strategy", "modes (sample)", "bytes", "req/s", "vs ceiling", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other", "front", "shard"],
       r.strategies.map((s) => [
         s.strategy, modes(s.sample.modes), int(s.sample.meanBytes), int(s.load.reqPerS), pct(s.load.reqPerS / r.ceiling.reqPerS),
         ms(s.load.p50), ms(s.load.p90), ms(s.load.p99), ms(s.load.max), int(s.load.non2xx), int(s.load.errors), ...cores(s.load),
+        ...threadCells(s.threads),
       ]),
     ),
     "",
     "Fixed rate (autocannon overallRate: each connection sends its share of the second as fast as it can, then waits for",
     "the next second, so the load comes in bursts of -c concurrent requests; latencies are per request, not corrected):",
     table(
-      ["strategy", "rate", "conns", "reached req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other"],
+      ["strategy", "rate", "conns", "reached req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other", "front", "shard"],
       r.fixedRate.map((f) => [
         f.strategy, int(f.rate), String(f.connections), int(f.load.reqPerS), ms(f.load.p50), ms(f.load.p90), ms(f.load.p99), ms(f.load.max),
-        int(f.load.non2xx), int(f.load.errors), ...cores(f.load),
+        int(f.load.non2xx), int(f.load.errors), ...cores(f.load), ...threadCells(f.threads),
       ]),
     ),
     "",
@@ -130,6 +133,7 @@ export function report(r: Results): string {
   ].join("\n") + "\n";
 }
 
+const threadCells = (t: ThreadCores) => [t.front.toFixed(2), t.busiestCores.toFixed(2)];
 const cores = (l: DriveResult) => [l.serverCores.toFixed(2), l.clientCpuShare.toFixed(2), l.otherCores.toFixed(2)];
 
 function modes(m: Record<string, number>): string {

@@ -4,6 +4,7 @@ import { log } from "../settings.js";
 import { bodyMaker, type Strategy } from "./bodies.js";
 import { drive, type DriveResult } from "./drive.js";
 import { sample, type Sample } from "./sample.js";
+import { threadCores, type ThreadCores } from "./threads.js";
 
 const SAMPLE_REQUESTS = 50;
 
@@ -11,6 +12,7 @@ export interface StrategyRun {
   strategy: Strategy;
   sample: Sample;
   load: DriveResult;
+  threads: ThreadCores;
 }
 
 export interface FixedRateRun {
@@ -18,6 +20,7 @@ export interface FixedRateRun {
   connections: number;
   rate: number;
   load: DriveResult;
+  threads: ThreadCores;
 }
 
 export interface Server {
@@ -40,11 +43,15 @@ export async function runStrategy(s: Server, strategy: Strategy, connections: nu
   const seen = await sample(s.url, s.pk, body, SAMPLE_REQUESTS);
   log(`  ${strategy}: modes ${JSON.stringify(seen.modes)}, ${seen.meanResults.toFixed(1)} results and ${Math.round(seen.meanBytes)} bytes per answer; -c ${connections}, ${durationS}s`);
   await drive({ ...target(s), body, connections, durationS: warmupS });
-  return { strategy, sample: seen, load: await drive({ ...target(s), body, connections, durationS }) };
+  const threads = threadCores(s.pid);
+  const load = await drive({ ...target(s), body, connections, durationS });
+  return { strategy, sample: seen, load, threads: threads() };
 }
 
 /** The strategy at a fixed overall rate (autocannon overallRate: each connection's share, sent at the start of each second). */
 export async function runFixedRate(s: Server, strategy: Strategy, rate: number, connections: number, durationS: number): Promise<FixedRateRun> {
   log(`  ${strategy}: ${rate} req/s, -c ${connections}, ${durationS}s`);
-  return { strategy, connections, rate, load: await drive({ ...target(s), body: bodyMaker(strategy, s.spec), connections, durationS, overallRate: rate }) };
+  const threads = threadCores(s.pid);
+  const load = await drive({ ...target(s), body: bodyMaker(strategy, s.spec), connections, durationS, overallRate: rate });
+  return { strategy, connections, rate, load, threads: threads() };
 }
