@@ -29,17 +29,25 @@ export interface Ours {
 }
 
 export interface CpuShare {
-  /** Cores busy in the process under load. */
+  /** Cores busy in the process under load (all its threads). */
   serverCores: number;
+  /** Cores busy in its embedded PostgreSQL (the served-recommendations log is written there). */
+  pgCores: number;
   /** Cores busy in processes this benchmark did not start. */
   otherCores: number;
+}
+
+/** 0 when there is no embedded cluster to count (external PostgreSQL, or not Linux). */
+function pgSeconds(o: Ours): number {
+  const pg = o.dataDir ? postgresCpuSeconds(o.dataDir) : 0;
+  return Number.isNaN(pg) ? 0 : pg;
 }
 
 function snapshot(o: Ours) {
   const self = process.cpuUsage();
   const server = cpuSeconds(o.pid).all;
-  const pg = o.dataDir ? postgresCpuSeconds(o.dataDir) : 0;
-  return { at: performance.now(), machine: machineBusySeconds(), server, ours: server + (Number.isNaN(pg) ? 0 : pg) + (self.user + self.system) / 1e6 };
+  const pg = pgSeconds(o);
+  return { at: performance.now(), machine: machineBusySeconds(), server, pg, ours: server + pg + (self.user + self.system) / 1e6 };
 }
 
 /** Starts counting; call the returned function at the end of the run. */
@@ -48,7 +56,7 @@ export function cpuShare(o: Ours): () => CpuShare {
   return () => {
     const b = snapshot(o);
     const s = (b.at - a.at) / 1000;
-    return { serverCores: (b.server - a.server) / s, otherCores: Math.max(0, (b.machine - a.machine - (b.ours - a.ours)) / s) };
+    return { serverCores: (b.server - a.server) / s, pgCores: (b.pg - a.pg) / s, otherCores: Math.max(0, (b.machine - a.machine - (b.ours - a.ours)) / s) };
   };
 }
 
@@ -65,8 +73,8 @@ export function sinceSpawn(): (o: Ours) => CpuShare {
     const s = (performance.now() - at) / 1000;
     const own = process.cpuUsage(self);
     const server = cpuSeconds(o.pid).all;
-    const pg = o.dataDir ? postgresCpuSeconds(o.dataDir) : 0;
-    const ours = server + (Number.isNaN(pg) ? 0 : pg) + (own.user + own.system) / 1e6;
-    return { serverCores: server / s, otherCores: Math.max(0, (machineBusySeconds() - machine - ours) / s) };
+    const pg = pgSeconds(o);
+    const ours = server + pg + (own.user + own.system) / 1e6;
+    return { serverCores: server / s, pgCores: pg / s, otherCores: Math.max(0, (machineBusySeconds() - machine - ours) / s) };
   };
 }

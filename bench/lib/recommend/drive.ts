@@ -37,8 +37,9 @@ export interface DriveResult {
   bytesPerResponse: number;
   /** CPU seconds per second the load generator (this process) used: near 1 means it may be what limits. */
   clientCpuShare: number;
-  /** Cores busy in the server (or ceiling endpoint), and in work this benchmark did not start. */
+  /** Cores busy in the server (or ceiling endpoint), its PostgreSQL, and work this benchmark did not start. */
   serverCores: number;
+  pgCores: number;
   otherCores: number;
 }
 
@@ -72,7 +73,7 @@ export function drive(o: DriveOptions): Promise<DriveResult> {
         clearTimeout(guard);
         if (err) return reject(err);
         const cpu = process.cpuUsage(cpuBefore);
-        const { serverCores, otherCores } = share();
+        const { serverCores, pgCores, otherCores } = share();
         const [p50, p90, p99, max] = latencies.percentiles([0.5, 0.9, 0.99, 1]);
         const ok = r["2xx"];
         resolve({
@@ -87,6 +88,7 @@ export function drive(o: DriveOptions): Promise<DriveResult> {
           bytesPerResponse: r.throughput.total / Math.max(1, ok),
           clientCpuShare: (cpu.user + cpu.system) / 1e6 / r.duration,
           serverCores,
+          pgCores,
           otherCores,
         });
       },

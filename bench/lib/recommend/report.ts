@@ -90,7 +90,7 @@ export function report(r: Results): string {
         ["spawn to listening (database, migrations, index)", `${int(st.startMs)} ms`],
         ...st.shards.map((s) => [`index built, shard ${s.shard}${s === st.orgShard ? " (the organisation's)" : ""}`, `${int(s.ms)} ms, ${int(s.events)} events, ${s.orgs} orgs`]),
         ["ALS training (after listening)", `${int(st.als.ms)} ms (${int(st.als.users)} users × ${int(st.als.items)} items, ${int(st.als.interactions)} interactions)`],
-        ["cores busy meanwhile: server (+ PostgreSQL) / other work", `${st.cpu.serverCores.toFixed(2)} / ${st.cpu.otherCores.toFixed(2)}`],
+        ["cores busy meanwhile: server / PostgreSQL / other work", `${st.cpu.serverCores.toFixed(2)} / ${st.cpu.pgCores.toFixed(2)} / ${st.cpu.otherCores.toFixed(2)}`],
         ["RSS, loaded, index built and model trained", `${r.memory.loadedRssMb.toFixed(0)} MB (peak while starting ${st.peakRssMb.toFixed(0)} MB)`],
         ["RSS, same server on an empty database", `${r.memory.emptyRssMb.toFixed(0)} MB`],
         ["index memory (the difference)", `${r.memory.indexMb.toFixed(0)} MB`],
@@ -106,10 +106,10 @@ export function report(r: Results): string {
     ),
     "",
     "POST /v1/recommend, limit 20, a random known user or item per request. modes: of 50 sample answers. Cores busy in the",
-    "server process (+ PostgreSQL), in the load generator (near 1.00: it may be the limit) and in other work; of the server's,",
-    "its front (main) thread and its busiest other thread (the organisation's recommender shard):",
+    "server process (all threads), its PostgreSQL, the load generator (near 1.00: it may be the limit) and other work; of the",
+    "server's, its front (main) thread and its busiest other thread (the organisation's recommender shard):",
     table(
-      ["strategy", "modes (sample)", "bytes", "req/s", "vs ceiling", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other", "front", "shard"],
+      ["strategy", "modes (sample)", "bytes", "req/s", "vs ceiling", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "PG", "client", "other", "front", "shard"],
       r.strategies.map((s) => [
         s.strategy, modes(s.sample.modes), int(s.sample.meanBytes), int(s.load.reqPerS), pct(s.load.reqPerS / r.ceiling.reqPerS),
         ms(s.load.p50), ms(s.load.p90), ms(s.load.p99), ms(s.load.max), int(s.load.non2xx), int(s.load.errors), ...cores(s.load),
@@ -120,7 +120,7 @@ export function report(r: Results): string {
     "Fixed rate (autocannon overallRate: each connection sends its share of the second as fast as it can, then waits for",
     "the next second, so the load comes in bursts of -c concurrent requests; latencies are per request, not corrected):",
     table(
-      ["strategy", "rate", "conns", "reached req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "client", "other", "front", "shard"],
+      ["strategy", "rate", "conns", "reached req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "non-2xx", "errors", "server", "PG", "client", "other", "front", "shard"],
       r.fixedRate.map((f) => [
         f.strategy, int(f.rate), String(f.connections), int(f.load.reqPerS), ms(f.load.p50), ms(f.load.p90), ms(f.load.p99), ms(f.load.max),
         int(f.load.non2xx), int(f.load.errors), ...cores(f.load), ...threadCells(f.threads),
@@ -134,7 +134,7 @@ export function report(r: Results): string {
 }
 
 const threadCells = (t: ThreadCores) => [t.front.toFixed(2), t.busiestCores.toFixed(2)];
-const cores = (l: DriveResult) => [l.serverCores.toFixed(2), l.clientCpuShare.toFixed(2), l.otherCores.toFixed(2)];
+const cores = (l: DriveResult) => [l.serverCores.toFixed(2), l.pgCores.toFixed(2), l.clientCpuShare.toFixed(2), l.otherCores.toFixed(2)];
 
 function modes(m: Record<string, number>): string {
   return Object.entries(m).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(", ");
