@@ -28,7 +28,7 @@ import { report, type Ceilings } from "./lib/report.js";
 import { ingestScenario, type Bench, type ScenarioResult } from "./lib/scenario.js";
 import { log, SCENARIOS, SKIP_CEILINGS } from "./lib/settings.js";
 
-const NOT_MEASURED: Ceilings = { copy: NaN, copy2: NaN, uws: { reqPerS: NaN, p50: NaN, p99: NaN, frontCpuUsPerReq: NaN } };
+const NOT_MEASURED: Ceilings = { copy: NaN, copy2: NaN, uws: { reqPerS: NaN, p50: NaN, p99: NaN, frontCpuUsPerReq: NaN, otherCores: NaN } };
 
 async function measureCeilings(databaseUrl: string, org: number): Promise<Ceilings> {
   log("ceiling (b): bare uWS endpoint, answer only");

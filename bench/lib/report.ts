@@ -34,7 +34,8 @@ export function report(run: RunInfo, results: ScenarioResult[], ceilings: Ceilin
     `load average (1 min) at start ${run.loadAverageAtStart.toFixed(2)}, at end ${os.loadavg()[0].toFixed(2)} on ${os.cpus().length} cores (other work on the machine skews every figure)`,
     "",
     "Durable ingestion (202 only after commit). front µs/req: CPU of the server's main thread per request; server/PG CPU:",
-    "cores busy in the server process and in PostgreSQL; µs/event: their CPU per stored event (what limits the rate when cores are shared).",
+    "cores busy in the server process and in PostgreSQL; µs/event: their CPU per stored event (what limits the rate when cores are shared);",
+    "other CPU: cores busy in work this benchmark did not start (a figure measured while that is high is not comparable).",
     resultsTable(results),
     "",
     "Ceilings (same run):",
@@ -48,11 +49,11 @@ export function report(run: RunInfo, results: ScenarioResult[], ceilings: Ceilin
 
 function resultsTable(results: ScenarioResult[]): string {
   return table(
-    ["events/request", "conns", "requests", "req/s", "events/s", "p50 ms", "p99 ms", "commits", "front µs/req", "server CPU", "PG CPU", "µs/event", "acked events", "stored", "check"],
+    ["events/request", "conns", "requests", "req/s", "events/s", "p50 ms", "p99 ms", "commits", "front µs/req", "server CPU", "PG CPU", "µs/event", "other CPU", "acked events", "stored", "check"],
     results.map((r) => [
       String(r.n), String(r.connections), int(r.load.requests), int(r.load.reqPerS), int(r.eventsPerS),
       r.load.p50.toFixed(1), r.load.p99.toFixed(1), int(r.commits), int(r.frontCpuUsPerReq), pct(r.serverCpuShare),
-      pct(r.postgresCpuShare), r.cpuUsPerEvent.toFixed(1),
+      pct(r.postgresCpuShare), r.cpuUsPerEvent.toFixed(1), pct(r.otherCores),
       int(r.expected), int(r.stored),
       check(r),
     ]),
@@ -72,7 +73,7 @@ function ceilingsTable(c: Ceilings): string {
     [
       ["(a) direct COPY, one client, 10,000 rows per COPY", `${int(c.copy)} rows/s`],
       ["(a') the same from two clients at once (for reference)", `${int(c.copy2)} rows/s`],
-      [`(b) bare uWS, JSON.parse + 202, 1-event bodies, -c ${CONNECTIONS}`, `${int(c.uws.reqPerS)} req/s (p50 ${c.uws.p50.toFixed(1)} ms, p99 ${c.uws.p99.toFixed(1)} ms, ${int(c.uws.frontCpuUsPerReq)} µs CPU/req)`],
+      [`(b) bare uWS, JSON.parse + 202, 1-event bodies, -c ${CONNECTIONS}`, `${int(c.uws.reqPerS)} req/s (p50 ${c.uws.p50.toFixed(1)} ms, p99 ${c.uws.p99.toFixed(1)} ms, ${int(c.uws.frontCpuUsPerReq)} µs CPU/req, other CPU ${pct(c.uws.otherCores)})`],
     ],
   );
 }

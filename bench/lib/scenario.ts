@@ -3,6 +3,7 @@ import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { cpuSeconds, postgresCpuSeconds, threadCpu, usPer } from "./cpu.js";
 import { load, type LoadResult } from "./load.js";
+import { cpuShare } from "./recommend/cpuShare.js";
 import { pct } from "./report.js";
 import { ingestTarget, RequestPool } from "./requests.js";
 import { connectionsFor, DURATION_S, log, WARMUP_S } from "./settings.js";
@@ -36,6 +37,8 @@ export interface ScenarioResult {
   postgresCpuShare: number;
   /** Server + PostgreSQL CPU per stored event, in microseconds: the cost under any contention. */
   cpuUsPerEvent: number;
+  /** Cores busy in processes the benchmark did not start (the machine is shared): a figure to distrust when high. */
+  otherCores: number;
 }
 
 export async function ingestScenario(b: Bench, n: number): Promise<ScenarioResult> {
@@ -52,7 +55,9 @@ export async function ingestScenario(b: Bench, n: number): Promise<ScenarioResul
   const threadsBefore = threadCpu(b.serverPid);
   const cpuBefore = cpuSeconds(b.serverPid);
   const pgBefore = postgresCpuSeconds(b.dataDir);
+  const share = cpuShare({ pid: b.serverPid, dataDir: b.dataDir });
   const r = await load({ target, connections, pool, amount });
+  const { otherCores } = share();
   const cpuAfter = cpuSeconds(b.serverPid);
   const pgAfter = postgresCpuSeconds(b.dataDir);
   log(`  server threads (cores busy): ${busyThreads(b.serverPid, threadsBefore, r.durationS)}`);
@@ -70,6 +75,7 @@ export async function ingestScenario(b: Bench, n: number): Promise<ScenarioResul
     serverCpuShare: (cpuAfter.all - cpuBefore.all) / r.durationS,
     postgresCpuShare: (pgAfter - pgBefore) / r.durationS,
     cpuUsPerEvent: usPer(cpuAfter.all - cpuBefore.all + pgAfter - pgBefore, r.accepted * n),
+    otherCores,
   };
 }
 
