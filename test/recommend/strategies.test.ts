@@ -109,6 +109,14 @@ describe("strategies on planted data", () => {
     expect(r.body.data.results[0].reason).toBe("similar-to:boot-a");
   });
 
+  // Every g-item, like most of the catalog, has only brand "x": attributes cannot tell them apart, learned vectors can.
+  it("similar ranks the items the same users engaged with above items whose attributes match just as well", async () => {
+    await eventually(() => recommend(server.url, org, { strategy: "personalized", user_id: "pa" }), (r) => r.body.data?.mode === "personalized", 20_000);
+    const r = await recommend(server.url, org, { strategy: "similar", context_item_id: "g0", limit: 5 });
+    expect(r.body.data.mode).toBe("contextual");
+    expect(r.body.data.recommended_items).toEqual(expect.arrayContaining(["g1", "g2", "g3", "g4", "g5"]));
+  });
+
   it("because-you-viewed recommends what goes with the user's latest item, saying which", async () => {
     const r = await recommend(server.url, org, { strategy: "because-you-viewed", user_id: "byv" });
     expect(r.body.data.recommended_items[0]).toBe("sleepingbag");
