@@ -91,7 +91,7 @@ export function itemNeighbours(ctx: RankContext, item: number): Map<number, numb
   const model = ctx.index.model;
   const v = model && unitVector(model, item);
   if (model && v) {
-    const near = searchVectors(model, model.itemUnit, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item).sorted();
+    const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true }).sorted();
     const signals = ctx.index.signals;
     near.items.forEach((b, k) => out.set(b, (out.get(b) ?? 0) + Math.max(0, near.scores[k]!) * signals.support(b)));
   }

@@ -34,6 +34,6 @@ export const personalized: StrategyFn = (ctx) => {
   if (ctx.user < 0 || !model) return undefined;
   const v = userVector(ctx, model);
   if (!v) return undefined;
-  const top = searchVectors(model, model.itemVectors, v, ctx.want, ctx.eligible);
+  const top = searchVectors(model, v, ctx.want, ctx.eligible, { cosine: false });
   return top.size === 0 ? undefined : { ...top.sorted(), reasons: "collaborative" };
 };

@@ -18,7 +18,7 @@ export const similar: StrategyFn = (ctx) => {
   const score = new Map<number, number>();
   const vectorShare = v ? VECTOR_SHARE : 0;
   if (model && v) {
-    const near = searchVectors(model, model.itemUnit, v, Math.max(ctx.want * 4, 100), (i) => i !== c && ctx.eligible(i)).sorted();
+    const near = searchVectors(model, v, Math.max(ctx.want * 4, 100), (i) => i !== c && ctx.eligible(i), { cosine: true }).sorted();
     const signals = ctx.index.signals;
     near.items.forEach((i, k) => score.set(i, vectorShare * Math.max(0, near.scores[k]!) * signals.support(i)));
   }

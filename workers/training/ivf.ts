@@ -1,23 +1,25 @@
 import { seededRandom } from "./linalg.js";
 
 /**
- * An inverted-file index over item vectors: k-means cells, each listing its items, so that a query scores the
- * cells' centroids and then only the items of the best few cells (a few thousand dot products instead of one
- * per item in the catalog).
+ * An inverted-file index over item vectors: k-means cells, so that a query scores the cells' centroids and then
+ * only the items of the best few cells (a few thousand dot products instead of one per item in the catalog).
+ * The model stores its vectors cell by cell, so a cell is one sequential run of rows.
  */
 export interface Ivf {
   cells: number;
   centroids: Float32Array;
-  /** Items of cell c: members[offsets[c] .. offsets[c+1]). */
+  /** Rows of cell c: offsets[c] .. offsets[c+1] of the model's search order. */
   offsets: Int32Array;
-  members: Int32Array;
 }
 
 const SAMPLE_MAX = 20_000;
 const KMEANS_ROUNDS = 6;
 
-/** Builds cells over the unit-length item vectors `unit` (n × f); items whose vector is zero are left out. */
-export function buildIvf(unit: Float32Array, n: number, f: number, seed: number): Ivf {
+/**
+ * Builds cells over the unit-length item vectors `unit` (n × f); items whose vector is zero are left out.
+ * `members` lists the items cell by cell: the search order of the rows that `ivf.offsets` delimit.
+ */
+export function buildIvf(unit: Float32Array, n: number, f: number, seed: number): { ivf: Ivf; members: Int32Array } {
   const cells = Math.max(1, Math.round(Math.sqrt(n)));
   const random = seededRandom(seed);
   const usable: number[] = [];
@@ -56,7 +58,7 @@ export function buildIvf(unit: Float32Array, n: number, f: number, seed: number)
   const fill = sizes.slice();
   const members = new Int32Array(usable.length);
   for (let i = 0; i < n; i++) if (cellOf[i]! >= 0) members[fill[cellOf[i]!]!++] = i;
-  return { cells, centroids, offsets, members };
+  return { ivf: { cells, centroids, offsets }, members };
 }
 
 function nearestCell(centroids: Float32Array, cells: number, v: Float32Array, off: number, f: number): number {

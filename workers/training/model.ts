@@ -7,9 +7,15 @@ export interface Model {
   params: AlsParams;
   /** Items 0 .. itemCount−1 of the catalog's interning had a vector when the model was trained. */
   itemCount: number;
+  /**
+   * Item vectors row by row in search order (IVF cell by cell), so that a probed cell is read sequentially;
+   * item i is row rowOf[i], row r is item itemOfRow[r].
+   */
   itemVectors: Float32Array;
-  /** The same vectors scaled to unit length (cosine similarity). */
-  itemUnit: Float32Array;
+  /** 1/|v| per row, for cosine similarity without a second copy of the vectors; 0: the item has no vector. */
+  inverseNorms: Float32Array;
+  rowOf: Int32Array;
+  itemOfRow: Int32Array;
   userCount: number;
   userVectors: Float32Array;
   /** Each user's history version at training time: a user whose version moved on is folded in again. */
@@ -38,7 +44,7 @@ export function foldIn(model: Model, items: ArrayLike<number>, strengths: ArrayL
     if (item >= model.itemCount || strengths[j]! <= 0) continue;
     used++;
     const c = confidence(strengths[j]!, model.params.alpha);
-    const off = item * f;
+    const off = model.rowOf[item]! * f;
     const y = model.itemVectors;
     for (let r = 0; r < f; r++) {
       const yr = y[off + r]!;

@@ -6,39 +6,69 @@ import type { Model } from "./model.js";
 /** Below this many items a query scores every item; above, it probes the IVF cells. */
 export const EXHAUSTIVE_MAX_ITEMS = 5_000;
 
-/** Trains the factors and derives what serving needs (unit vectors, Gram matrix, IVF cells). */
+/** Trains the factors and derives what serving needs (search order, inverse norms, Gram matrix, IVF cells). */
 export function trainModel(matrix: SparseRows, userVersions: Int32Array, params: AlsParams, progress?: (it: number) => void): Model {
   const started = performance.now();
   const { userVectors, itemVectors } = trainAls(matrix, params, progress);
   const f = params.factors;
-  const itemUnit = unitVectors(itemVectors, matrix.cols, f, matrix);
+  const n = matrix.cols;
+  const inverseNorms = inverseNormsOf(itemVectors, n, f, matrix);
+  const built = n > EXHAUSTIVE_MAX_ITEMS ? buildIvf(unitVectors(itemVectors, inverseNorms, n, f), n, f, params.seed) : undefined;
+  const itemOfRow = searchOrder(n, built?.members);
+  const rowOf = new Int32Array(n);
+  itemOfRow.forEach((item, row) => (rowOf[item] = row));
   return {
     params,
-    itemCount: matrix.cols,
-    itemVectors,
-    itemUnit,
+    itemCount: n,
+    itemVectors: permuteRows(itemVectors, itemOfRow, f),
+    inverseNorms: permuteRows(inverseNorms, itemOfRow, 1),
+    rowOf,
+    itemOfRow,
     userCount: matrix.rows,
     userVectors,
     userVersions,
-    itemGram: gram(itemVectors, matrix.cols, f),
-    ivf: matrix.cols > EXHAUSTIVE_MAX_ITEMS ? buildIvf(itemUnit, matrix.cols, f, params.seed) : undefined,
+    itemGram: gram(itemVectors, n, f),
+    ivf: built?.ivf,
     trainedAt: Date.now(),
     trainingMs: performance.now() - started,
   };
 }
 
-/** Unit-length copies; an item nobody interacted with keeps a zero vector (it has no learned position). */
-function unitVectors(v: Float32Array, n: number, f: number, matrix: SparseRows): Float32Array {
+/** 1/|v| per item; 0 for an item nobody interacted with (it has no learned position). */
+function inverseNormsOf(v: Float32Array, n: number, f: number, matrix: SparseRows): Float32Array {
   const seen = new Uint8Array(n);
   for (let j = 0; j < matrix.indptr[matrix.rows]!; j++) seen[matrix.indices[j]!] = 1;
-  const out = new Float32Array(n * f);
+  const out = new Float32Array(n);
   for (let i = 0; i < n; i++) {
     if (!seen[i]) continue;
     let norm = 0;
     for (let k = 0; k < f; k++) norm += v[i * f + k]! ** 2;
-    norm = Math.sqrt(norm);
-    if (norm === 0) continue;
-    for (let k = 0; k < f; k++) out[i * f + k] = v[i * f + k]! / norm;
+    if (norm > 0) out[i] = 1 / Math.sqrt(norm);
   }
+  return out;
+}
+
+/** Unit-length copies for clustering (zero where the inverse norm is 0); dropped once the cells are built. */
+function unitVectors(v: Float32Array, inverseNorms: Float32Array, n: number, f: number): Float32Array {
+  const out = new Float32Array(n * f);
+  for (let i = 0; i < n; i++) for (let k = 0; k < f; k++) out[i * f + k] = v[i * f + k]! * inverseNorms[i]!;
+  return out;
+}
+
+/** Rows in search order: the IVF cells' items cell by cell, then every item in no cell (or all items in id order). */
+function searchOrder(n: number, members: Int32Array | undefined): Int32Array {
+  if (!members) return Int32Array.from({ length: n }, (_, i) => i);
+  const order = new Int32Array(n);
+  order.set(members);
+  const placed = new Uint8Array(n);
+  for (const i of members) placed[i] = 1;
+  let row = members.length;
+  for (let i = 0; i < n; i++) if (!placed[i]) order[row++] = i;
+  return order;
+}
+
+function permuteRows(v: Float32Array, itemOfRow: Int32Array, width: number): Float32Array {
+  const out = new Float32Array(itemOfRow.length * width);
+  for (let row = 0; row < itemOfRow.length; row++) out.set(v.subarray(itemOfRow[row]! * width, itemOfRow[row]! * width + width), row * width);
   return out;
 }

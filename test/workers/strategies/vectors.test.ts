@@ -1,0 +1,66 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { searchVectors, unitVector } from "../../../workers/strategies/vectors.js";
+import type { SparseRows } from "../../../workers/training/als.js";
+import { DEFAULT_ALS } from "../../../workers/training/als.js";
+import { seededRandom } from "../../../workers/training/linalg.js";
+import type { Model } from "../../../workers/training/model.js";
+import { EXHAUSTIVE_MAX_ITEMS, trainModel } from "../../../workers/training/train.js";
+
+const ITEMS = EXHAUSTIVE_MAX_ITEMS + 1_000;
+const TOPICS = 30;
+const USERS = 3_000;
+
+/** Users who each engage with a dozen items of one topic (item % TOPICS); the last 100 items are never touched. */
+function topicMatrix(): SparseRows {
+  const random = seededRandom(7);
+  const indptr = new Int32Array(USERS + 1);
+  const indices: number[] = [];
+  for (let u = 0; u < USERS; u++) {
+    const topic = u % TOPICS;
+    const row = new Set<number>();
+    while (row.size < 12) row.add(topic + TOPICS * Math.floor(random() * ((ITEMS - 100) / TOPICS)));
+    indices.push(...[...row].sort((a, b) => a - b));
+    indptr[u + 1] = indices.length;
+  }
+  return { rows: USERS, cols: ITEMS, indptr, indices: Int32Array.from(indices), values: new Float32Array(indices.length).fill(1) };
+}
+
+let model: Model;
+beforeAll(() => {
+  model = trainModel(topicMatrix(), new Int32Array(USERS), { ...DEFAULT_ALS, factors: 16, iterations: 4 });
+});
+
+describe("vector search over a catalog large enough for IVF cells", () => {
+  it("stores each item's vector in exactly one row", () => {
+    expect(model.ivf).toBeDefined();
+    const rows = new Set(Array.from(model.rowOf));
+    expect(rows.size).toBe(ITEMS);
+    for (let item = 0; item < ITEMS; item += 97) expect(model.itemOfRow[model.rowOf[item]!]).toBe(item);
+  });
+
+  it("finds an item itself first when searching with its own unit vector", () => {
+    for (let item = 0; item < ITEMS - 100; item += 211) {
+      const top = searchVectors(model, unitVector(model, item)!, 5, () => true, { cosine: true }).sorted();
+      expect(top.items[0]).toBe(item);
+      expect(top.scores[0]).toBeCloseTo(1, 4);
+    }
+  });
+
+  it("ranks items of the query item's own topic as its nearest neighbours", () => {
+    const item = 3 * TOPICS + 4;
+    const top = searchVectors(model, unitVector(model, item)!, 20, (i) => i !== item, { cosine: true }).sorted();
+    const sameTopic = top.items.filter((i) => i % TOPICS === item % TOPICS).length;
+    expect(sameTopic).toBeGreaterThanOrEqual(18);
+  });
+
+  it("has no vector for an item nobody engaged with", () => {
+    expect(unitVector(model, ITEMS - 1)).toBeUndefined();
+  });
+
+  it("widens the probe until enough items pass a strict filter", () => {
+    const wanted = (i: number) => i % TOPICS === 11;
+    const top = searchVectors(model, unitVector(model, 2)!, 30, wanted, { cosine: true, firstProbes: 1 });
+    expect(top.size).toBe(30);
+    expect(top.sorted().items.every(wanted)).toBe(true);
+  });
+});
