@@ -1,4 +1,5 @@
 import type { Attributes } from "./catalog.js";
+import { Interner } from "./interner.js";
 
 /** Values longer than this (titles, descriptions) say little about kinship and are not indexed. */
 const TOKEN_VALUE_MAX = 64;
@@ -10,40 +11,53 @@ const POSTING_USEFUL_MAX = 5_000;
  * `similar` finds attribute neighbours for items the model has no vector for (new items).
  */
 export class AttributeIndex {
-  private readonly tokensOf: (string[] | undefined)[] = [];
-  private readonly postings = new Map<string, Set<number>>();
+  /** Tokens are interned: an item holds a few integers, and comparing two items compares integers. */
+  private readonly names = new Interner();
+  private readonly tokensOf: (number[] | undefined)[] = [];
+  /** Items holding each token, by token id. */
+  private readonly postings: Set<number>[] = [];
 
   set(item: number, attributes: Attributes): void {
-    for (const t of this.tokensOf[item] ?? []) this.postings.get(t)?.delete(item);
-    const tokens = tokenize(attributes);
+    for (const t of this.tokensOf[item] ?? []) this.postings[t]!.delete(item);
+    const tokens = tokenize(attributes).map((name) => this.names.intern(name));
     this.tokensOf[item] = tokens.length > 0 ? tokens : undefined;
-    for (const t of tokens) {
-      let items = this.postings.get(t);
-      if (!items) this.postings.set(t, (items = new Set()));
-      items.add(item);
-    }
+    for (const t of tokens) (this.postings[t] ??= new Set()).add(item);
   }
 
-  tokens(item: number): readonly string[] {
+  tokens(item: number): readonly number[] {
     return this.tokensOf[item] ?? [];
   }
 
-  /** Items sharing tokens with `item`, with Jaccard similarity of their token sets; rarest tokens first, bounded. */
-  neighbours(item: number, limit: number): Map<number, number> {
+  /**
+   * Items sharing tokens with `item`, with the Jaccard similarity of their token sets. Posting lists are walked
+   * rarest first (the most telling tokens) and the walk stops after `visits` postings, so a token shared by
+   * thousands of items costs a bounded amount per request.
+   */
+  neighbours(item: number, visits: number): { items: number[]; scores: number[] } {
     const mine = this.tokens(item);
-    const shared = new Map<number, number>();
-    const lists = mine.map((t) => this.postings.get(t)!).filter((s) => s.size <= POSTING_USEFUL_MAX).sort((a, b) => a.size - b.size);
+    const items: number[] = [];
+    const scores: number[] = [];
+    const taken = new Set<number>([item]);
+    const lists = mine.map((t) => this.postings[t]!).filter((s) => s.size <= POSTING_USEFUL_MAX).sort((a, b) => a.size - b.size);
+    let left = visits;
     for (const list of lists) {
       for (const other of list) {
-        if (other === item) continue;
-        if (!shared.has(other) && shared.size >= limit) continue;
-        shared.set(other, (shared.get(other) ?? 0) + 1);
+        if (left-- <= 0) return { items, scores };
+        if (taken.has(other)) continue;
+        taken.add(other);
+        items.push(other);
+        scores.push(jaccard(mine, this.tokens(other)));
       }
     }
-    const out = new Map<number, number>();
-    for (const [other, n] of shared) out.set(other, n / (mine.length + this.tokens(other).length - n));
-    return out;
+    return { items, scores };
   }
+}
+
+/** |a ∩ b| / |a ∪ b| of two small token lists (an item has a handful of tokens). */
+function jaccard(a: readonly number[], b: readonly number[]): number {
+  let both = 0;
+  for (const t of a) if (b.includes(t)) both++;
+  return both / (a.length + b.length - both);
 }
 
 function tokenize(attributes: Attributes): string[] {

@@ -4,30 +4,38 @@ import type { StrategyFn } from "./types.js";
 
 /** Learned vectors carry most of the similarity; shared attributes the rest, and all of it for new items. */
 const VECTOR_SHARE = 0.7;
-const ATTRIBUTE_CANDIDATES = 2_000;
+/** Attribute postings visited per request: fewer when vectors already supply the candidates. */
+const ATTRIBUTE_VISITS = { withVector: 500, alone: 2_000 };
+const VECTOR_CANDIDATES_MIN = 100;
 const SAME_TYPE_BONUS = 0.05;
 
 /** Items closest to the context item: cosine of item vectors blended with attribute (Jaccard) similarity. */
 export const similar: StrategyFn = (ctx) => {
   const c = ctx.context;
   if (c < 0) return undefined;
-  const catalog = ctx.index.catalog;
-  const byAttributes = catalog.tokens.neighbours(c, ATTRIBUTE_CANDIDATES);
-  const model = ctx.index.model;
+  const { catalog, model, signals } = ctx.index;
   const v = model && unitVector(model, c);
-  const score = new Map<number, number>();
-  const vectorShare = v ? VECTOR_SHARE : 0;
+  const byAttributes = catalog.tokens.neighbours(c, v ? ATTRIBUTE_VISITS.withVector : ATTRIBUTE_VISITS.alone);
+  // Vector part of each vector candidate; removed once an attribute candidate has taken it up.
+  const byVector = new Map<number, number>();
   if (model && v) {
-    const near = searchVectors(model, v, Math.max(ctx.want * 4, 100), (i) => i !== c && ctx.eligible(i), { cosine: true }).sorted();
-    const signals = ctx.index.signals;
-    near.items.forEach((i, k) => score.set(i, vectorShare * Math.max(0, near.scores[k]!) * signals.support(i)));
+    const near = searchVectors(model, v, Math.max(ctx.want * 4, VECTOR_CANDIDATES_MIN), (i) => i !== c && ctx.eligible(i), { cosine: true });
+    near.forEach((i, s) => byVector.set(i, VECTOR_SHARE * Math.max(0, s) * signals.support(i)));
   }
-  for (const [i, s] of byAttributes) score.set(i, (score.get(i) ?? 0) + (1 - vectorShare) * s);
+  const attributeShare = v ? 1 - VECTOR_SHARE : 1;
   const top = new TopK(ctx.want);
-  for (const [i, s] of score) {
+  const offer = (i: number, s: number) => {
     const total = s + (catalog.type[i] === catalog.type[c] ? SAME_TYPE_BONUS : 0);
     if (top.wouldTake(total, i) && ctx.eligible(i)) top.offer(total, i);
+  };
+  const { items, scores } = byAttributes;
+  for (let k = 0; k < items.length; k++) {
+    const i = items[k]!;
+    const vectorPart = byVector.get(i);
+    if (vectorPart !== undefined) byVector.delete(i);
+    offer(i, attributeShare * scores[k]! + (vectorPart ?? 0));
   }
+  byVector.forEach((s, i) => offer(i, s));
   if (top.size === 0) return undefined;
   return { ...top.sorted(), reasons: `similar-to:${catalog.ids.name(c)}` };
 };

@@ -34,6 +34,11 @@ export class TopK {
     }
   }
 
+  /** Every kept pair, in no particular order. */
+  forEach(visit: (item: number, score: number) => void): void {
+    for (let k = 0; k < this.n; k++) visit(this.items[k]!, this.scores[k]!);
+  }
+
   /** Best first. */
   sorted(): { items: number[]; scores: number[] } {
     const order = Array.from({ length: this.n }, (_, i) => i);

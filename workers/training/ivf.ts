@@ -75,16 +75,3 @@ function nearestCell(centroids: Float32Array, cells: number, v: Float32Array, of
   }
   return best;
 }
-
-/** The `probes` cells whose centroids score highest against the query vector q. */
-export function bestCells(ivf: Ivf, q: Float32Array | Float64Array, f: number, probes: number): number[] {
-  const scores = new Float64Array(ivf.cells);
-  for (let c = 0; c < ivf.cells; c++) {
-    let s = 0;
-    for (let k = 0; k < f; k++) s += ivf.centroids[c * f + k]! * q[k]!;
-    scores[c] = s;
-  }
-  const order = Array.from({ length: ivf.cells }, (_, c) => c);
-  order.sort((a, b) => scores[b]! - scores[a]!);
-  return order.slice(0, Math.min(probes, ivf.cells));
-}
