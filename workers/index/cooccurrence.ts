@@ -10,7 +10,7 @@ const ROW_CAP = 64;
  * ratio). Each item keeps its ROW_CAP strongest neighbours; a new pair displaces only a neighbour seen once.
  */
 export class CoOccurrence {
-  private readonly rows = new RowStore(ROW_CAP + 1);
+  private readonly rows = new RowStore(ROW_CAP, false);
   /** Users who engaged with each item (the margins of the 2×2 table). */
   private margin = new Float32Array(1024);
   total = 0;
@@ -40,6 +40,11 @@ export class CoOccurrence {
     }
   }
 
+  /** Releases the slack left by building (see RowStore.trim). */
+  trim(): void {
+    this.rows.trim();
+  }
+
   neighbourCount(item: number): number {
     return this.rows.size(item);
   }
@@ -60,7 +65,7 @@ export class CoOccurrence {
       }
       if (value[k]! <= 1 && weakest < 0) weakest = k;
     }
-    if (n < ROW_CAP) this.rows.push(a, b, 1, 0, 0);
+    if (n < ROW_CAP) this.rows.push(a, b, 1);
     else if (weakest >= 0) key[weakest] = b; // count stays 1: the newcomer inherits a single sighting
   }
 }

@@ -42,6 +42,13 @@ export class OrgIndex {
     this.people.setStatus(userId, status);
   }
 
+  /** Once the index is built from PostgreSQL: give back the room rows kept for growing (most will not grow soon). */
+  trim(): void {
+    this.people.history.trim();
+    this.signals.alsoViewed.trim();
+    this.signals.boughtTogether.trim();
+  }
+
   applyEvent(e: EventInput, nowS: number): void {
     if (e.name === "identify" && e.previousUserId) {
       this.people.alias(e.previousUserId, e.userId);

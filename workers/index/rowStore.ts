@@ -1,17 +1,24 @@
 /**
  * Variable-length rows (a user's history, an item's co-occurrences) in a few shared typed arrays instead of one
  * JS array per row: no per-row garbage, and the whole store is a handful of allocations. A row that outgrows
- * its block moves to a block twice its size at the end of the slab; the hole it leaves is reclaimed by
- * `compact`, which rebuilds run when the wasted share grows large.
+ * its block moves to a block twice its size at the end of the slab; the holes moves leave are reclaimed by
+ * `compact` once they make up a fifth of the slab. The slab grows by a quarter at a time, so memory stays
+ * within about 1.5× of the rows' capacity.
  */
 export interface RowColumns {
   key: Int32Array;
   value: Float32Array;
+  /** Empty in a store made without times and kinds (co-occurrence rows need only key and value). */
   time: Uint32Array;
   kind: Uint8Array;
 }
 
+type Column = RowColumns[keyof RowColumns];
+
 const FIRST_BLOCK = 4;
+const INITIAL_SLOTS = 1 << 16;
+const SLAB_GROWTH = 1.25;
+const COMPACT_AT_WASTED_SHARE = 0.2;
 
 export class RowStore {
   cols: RowColumns;
@@ -21,12 +28,18 @@ export class RowStore {
   private used = 0;
   private wasted = 0;
 
-  constructor(private readonly maxRow: number, initialSlots = 1 << 16) {
-    this.cols = RowStore.columns(initialSlots);
+  /** `timed`: keep a time and a kind per entry (a user's history) besides key and value. */
+  constructor(private readonly maxRow: number, private readonly timed: boolean) {
+    this.cols = this.columns(INITIAL_SLOTS);
   }
 
-  private static columns(n: number): RowColumns {
-    return { key: new Int32Array(n), value: new Float32Array(n), time: new Uint32Array(n), kind: new Uint8Array(n) };
+  private columns(n: number): RowColumns {
+    const m = this.timed ? n : 0;
+    return { key: new Int32Array(n), value: new Float32Array(n), time: new Uint32Array(m), kind: new Uint8Array(m) };
+  }
+
+  private each(c: RowColumns): Column[] {
+    return this.timed ? [c.key, c.value, c.time, c.kind] : [c.key, c.value];
   }
 
   /** Where row r starts in the columns, and how many entries it holds. */
@@ -39,7 +52,7 @@ export class RowStore {
   }
 
   /** Appends one entry to row r; a full row (maxRow) first drops its oldest quarter. Returns the slot written. */
-  push(r: number, key: number, value: number, time: number, kind: number): number {
+  push(r: number, key: number, value: number, time = 0, kind = 0): number {
     this.ensureRow(r);
     if (this.length[r] === this.maxRow) this.dropOldest(r, Math.max(1, this.maxRow >> 2));
     if (this.length[r] === this.capacity[r]) this.grow(r);
@@ -48,8 +61,10 @@ export class RowStore {
     const c = this.cols;
     c.key[slot] = key;
     c.value[slot] = value;
-    c.time[slot] = time;
-    c.kind[slot] = kind;
+    if (this.timed) {
+      c.time[slot] = time;
+      c.kind[slot] = kind;
+    }
     return slot;
   }
 
@@ -57,8 +72,7 @@ export class RowStore {
   removeAt(r: number, i: number): void {
     const start = this.offset[r]!;
     const n = this.length[r]!;
-    const c = this.cols;
-    for (const col of [c.key, c.value, c.time, c.kind]) col.copyWithin(start + i, start + i + 1, start + n);
+    for (const col of this.each(this.cols)) col.copyWithin(start + i, start + i + 1, start + n);
     this.length[r] = n - 1;
   }
 
@@ -67,14 +81,13 @@ export class RowStore {
   }
 
   get bytes(): number {
-    return this.cols.key.length * 13 + this.offset.length * 12;
+    return this.cols.key.length * (this.timed ? 13 : 8) + this.offset.length * 12;
   }
 
   private dropOldest(r: number, k: number): void {
     const start = this.offset[r]!;
     const n = this.length[r]!;
-    const c = this.cols;
-    for (const col of [c.key, c.value, c.time, c.kind]) col.copyWithin(start, start + k, start + n);
+    for (const col of this.each(this.cols)) col.copyWithin(start, start + k, start + n);
     this.length[r] = n - k;
   }
 
@@ -91,12 +104,11 @@ export class RowStore {
   private grow(r: number): void {
     const oldCap = this.capacity[r]!;
     const cap = oldCap === 0 ? FIRST_BLOCK : Math.min(oldCap * 2, this.maxRow);
-    if (this.wasted > this.used / 2 && this.used > 1 << 16) this.compact();
+    if (this.wasted > this.used * COMPACT_AT_WASTED_SHARE && this.used > INITIAL_SLOTS) this.compact();
     this.reserve(cap);
     const from = this.offset[r]!;
     const to = this.used;
-    const c = this.cols;
-    for (const col of [c.key, c.value, c.time, c.kind]) col.copyWithin(to, from, from + this.length[r]!);
+    for (const col of this.each(this.cols)) col.copyWithin(to, from, from + this.length[r]!);
     this.offset[r] = to;
     this.capacity[r] = cap;
     this.used += cap;
@@ -105,32 +117,36 @@ export class RowStore {
 
   private reserve(extra: number): void {
     if (this.used + extra <= this.cols.key.length) return;
-    let n = this.cols.key.length;
-    while (n < this.used + extra) n *= 2;
     const old = this.cols;
-    this.cols = RowStore.columns(n);
-    this.cols.key.set(old.key.subarray(0, this.used));
-    this.cols.value.set(old.value.subarray(0, this.used));
-    this.cols.time.set(old.time.subarray(0, this.used));
-    this.cols.kind.set(old.kind.subarray(0, this.used));
+    this.cols = this.columns(Math.ceil(Math.max(this.used + extra, old.key.length) * SLAB_GROWTH));
+    const fresh = this.each(this.cols);
+    this.each(old).forEach((col, k) => fresh[k]!.set(col.subarray(0, this.used)));
   }
 
-  /** Rewrites every row into a fresh slab with no holes (capacity kept at the next power of two of its length). */
-  private compact(): void {
-    const old = this.cols;
+  /**
+   * Compacts with every row's capacity cut to its length and no spare slab: for a store that was just built
+   * whole (the index loaded from PostgreSQL), whose rows will mostly not grow soon. A row that does grow later
+   * moves, as usual.
+   */
+  trim(): void {
+    for (let r = 0; r < this.capacity.length; r++) this.capacity[r] = this.length[r]!;
+    this.compact(1);
+  }
+
+  /** Rewrites every row into a fresh slab with no holes (each row keeps its capacity). */
+  private compact(growth = SLAB_GROWTH): void {
+    const old = this.each(this.cols);
     let total = 0;
     for (let r = 0; r < this.capacity.length; r++) total += this.capacity[r]!;
-    this.cols = RowStore.columns(Math.max(total * 2, 1 << 16));
+    this.cols = this.columns(Math.max(Math.ceil(total * growth), INITIAL_SLOTS));
+    const fresh = this.each(this.cols);
     let at = 0;
     for (let r = 0; r < this.offset.length; r++) {
       const cap = this.capacity[r]!;
       if (cap === 0) continue;
       const from = this.offset[r]!;
       const n = this.length[r]!;
-      this.cols.key.set(old.key.subarray(from, from + n), at);
-      this.cols.value.set(old.value.subarray(from, from + n), at);
-      this.cols.time.set(old.time.subarray(from, from + n), at);
-      this.cols.kind.set(old.kind.subarray(from, from + n), at);
+      old.forEach((col, k) => fresh[k]!.set(col.subarray(from, from + n), at));
       this.offset[r] = at;
       at += cap;
     }

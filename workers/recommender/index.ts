@@ -44,6 +44,7 @@ function handle(m: ToShard): void {
 
 async function start(): Promise<void> {
   const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org));
+  for (const index of shard.all()) index.trim();
   const training = new TrainingScheduler(() => shard.all(), { params: data.als, retrainIntervalMs: data.retrainIntervalMs });
   port.on("message", (raw: Uint8Array) => handle(unpackMessage<ToShard>(raw)));
   send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms) });

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { RowStore } from "../../../workers/index/rowStore.js";
+
+function row(store: RowStore, r: number): number[][] {
+  const out: number[][] = [];
+  for (let k = store.start(r); k < store.start(r) + store.size(r); k++) {
+    out.push([store.cols.key[k]!, store.cols.value[k]!, store.cols.time[k] ?? -1, store.cols.kind[k] ?? -1]);
+  }
+  return out;
+}
+
+/** Rows of different lengths pushed in an interleaved order, as events of many users arrive. */
+function filled(timed: boolean, rows: number, maxRow: number): { store: RowStore; expected: number[][][] } {
+  const store = new RowStore(maxRow, timed);
+  const expected: number[][][] = Array.from({ length: rows }, () => []);
+  for (let n = 0; n < 200; n++) {
+    for (let r = 0; r < rows; r++) {
+      if (n >= (r % 50) * 4) continue;
+      store.push(r, r * 1000 + n, n / 2, timed ? 10_000 + n : 0, timed ? 1 + (n % 2) : 0);
+      expected[r]!.push([r * 1000 + n, n / 2, timed ? 10_000 + n : -1, timed ? 1 + (n % 2) : -1]);
+    }
+  }
+  for (const e of expected) if (e.length > maxRow) e.splice(0, e.length - maxRow);
+  return { store, expected };
+}
+
+describe("RowStore", () => {
+  it("keeps every row's entries in order through moves, slab growth and compaction", () => {
+    const { store, expected } = filled(true, 3_000, 1_000);
+    for (let r = 0; r < 3_000; r += 37) expect(row(store, r)).toEqual(expected[r]);
+  });
+
+  it("keeps only key and value when made without times and kinds, in less memory", () => {
+    const timed = filled(true, 3_000, 1_000).store;
+    const { store, expected } = filled(false, 3_000, 1_000);
+    for (let r = 0; r < 3_000; r += 37) expect(row(store, r)).toEqual(expected[r]);
+    expect(store.bytes).toBeLessThan(timed.bytes * 0.7);
+  });
+
+  it("gives back the room kept for growth when trimmed, and still grows rows afterwards", () => {
+    const { store, expected } = filled(true, 3_000, 1_000);
+    const before = store.bytes;
+    store.trim();
+    expect(store.bytes).toBeLessThan(before * 0.7);
+    for (let r = 0; r < 3_000; r += 37) expect(row(store, r)).toEqual(expected[r]);
+    for (let r = 0; r < 3_000; r += 7) {
+      store.push(r, -r - 1, 9, 99, 2);
+      expected[r]!.push([-r - 1, 9, 99, 2]);
+    }
+    for (let r = 0; r < 3_000; r += 7) expect(row(store, r)).toEqual(expected[r]);
+  });
+
+  it("drops a full row's oldest quarter to make room", () => {
+    const store = new RowStore(8, true);
+    for (let n = 0; n < 9; n++) store.push(0, n, 1, n, 1);
+    expect(row(store, 0).map(([key]) => key)).toEqual([2, 3, 4, 5, 6, 7, 8]);
+  });
+});
