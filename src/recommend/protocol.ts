@@ -15,8 +15,16 @@ export type IndexEvent = [
   previousUserId: string | null, occurredAt: string,
 ];
 
+/** One recommend request; the front thread sends those of one event-loop turn together. */
+export interface RankAsk {
+  id: number;
+  req: RankRequest;
+}
+
+export type RankAnswer = { id: number; result: RankResult } | { id: number; failed: string };
+
 export type ToShard =
-  | { t: "rank"; id: number; req: RankRequest }
+  | { t: "rank"; asks: RankAsk[] }
   | { t: "batch"; items: IndexItem[]; users: IndexUser[]; events: IndexEvent[] }
   | { t: "stats"; id: number; org: number };
 
@@ -28,8 +36,7 @@ export interface OrgStats {
 }
 
 export type FromShard =
-  | { t: "ranked"; id: number; result: RankResult }
-  | { t: "failed"; id: number; message: string }
+  | { t: "ranked"; answers: RankAnswer[] }
   | { t: "stats"; id: number; stats: OrgStats | undefined }
   | { t: "ready"; orgs: number; events: number; ms: number };
 

@@ -4,7 +4,9 @@ import type { BatchPayload } from "../ingest/rows.js";
 import { log } from "../log.js";
 import type { RecommenderData } from "../../workers/recommender/index.js";
 import type { AlsParams } from "../../workers/training/als.js";
-import { packMessage, unpackMessage, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type ToShard } from "./protocol.js";
+import {
+  packMessage, unpackMessage, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type RankAsk, type ToShard,
+} from "./protocol.js";
 import type { RankRequest, RankResult } from "./schema.js";
 
 const SHARD_FILE = new URL("../../workers/recommender/index.js", import.meta.url);
@@ -20,8 +22,11 @@ export interface RecommenderOptions {
 interface Pending {
   resolve(v: unknown): void;
   reject(err: AppError): void;
-  timer: NodeJS.Timeout;
+  deadline: number;
 }
+
+/** How often unanswered requests are checked against their deadline (one timer, not one per request). */
+const SWEEP_MS = 100;
 
 interface ShardThread {
   worker: Worker;
@@ -35,11 +40,19 @@ interface ShardThread {
  */
 export class Recommender {
   private readonly threads: ShardThread[] = [];
+  /** In insertion order, which is deadline order: every request gets the same timeout. */
   private readonly pending = new Map<number, Pending>();
+  /** Rank requests of the current event-loop turn, per shard: they leave together, one message per shard. */
+  private outbox: RankAsk[][] = [];
+  private outboxScheduled = false;
   private nextId = 1;
   private closing = false;
+  private readonly sweeper: NodeJS.Timeout;
 
-  private constructor(private readonly opts: RecommenderOptions) {}
+  private constructor(private readonly opts: RecommenderOptions) {
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+  }
 
   /** Starts every shard and resolves once each has built its index from PostgreSQL. */
   static async start(opts: RecommenderOptions): Promise<Recommender> {
@@ -53,11 +66,17 @@ export class Recommender {
   }
 
   rank(req: RankRequest): Promise<RankResult> {
-    return this.ask(req.org, (id) => ({ t: "rank", id, req })) as Promise<RankResult>;
+    return this.ask(req.org, (shard, id) => {
+      (this.outbox[shard] ??= []).push({ id, req });
+      if (!this.outboxScheduled) {
+        this.outboxScheduled = true;
+        setImmediate(() => this.sendOutbox());
+      }
+    }) as Promise<RankResult>;
   }
 
   stats(org: number): Promise<OrgStats | undefined> {
-    return this.ask(org, (id) => ({ t: "stats", id, org })) as Promise<OrgStats | undefined>;
+    return this.ask(org, (shard, id) => this.post(shard, { t: "stats", id, org })) as Promise<OrgStats | undefined>;
   }
 
   /** Sends what the index needs of a committed batch to the shards that own its organisations. */
@@ -77,21 +96,37 @@ export class Recommender {
 
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.sweeper);
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 
-  private ask(org: number, message: (id: number) => ToShard): Promise<unknown> {
+  private ask(org: number, send: (shard: number, id: number) => void): Promise<unknown> {
     const shard = org % this.threads.length;
     if (!this.threads[shard]!.ready) return Promise.reject(new AppError("unavailable", "the recommender index is loading; retry shortly"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new AppError("unavailable", "the recommender did not answer in time; retry shortly"));
-      }, this.opts.timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
-      this.post(shard, message(id));
+      this.pending.set(id, { resolve, reject, deadline: performance.now() + this.opts.timeoutMs });
+      send(shard, id);
     });
+  }
+
+  private sendOutbox(): void {
+    this.outboxScheduled = false;
+    const outbox = this.outbox;
+    this.outbox = [];
+    outbox.forEach((asks, shard) => {
+      if (asks.length > 0 && this.threads[shard]!.ready) this.post(shard, { t: "rank", asks });
+    });
+  }
+
+  /** Fails the requests whose deadline has passed (the oldest come first in the map). */
+  private sweep(): void {
+    const now = performance.now();
+    for (const [id, p] of this.pending) {
+      if (p.deadline > now) return;
+      this.pending.delete(id);
+      p.reject(new AppError("unavailable", "the recommender did not answer in time; retry shortly"));
+    }
   }
 
   private post(shard: number, m: ToShard): void {
@@ -132,17 +167,26 @@ export class Recommender {
 
   private settle(m: FromShard): void {
     if (m.t === "ready") return;
-    const p = this.pending.get(m.id);
-    if (!p) return;
-    this.pending.delete(m.id);
-    clearTimeout(p.timer);
-    if (m.t === "failed") p.reject(new AppError("internal_error", "the recommender failed on this request"));
-    else p.resolve(m.t === "ranked" ? m.result : m.stats);
+    if (m.t === "stats") {
+      this.take(m.id)?.resolve(m.stats);
+      return;
+    }
+    for (const a of m.answers) {
+      const p = this.take(a.id);
+      if (!p) continue;
+      if ("failed" in a) p.reject(new AppError("internal_error", "the recommender failed on this request"));
+      else p.resolve(a.result);
+    }
+  }
+
+  private take(id: number): Pending | undefined {
+    const p = this.pending.get(id);
+    this.pending.delete(id);
+    return p;
   }
 
   private failPending(): void {
     for (const [id, p] of this.pending) {
-      clearTimeout(p.timer);
       p.reject(new AppError("unavailable", "the recommender restarted; retry shortly"));
       this.pending.delete(id);
     }

@@ -85,16 +85,16 @@ export interface RankRequest {
 
 export type Mode = "personalized" | "contextual" | "global" | "fallback";
 
-export interface RankedItem {
-  item_id: string;
-  score: number;
-  reason: string;
-  metadata: Record<string, unknown>;
-}
-
+/**
+ * A recommender thread's answer: the page already rendered as JSON there (each result's `item_id`, `score`,
+ * `reason`, `metadata`; spec 2.4), so the front thread splices text instead of rebuilding objects.
+ */
 export interface RankResult {
   mode: Mode;
-  results: RankedItem[];
+  /** The page's item ids in order: `recommended_items`, and the attribution log. */
+  itemIds: string[];
+  /** The `results` array as JSON text. */
+  resultsJson: string;
   hasNext: boolean;
 }
 

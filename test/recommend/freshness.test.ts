@@ -40,6 +40,18 @@ describe("freshness: accepted data changes answers within a second", () => {
     expect(await timeUntil({ strategy: "popular" }, (items) => items[0] === "i1")).toBeLessThanOrEqual(SECOND);
   });
 
+  it("shows an item's changed attributes in its metadata", async () => {
+    const metadataOf = async (id: string) => {
+      const r = await recommend(server.url, org, { strategy: "new-arrivals", limit: 100 });
+      return r.body.data.results.find((x: { item_id: string }) => x.item_id === id)?.metadata;
+    };
+    await upsertItems(server.url, org, [{ item_id: "recoloured", attributes: { colour: "red" }, created_at: "2024-01-01T00:00:00Z" }]);
+    await eventually(() => metadataOf("recoloured"), (m) => m?.colour === "red", 3 * SECOND);
+    await upsertItems(server.url, org, [{ item_id: "recoloured", attributes: { colour: "blue", size: 4 }, created_at: "2024-01-01T00:00:00Z" }]);
+    const { ms } = await eventually(() => metadataOf("recoloured"), (m) => m?.colour === "blue" && m?.size === 4, 3 * SECOND);
+    expect(ms).toBeLessThanOrEqual(SECOND);
+  });
+
   it("counts a new event in the user's history and in popularity", async () => {
     await sendEvents(server.url, org, [{ user: "u9", item: "i3" }]);
     expect(await timeUntil({ strategy: "recently-viewed", user_id: "u9" }, (items) => items[0] === "i3")).toBeLessThanOrEqual(SECOND);

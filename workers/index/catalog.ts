@@ -19,6 +19,8 @@ export class Catalog {
   status = new Uint8Array(1024);
   createdS = new Float64Array(1024);
   readonly attributes: (Attributes | undefined)[] = [];
+  /** The full metadata of items already served, as JSON text: the common answer (no `fields`) reuses it. */
+  private readonly metadataText: (string | undefined)[] = [];
   readonly tokens = new AttributeIndex();
   /** Bumped on every change that can alter which items are eligible or how they are ordered by creation. */
   version = 0;
@@ -40,6 +42,7 @@ export class Catalog {
     if (createdS !== null) this.createdS[i] = createdS;
     else if (this.createdS[i] === 0) this.createdS[i] = Date.now() / 1000;
     this.attributes[i] = attributes;
+    this.metadataText[i] = undefined;
     this.tokens.set(i, attributes);
     this.version++;
     return i;
@@ -60,6 +63,12 @@ export class Catalog {
     }
     out.item_type = this.type[i]! >= 0 ? this.types.name(this.type[i]!) : null;
     return out;
+  }
+
+  /** metadata(i, fields) as JSON text. */
+  metadataJson(i: number, fields: string[] | undefined): string {
+    if (fields) return JSON.stringify(this.metadata(i, fields));
+    return (this.metadataText[i] ??= JSON.stringify(this.metadata(i, undefined)));
   }
 
   private grow(n: number): void {

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { packMessage, unpackMessage, type FromShard, type ToShard } from "../../src/recommend/protocol.js";
+import { packMessage, unpackMessage, type FromShard, type RankAnswer, type RankAsk, type ToShard } from "../../src/recommend/protocol.js";
 import { log } from "../../src/log.js";
 import type { AlsParams } from "../training/als.js";
 import { loadShard } from "./loader.js";
@@ -23,15 +23,33 @@ function send(m: FromShard): void {
   port.postMessage(packed, [packed.buffer as ArrayBuffer]);
 }
 
+/** Answers that waited this long for the rest of their batch leave at once. */
+const ANSWER_HOLD_MS = 1;
+
+/** Ranks a batch of requests, answering in as few messages as possible without holding an answer long. */
+function rankAll(asks: RankAsk[]): void {
+  let answers: RankAnswer[] = [];
+  let since = performance.now();
+  for (const { id, req } of asks) {
+    try {
+      answers.push({ id, result: shard.rank(req) });
+    } catch (err) {
+      log.error("recommend failed", { shard: data.shard, error: (err as Error).stack });
+      answers.push({ id, failed: (err as Error).message });
+    }
+    if (performance.now() - since >= ANSWER_HOLD_MS) {
+      send({ t: "ranked", answers });
+      answers = [];
+      since = performance.now();
+    }
+  }
+  if (answers.length > 0) send({ t: "ranked", answers });
+}
+
 function handle(m: ToShard): void {
   switch (m.t) {
     case "rank":
-      try {
-        send({ t: "ranked", id: m.id, result: shard.rank(m.req) });
-      } catch (err) {
-        log.error("recommend failed", { shard: data.shard, error: (err as Error).stack });
-        send({ t: "failed", id: m.id, message: (err as Error).message });
-      }
+      rankAll(m.asks);
       return;
     case "batch":
       shard.apply(m.items, m.users, m.events);

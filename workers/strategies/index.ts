@@ -38,21 +38,25 @@ export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000
   return page(index, req, mode, ranking);
 }
 
+/** The requested page, rendered as the response's `results` JSON (the front thread only splices it in). */
 function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
-  if (!ranking) return { mode, results: [], hasNext: false };
+  if (!ranking) return { mode, itemIds: [], resultsJson: "[]", hasNext: false };
+  const { catalog } = index;
   const from = (req.page - 1) * req.limit;
   const to = Math.min(from + req.limit, ranking.items.length);
-  const results = [];
+  const itemIds: string[] = [];
+  const parts: string[] = [];
   for (let k = from; k < to; k++) {
     const item = ranking.items[k]!;
-    results.push({
-      item_id: index.catalog.ids.name(item),
-      score: Math.round(ranking.scores[k]! * 1e6) / 1e6,
-      reason: typeof ranking.reasons === "string" ? ranking.reasons : ranking.reasons[k]!,
-      metadata: index.catalog.metadata(item, req.fields),
-    });
+    const id = catalog.ids.name(item);
+    const reason = typeof ranking.reasons === "string" ? ranking.reasons : ranking.reasons[k]!;
+    itemIds.push(id);
+    parts.push(
+      `{"item_id":${JSON.stringify(id)},"score":${JSON.stringify(Math.round(ranking.scores[k]! * 1e6) / 1e6)},` +
+        `"reason":${JSON.stringify(reason)},"metadata":${catalog.metadataJson(item, req.fields)}}`,
+    );
   }
-  return { mode, results, hasNext: ranking.items.length > from + req.limit };
+  return { mode, itemIds, resultsJson: `[${parts.join(",")}]`, hasNext: ranking.items.length > from + req.limit };
 }
 
 /** Items the user engaged with or converted on (positively): what `exclude_seen` leaves out. */

@@ -1,41 +1,44 @@
 import { randomUUID } from "node:crypto";
+import type { RankRequest, RankResult } from "../../recommend/schema.js";
 import { toRankRequest } from "../../recommend/schema.js";
 import { validateRecommend } from "../../recommend/validate.js";
 import type { Services } from "../../services.js";
-import { readJson } from "../body.js";
-import type { Route } from "../router.js";
+import { jsonBody } from "../body.js";
+import type { RequestContext } from "../context.js";
+import { sendJson } from "../respond.js";
+import { ANSWERS_LATER, type Outcome, type Route } from "../router.js";
 
-/** request → publishable key → validate → shard (msgpackr) → ranked items → response (spec 2.4) */
+/**
+ * The success envelope (spec 2.4) as text around the shard's rendered `results`: the front thread, which
+ * limits the request rate, never rebuilds or re-serialises the results.
+ */
+function answerJson(id: string, tenant: string, req: RankRequest, r: RankResult, latencyMs: number): string {
+  return (
+    `{"success":true,"message":"${r.itemIds.length} recommendations","data":{"recommendation_id":"${id}",` +
+    `"tenant_id":${JSON.stringify(tenant)},"domain":${JSON.stringify(req.itemType ?? "all")},"strategy":"${req.strategy}",` +
+    `"mode":"${r.mode}","results":${r.resultsJson},"recommended_items":${JSON.stringify(r.itemIds)},` +
+    `"pagination":{"page":${req.page},"limit":${req.limit},"has_next":${r.hasNext}},"latency_ms":${latencyMs}}}`
+  );
+}
+
+/** request → publishable key → validate → shard (msgpackr) → rendered page → response */
 export function recommendRoutes(s: Services): Route[] {
+  const answer = (ctx: RequestContext, tenant: string, req: RankRequest, ranked: RankResult): Outcome => {
+    const recommendationId = randomUUID();
+    s.attribution.record(recommendationId, req, ranked.mode, ranked.itemIds);
+    const latencyMs = Math.round((performance.now() - ctx.startedAt) * 1000) / 1000;
+    sendJson(ctx, 200, answerJson(recommendationId, tenant, req, ranked, latencyMs));
+    return ANSWERS_LATER;
+  };
   return [
     {
       method: "POST",
       pattern: "/v1/recommend",
       body: "json",
       handler: async (ctx) => {
-        const started = performance.now();
-        const key = await s.apiKeys.authenticate(ctx, "publishable");
-        const body = validateRecommend(await readJson(ctx));
-        const req = toRankRequest(key.orgSeq, body);
-        const ranked = await s.recommender.rank(req);
-        const recommendationId = randomUUID();
-        const items = ranked.results.map((r) => r.item_id);
-        s.attribution.record(recommendationId, req, ranked.mode, items);
-        return {
-          status: 200,
-          message: `${items.length} recommendations`,
-          data: {
-            recommendation_id: recommendationId,
-            tenant_id: key.orgId,
-            domain: req.itemType ?? "all",
-            strategy: req.strategy,
-            mode: ranked.mode,
-            results: ranked.results,
-            recommended_items: items,
-            pagination: { page: req.page, limit: req.limit, has_next: ranked.hasNext },
-            latency_ms: Math.round((performance.now() - started) * 1000) / 1000,
-          },
-        };
+        const key = s.apiKeys.authenticateKnown(ctx, "publishable") ?? (await s.apiKeys.authenticate(ctx, "publishable"));
+        const req = toRankRequest(key.orgSeq, validateRecommend(jsonBody(ctx)));
+        return answer(ctx, key.orgId, req, await s.recommender.rank(req));
       },
     },
   ];
