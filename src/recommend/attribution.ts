@@ -30,7 +30,7 @@ export class Attribution {
       this.dropped++;
     }
     this.buffer.push([
-      req.org, recommendationId, req.strategy, mode, req.userId ?? null, req.contextItemId ?? null, items, new Date().toISOString(),
+      req.org, recommendationId, req.strategy, mode, req.userId ?? null, req.contextItemId ?? null, items, Date.now(),
     ]);
     if (this.buffer.length >= FLUSH_ROWS) void this.flush();
   }
