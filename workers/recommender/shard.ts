@@ -44,7 +44,7 @@ export class Shard {
     const index = this.orgs.get(org);
     if (!index) return undefined;
     const m = index.model;
-    const modelBytes = m ? m.itemVectors.byteLength + m.inverseNorms.byteLength + m.rowOf.byteLength * 2 + m.userVectors.byteLength + m.itemGram.byteLength : 0;
+    const modelBytes = m ? m.itemCodes.byteLength + m.itemScales.byteLength * 2 + m.rowOf.byteLength * 2 + m.userVectors.byteLength + m.itemGram.byteLength : 0;
     return {
       items: index.catalog.size,
       users: index.people.ids.size,

@@ -1,5 +1,5 @@
 import type { Ivf } from "../training/ivf.js";
-import { rowDot } from "../training/linalg.js";
+import { codeDot, rowDot } from "../training/linalg.js";
 import type { Model } from "../training/model.js";
 import { TopK } from "./topK.js";
 
@@ -42,10 +42,10 @@ export function searchVectors(
 
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
   const f = model.params.factors;
-  const vectors = model.itemVectors;
+  const codes = model.itemCodes;
+  const scales = cosine ? model.cosineScales : model.itemScales;
   for (let row = from; row < to; row++) {
-    const dotted = rowDot(vectors, row * f, q, f);
-    const score = cosine ? dotted * model.inverseNorms[row]! : dotted;
+    const score = codeDot(codes, row * f, q, f) * scales[row]!;
     const item = model.itemOfRow[row]!;
     if (top.wouldTake(score, item) && accept(item)) top.offer(score, item);
   }
@@ -65,10 +65,10 @@ function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number): number
 export function unitVector(model: Model, item: number): Float64Array | undefined {
   if (item < 0 || item >= model.itemCount) return undefined;
   const row = model.rowOf[item]!;
-  const scale = model.inverseNorms[row]!;
+  const scale = model.cosineScales[row]!;
   if (scale === 0) return undefined;
   const f = model.params.factors;
   const out = new Float64Array(f);
-  for (let k = 0; k < f; k++) out[k] = model.itemVectors[row * f + k]! * scale;
+  for (let k = 0; k < f; k++) out[k] = model.itemCodes[row * f + k]! * scale;
   return out;
 }

@@ -1,9 +1,26 @@
 /** Small dense linear algebra on typed arrays, enough for ALS (f ≤ a few hundred). */
 
 /**
- * rows[off .. off+f) · q: a stored vector against a query, the innermost loop of every vector search. One pair
- * of element types keeps it monomorphic; four running sums let the multiply-adds overlap.
+ * codes[off .. off+f) · q: a quantized item vector against a query, the innermost loop of every vector search.
+ * Kept apart from rowDot so that each stays monomorphic; four running sums let the multiply-adds overlap.
  */
+export function codeDot(codes: Int8Array, off: number, q: Float64Array, f: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let k = 0;
+  for (; k + 3 < f; k += 4) {
+    s0 += codes[off + k]! * q[k]!;
+    s1 += codes[off + k + 1]! * q[k + 1]!;
+    s2 += codes[off + k + 2]! * q[k + 2]!;
+    s3 += codes[off + k + 3]! * q[k + 3]!;
+  }
+  for (; k < f; k++) s0 += codes[off + k]! * q[k]!;
+  return s0 + s1 + s2 + s3;
+}
+
+/** rows[off .. off+f) · q for float rows (IVF centroids); see codeDot. */
 export function rowDot(rows: Float32Array, off: number, q: Float64Array, f: number): number {
   let s0 = 0;
   let s1 = 0;

@@ -8,12 +8,14 @@ export interface Model {
   /** Items 0 .. itemCount−1 of the catalog's interning had a vector when the model was trained. */
   itemCount: number;
   /**
-   * Item vectors row by row in search order (IVF cell by cell), so that a probed cell is read sequentially;
-   * item i is row rowOf[i], row r is item itemOfRow[r].
+   * Item vectors quantized to int8, row by row in search order (IVF cell by cell), so that a probed cell is one
+   * short sequential read: row r's vector is itemCodes[r·f .. r·f+f) × itemScales[r]. Item i is row rowOf[i],
+   * row r is item itemOfRow[r].
    */
-  itemVectors: Float32Array;
-  /** 1/|v| per row, for cosine similarity without a second copy of the vectors; 0: the item has no vector. */
-  inverseNorms: Float32Array;
+  itemCodes: Int8Array;
+  itemScales: Float32Array;
+  /** Turns a codes·query dot into a cosine (1/|codes| of the row); 0: the item has no learned vector. */
+  cosineScales: Float32Array;
   rowOf: Int32Array;
   itemOfRow: Int32Array;
   userCount: number;
@@ -44,17 +46,26 @@ export function foldIn(model: Model, items: ArrayLike<number>, strengths: ArrayL
     if (item >= model.itemCount || strengths[j]! <= 0) continue;
     used++;
     const c = confidence(strengths[j]!, model.params.alpha);
-    const off = model.rowOf[item]! * f;
-    const y = model.itemVectors;
+    const row = model.rowOf[item]!;
+    const y = itemVector(model, row);
     for (let r = 0; r < f; r++) {
-      const yr = y[off + r]!;
+      const yr = y[r]!;
       b[r]! += c * yr;
       const w = (c - 1) * yr;
-      for (let s = 0; s <= r; s++) a[r * f + s]! += w * y[off + s]!;
+      for (let s = 0; s <= r; s++) a[r * f + s]! += w * y[s]!;
     }
   }
   if (used === 0) return undefined;
   for (let r = 0; r < f; r++) for (let s = r + 1; s < f; s++) a[r * f + s] = a[s * f + r]!;
   choleskySolve(a, b, f);
   return b;
+}
+
+/** Row `row`'s item vector, decoded from its int8 codes. */
+export function itemVector(model: Model, row: number): Float64Array {
+  const f = model.params.factors;
+  const scale = model.itemScales[row]!;
+  const out = new Float64Array(f);
+  for (let k = 0; k < f; k++) out[k] = model.itemCodes[row * f + k]! * scale;
+  return out;
 }

@@ -6,7 +6,7 @@ import type { Model } from "./model.js";
 /** Below this many items a query scores every item; above, it probes the IVF cells. */
 export const EXHAUSTIVE_MAX_ITEMS = 5_000;
 
-/** Trains the factors and derives what serving needs (search order, inverse norms, Gram matrix, IVF cells). */
+/** Trains the factors and derives what serving needs (search order, int8 codes, Gram matrix, IVF cells). */
 export function trainModel(matrix: SparseRows, userVersions: Int32Array, params: AlsParams, progress?: (it: number) => void): Model {
   const started = performance.now();
   const { userVectors, itemVectors } = trainAls(matrix, params, progress);
@@ -20,8 +20,7 @@ export function trainModel(matrix: SparseRows, userVersions: Int32Array, params:
   return {
     params,
     itemCount: n,
-    itemVectors: permuteRows(itemVectors, itemOfRow, f),
-    inverseNorms: permuteRows(inverseNorms, itemOfRow, 1),
+    ...quantize(permuteRows(itemVectors, itemOfRow, f), permuteRows(inverseNorms, itemOfRow, 1), f),
     rowOf,
     itemOfRow,
     userCount: matrix.rows,
@@ -65,6 +64,33 @@ function searchOrder(n: number, members: Int32Array | undefined): Int32Array {
   let row = members.length;
   for (let i = 0; i < n; i++) if (!placed[i]) order[row++] = i;
   return order;
+}
+
+/**
+ * Each row as int8 codes and one scale (its largest component maps to ±127): a quarter of the memory, and a
+ * quarter of the bytes every search reads, for a relative error under 0.5% per component. `inverseNorms` says
+ * which rows have a learned vector (0: none).
+ */
+function quantize(v: Float32Array, inverseNorms: Float32Array, f: number): Pick<Model, "itemCodes" | "itemScales" | "cosineScales"> {
+  const rows = inverseNorms.length;
+  const itemCodes = new Int8Array(rows * f);
+  const itemScales = new Float32Array(rows);
+  const cosineScales = new Float32Array(rows);
+  for (let r = 0; r < rows; r++) {
+    let maxAbs = 0;
+    for (let k = 0; k < f; k++) maxAbs = Math.max(maxAbs, Math.abs(v[r * f + k]!));
+    if (maxAbs === 0) continue;
+    const scale = maxAbs / 127;
+    let squares = 0;
+    for (let k = 0; k < f; k++) {
+      const code = Math.round(v[r * f + k]! / scale);
+      itemCodes[r * f + k] = code;
+      squares += code * code;
+    }
+    itemScales[r] = scale;
+    if (inverseNorms[r] !== 0) cosineScales[r] = 1 / Math.sqrt(squares);
+  }
+  return { itemCodes, itemScales, cosineScales };
 }
 
 function permuteRows(v: Float32Array, itemOfRow: Int32Array, width: number): Float32Array {

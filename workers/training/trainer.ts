@@ -12,7 +12,7 @@ export interface TrainJob {
 
 parentPort!.on("message", (job: TrainJob) => {
   const model: Model = trainModel(job.matrix, job.userVersions, job.params);
-  const arrays = [model.itemVectors, model.inverseNorms, model.rowOf, model.itemOfRow, model.userVectors, model.userVersions, model.itemGram];
+  const arrays = [model.itemCodes, model.itemScales, model.cosineScales, model.rowOf, model.itemOfRow, model.userVectors, model.userVersions, model.itemGram];
   const buffers = arrays.map((a) => a.buffer);
   if (model.ivf) buffers.push(model.ivf.centroids.buffer, model.ivf.offsets.buffer);
   parentPort!.postMessage(model, buffers as ArrayBuffer[]);
