@@ -26,6 +26,8 @@ export async function startServer(storage: Storage, env: NodeJS.ProcessEnv = {},
     // The per-key limit must never be what throttles the load.
     RATE_LIMIT_MAX: "1000000000",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    // As `npm start` runs the server (see package.json and the README's settings).
+    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? "131072",
     ...env,
   };
   delete serverEnv.DATABASE_URL;
