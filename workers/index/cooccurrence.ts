@@ -3,6 +3,7 @@ import { RowStore } from "./rowStore.js";
 
 /** Neighbours kept per item: enough for a page of related items after filters, small enough for 100k items. */
 const ROW_CAP = 64;
+const COUNT_MAX = 0xffff;
 
 /**
  * Item-to-item co-occurrence counts (how many users engaged with both, within a time window), kept
@@ -10,7 +11,8 @@ const ROW_CAP = 64;
  * ratio). Each item keeps its ROW_CAP strongest neighbours; a new pair displaces only a neighbour seen once.
  */
 export class CoOccurrence {
-  private readonly rows = new RowStore(ROW_CAP, false);
+  /** (neighbour, users who engaged with both) pairs; counts stop at the column's maximum. */
+  private readonly rows = new RowStore(ROW_CAP, { value: Uint16Array, timed: false });
   /** Users who engaged with each item (the margins of the 2×2 table). */
   private margin = new Float32Array(1024);
   total = 0;
@@ -60,7 +62,7 @@ export class CoOccurrence {
     let weakest = -1;
     for (let k = start; k < start + n; k++) {
       if (key[k] === b) {
-        value[k]!++;
+        if (value[k]! < COUNT_MAX) value[k]!++;
         return;
       }
       if (value[k]! <= 1 && weakest < 0) weakest = k;

@@ -17,7 +17,8 @@ export const KIND = { engagement: 1, conversion: 2 } as const;
 export class People {
   readonly ids = new Interner();
   status = new Uint8Array(1024);
-  readonly history = new RowStore(HISTORY_MAX, true);
+  /** Weights are CONTRACT 4's, whole numbers from −2 to 5: one byte each. */
+  readonly history = new RowStore(HISTORY_MAX, { value: Int8Array, timed: true });
   /** previous_user_id → user_id */
   private readonly aliases = new Map<string, string>();
   /** Bumped per user when their history changes, so a cached fold-in vector knows it is stale. */

@@ -5,9 +5,12 @@
  * `compact` once they make up a fifth of the slab. The slab grows by a quarter at a time, so memory stays
  * within about 1.5× of the rows' capacity.
  */
+/** The value column's type: a history's event weights are small integers, co-occurrence counts are counts. */
+export type ValueArray = Int8Array | Uint16Array | Float32Array;
+
 export interface RowColumns {
   key: Int32Array;
-  value: Float32Array;
+  value: ValueArray;
   /** Empty in a store made without times and kinds (co-occurrence rows need only key and value). */
   time: Uint32Array;
   kind: Uint8Array;
@@ -28,14 +31,24 @@ export class RowStore {
   private used = 0;
   private wasted = 0;
 
-  /** `timed`: keep a time and a kind per entry (a user's history) besides key and value. */
-  constructor(private readonly maxRow: number, private readonly timed: boolean) {
+  /**
+   * `value`: the value column's array type (its range bounds what values can be stored); `timed`: keep a time
+   * and a kind per entry (a user's history) besides key and value.
+   */
+  constructor(
+    private readonly maxRow: number,
+    private readonly layout: { value: new (n: number) => ValueArray; timed: boolean },
+  ) {
     this.cols = this.columns(INITIAL_SLOTS);
+  }
+
+  private get timed(): boolean {
+    return this.layout.timed;
   }
 
   private columns(n: number): RowColumns {
     const m = this.timed ? n : 0;
-    return { key: new Int32Array(n), value: new Float32Array(n), time: new Uint32Array(m), kind: new Uint8Array(m) };
+    return { key: new Int32Array(n), value: new this.layout.value(n), time: new Uint32Array(m), kind: new Uint8Array(m) };
   }
 
   private each(c: RowColumns): Column[] {
@@ -81,7 +94,7 @@ export class RowStore {
   }
 
   get bytes(): number {
-    return this.cols.key.length * (this.timed ? 13 : 8) + this.offset.length * 12;
+    return this.cols.key.length * (4 + this.cols.value.BYTES_PER_ELEMENT + (this.timed ? 5 : 0)) + this.offset.length * 12;
   }
 
   private dropOldest(r: number, k: number): void {

@@ -11,7 +11,7 @@ function row(store: RowStore, r: number): number[][] {
 
 /** Rows of different lengths pushed in an interleaved order, as events of many users arrive. */
 function filled(timed: boolean, rows: number, maxRow: number): { store: RowStore; expected: number[][][] } {
-  const store = new RowStore(maxRow, timed);
+  const store = new RowStore(maxRow, { value: Float32Array, timed });
   const expected: number[][][] = Array.from({ length: rows }, () => []);
   for (let n = 0; n < 200; n++) {
     for (let r = 0; r < rows; r++) {
@@ -50,8 +50,18 @@ describe("RowStore", () => {
     for (let r = 0; r < 3_000; r += 7) expect(row(store, r)).toEqual(expected[r]);
   });
 
+  it("stores values in the column type it was made with (whole weights in one byte, counts in two)", () => {
+    const weights = new RowStore(8, { value: Int8Array, timed: true });
+    for (const w of [-2, 0, 5]) weights.push(0, w + 10, w, 1, 1);
+    expect(row(weights, 0).map(([, v]) => v)).toEqual([-2, 0, 5]);
+    expect(weights.cols.value.BYTES_PER_ELEMENT).toBe(1);
+    const counts = new RowStore(8, { value: Uint16Array, timed: false });
+    counts.push(3, 7, 65_535);
+    expect(row(counts, 3)).toEqual([[7, 65_535, -1, -1]]);
+  });
+
   it("drops a full row's oldest quarter to make room", () => {
-    const store = new RowStore(8, true);
+    const store = new RowStore(8, { value: Int8Array, timed: true });
     for (let n = 0; n < 9; n++) store.push(0, n, 1, n, 1);
     expect(row(store, 0).map(([key]) => key)).toEqual([2, 3, 4, 5, 6, 7, 8]);
   });
