@@ -28,6 +28,13 @@ export class AttributeIndex {
     return this.tokensOf[item] ?? [];
   }
 
+  /** Jaccard similarity of two items' token sets (0 when either has none). */
+  similarity(a: number, b: number): number {
+    const ta = this.tokens(a);
+    const tb = this.tokens(b);
+    return ta.length === 0 || tb.length === 0 ? 0 : jaccard(ta, tb);
+  }
+
   /**
    * Items sharing tokens with `item`, with the Jaccard similarity of their token sets. Posting lists are walked
    * rarest first (the most telling tokens) and the walk stops after `visits` postings, so a token shared by
