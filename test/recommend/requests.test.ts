@@ -132,6 +132,15 @@ describe("recommend: filters and restrictions", () => {
     expect(unfiltered).toEqual(["p29", "p28", "p27"]);
   });
 
+  it("gives requests that differ only in fields, limit or page each their own answer", async () => {
+    const meta = async (body: Record<string, unknown>) => (await recommend(server.url, org, { strategy: "popular", ...body })).body.data.results.map((x: { metadata: object }) => x.metadata);
+    expect(await meta({ limit: 1 })).toEqual([{ colour: "blue", price: 290, tags: ["odd"], title: "Product 29", item_type: "product" }]);
+    expect(await meta({ limit: 1, fields: ["price"] })).toEqual([{ price: 290, item_type: "product" }]);
+    expect(await meta({ limit: 1, fields: ["title"] })).toEqual([{ title: "Product 29", item_type: "product" }]);
+    expect(await recommended(server.url, org, { strategy: "popular", limit: 2, page: 2 })).toEqual(["p27", "p26"]);
+    expect(await recommended(server.url, org, { strategy: "popular", limit: 3 })).toEqual(["p29", "p28", "p27"]);
+  });
+
   it("copies only the attributes named in fields into metadata (item_type always)", async () => {
     const r = await recommend(server.url, org, { strategy: "popular", item_type: "product", fields: ["price", "nope"], limit: 1 });
     expect(r.body.data.results[0].metadata).toEqual({ price: 290, item_type: "product" });

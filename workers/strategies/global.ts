@@ -1,3 +1,4 @@
+import type { RankRequest, RankResult } from "../../src/recommend/schema.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { TopK } from "./topK.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";
@@ -15,18 +16,21 @@ interface Cached {
   scores: Float64Array;
   /** True when every item with a score is in the list (no need to scan the catalog behind it). */
   complete: boolean;
+  /** Rendered answers to requests with nothing of their own (same page, limit and fields): they die with the ranking. */
+  pages: Map<string, RankResult>;
 }
 
 type Scorer = (index: OrgIndex, nowS: number) => (item: number) => number;
 
 const caches = new WeakMap<OrgIndex, Map<string, Cached>>();
+const PAGES_MAX = 64;
 
 /**
  * A global ranking: walks the cached top of the organisation's ranking, keeping the request's eligible items,
  * and scans the whole catalog only when filters exhaust that top.
  */
-function globalRanking(name: string, reason: string, scorer: Scorer, version: (index: OrgIndex) => string): StrategyFn {
-  return (ctx) => {
+function globalRanking(name: string, reason: string, scorer: Scorer, version: (index: OrgIndex) => string): GlobalStrategy {
+  const run: StrategyFn = (ctx) => {
     const cached = cachedRanking(ctx.index, name, scorer, version(ctx.index), ctx.nowS);
     const items: number[] = [];
     const scores: number[] = [];
@@ -39,6 +43,28 @@ function globalRanking(name: string, reason: string, scorer: Scorer, version: (i
     if (items.length < ctx.want && !cached.complete) return scanAll(ctx, scorer, reason);
     return items.length === 0 ? undefined : { items, scores, reasons: reason };
   };
+  const shared: SharedPages = (index, req, nowS, render) => {
+    const pages = cachedRanking(index, name, scorer, version(index), nowS).pages;
+    const key = `${req.page}/${req.limit}/${req.fields?.join("\u0000") ?? "*"}`;
+    let page = pages.get(key);
+    if (!page) {
+      page = render();
+      if (pages.size < PAGES_MAX) pages.set(key, page);
+    }
+    return page;
+  };
+  return { run, shared };
+}
+
+/**
+ * The answer to a request that asks for nothing of its own (no filters, type, exclusions or seen items): the
+ * same for every such request while the shared ranking stands, so it is rendered once.
+ */
+type SharedPages = (index: OrgIndex, req: RankRequest, nowS: number, render: () => RankResult) => RankResult;
+
+export interface GlobalStrategy {
+  run: StrategyFn;
+  shared: SharedPages;
 }
 
 function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: string, nowS: number): Cached {
@@ -58,7 +84,9 @@ function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: s
     top.offer(s, i);
   }
   const { items, scores } = top.sorted();
-  const built = { builtAt: now, version, items: Int32Array.from(items), scores: Float64Array.from(scores), complete: scored <= CACHE_DEPTH };
+  const built: Cached = {
+    builtAt: now, version, items: Int32Array.from(items), scores: Float64Array.from(scores), complete: scored <= CACHE_DEPTH, pages: new Map(),
+  };
   byName.set(name, built);
   return built;
 }

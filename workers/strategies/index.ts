@@ -1,14 +1,14 @@
 import type { Mode, RankRequest, RankResult, Strategy } from "../../src/recommend/schema.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { eligibility } from "./eligibility.js";
-import { newArrivals, popular, trending } from "./global.js";
+import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js";
 import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
 import { personalized } from "./personalized.js";
 import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
 import { similar } from "./similar.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";
 
-const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boolean }> = {
+const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boolean; shared?: GlobalStrategy["shared"] }> = {
   personalized: { run: personalized, mode: "personalized", needsUser: true },
   "because-you-viewed": { run: becauseYouViewed, mode: "personalized", needsUser: true },
   "recently-viewed": { run: recentlyViewed, mode: "personalized", needsUser: true },
@@ -16,13 +16,23 @@ const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boole
   similar: { run: similar, mode: "contextual", needsUser: false },
   "frequently-bought-together": { run: frequentlyBoughtTogether, mode: "contextual", needsUser: false },
   "also-viewed": { run: alsoViewed, mode: "contextual", needsUser: false },
-  popular: { run: popular, mode: "global", needsUser: false },
-  trending: { run: trending, mode: "global", needsUser: false },
-  "new-arrivals": { run: newArrivals, mode: "global", needsUser: false },
+  popular: { ...popular, mode: "global", needsUser: false },
+  trending: { ...trending, mode: "global", needsUser: false },
+  "new-arrivals": { ...newArrivals, mode: "global", needsUser: false },
 };
 
 /** Runs the request's strategy on the organisation's index; no signal (or a hidden user) falls back to popular. */
 export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000): RankResult {
+  const shared = STRATEGY[req.strategy].shared;
+  if (shared && asksNothingOwn(req)) return shared(index, req, nowS, () => rankFresh(index, req, nowS));
+  return rankFresh(index, req, nowS);
+}
+
+function asksNothingOwn(req: RankRequest): boolean {
+  return !req.filters && req.itemType === undefined && !req.excludeItemIds?.length && !(req.excludeSeen && req.userId !== undefined);
+}
+
+function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult {
   const user = req.userId === undefined ? -1 : index.people.find(req.userId);
   const context = req.contextItemId === undefined ? -1 : index.catalog.ids.find(req.contextItemId);
   const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
@@ -33,7 +43,7 @@ export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000
   let ranking = hidden ? undefined : chosen.run(ctx);
   if (!ranking) {
     mode = "fallback";
-    ranking = req.strategy === "popular" ? undefined : popular(ctx);
+    ranking = req.strategy === "popular" ? undefined : popular.run(ctx);
   }
   return page(index, req, mode, ranking);
 }
