@@ -97,20 +97,24 @@ export class TrainingScheduler {
     }
   }
 
+  /** Each training runs in a thread of its own that ends with it, so the memory training used is given back. */
   private run(job: TrainJob): Promise<Model> {
-    const trainer = (this.trainer ??= this.startTrainer());
+    const trainer = (this.trainer = this.startTrainer());
+    const ended = () => {
+      if (this.trainer === trainer) this.trainer = undefined;
+      void trainer.terminate();
+    };
     return new Promise((resolve, reject) => {
-      const onMessage = (m: Model) => {
-        trainer.off("error", onError);
+      trainer.once("message", (m: Model) => {
+        ended();
         resolve(m);
-      };
-      const onError = (err: Error) => {
-        trainer.off("message", onMessage);
-        this.trainer = undefined;
+      });
+      trainer.once("error", (err: Error) => {
+        ended();
         reject(err);
-      };
-      trainer.once("message", onMessage);
-      trainer.once("error", onError);
+      });
+      // After an answer this settles nothing; without one (the thread died) the training fails instead of hanging.
+      trainer.once("exit", (code) => reject(new Error(`the training thread exited (code ${code}) before answering`)));
       const m = job.matrix;
       trainer.postMessage(job, [m.indptr.buffer, m.indices.buffer, m.values.buffer, job.userVersions.buffer] as ArrayBuffer[]);
     });

@@ -1,3 +1,4 @@
+import { ensureLength } from "../index/growable.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { SparseRows } from "./als.js";
 
@@ -11,19 +12,23 @@ const STRENGTH_HALF_LIFE_S = 90 * 86_400;
 export function trainingSet(index: OrgIndex, nowS: number): { matrix: SparseRows; userVersions: Int32Array } {
   const users = index.people.ids.size;
   const indptr = new Int32Array(users + 1);
-  const indices: number[] = [];
-  const values: number[] = [];
+  // Typed arrays from the start: millions of entries in JS arrays would leave that much garbage on the heap.
+  let indices = new Int32Array(1024);
+  let values = new Float32Array(1024);
+  let n = 0;
   const perItem = new Map<number, number>();
   for (let u = 0; u < users; u++) {
     for (const [item, strength] of sumStrengths(index, u, nowS, perItem)) {
       if (strength <= 0) continue;
-      indices.push(item);
-      values.push(strength);
+      indices = ensureLength(indices, n + 1);
+      values = ensureLength(values, n + 1);
+      indices[n] = item;
+      values[n++] = strength;
     }
-    indptr[u + 1] = indices.length;
+    indptr[u + 1] = n;
   }
   return {
-    matrix: { rows: users, cols: index.catalog.size, indptr, indices: Int32Array.from(indices), values: Float32Array.from(values) },
+    matrix: { rows: users, cols: index.catalog.size, indptr, indices: indices.slice(0, n), values: values.slice(0, n) },
     userVersions: index.people.version.slice(0, users),
   };
 }
