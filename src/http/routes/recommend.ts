@@ -1,5 +1,5 @@
-import { randomUUID } from "node:crypto";
 import type { RankRequest, RankResult } from "../../recommend/schema.js";
+import { recommendationId } from "../../recommend/recommendationId.js";
 import { toRankRequest } from "../../recommend/schema.js";
 import { validateRecommend } from "../../recommend/validate.js";
 import type { Services } from "../../services.js";
@@ -24,10 +24,10 @@ function answerJson(id: string, tenant: string, req: RankRequest, r: RankResult,
 /** request → publishable key → validate → shard (msgpackr) → rendered page → response */
 export function recommendRoutes(s: Services): Route[] {
   const answer = (ctx: RequestContext, tenant: string, req: RankRequest, ranked: RankResult): Outcome => {
-    const recommendationId = randomUUID();
-    s.attribution.record(recommendationId, req, ranked.mode, ranked.itemIds);
+    const id = recommendationId();
+    s.attribution.record(id, req, ranked.mode, ranked.itemIds);
     const latencyMs = Math.round((performance.now() - ctx.startedAt) * 1000) / 1000;
-    sendJson(ctx, 200, answerJson(recommendationId, tenant, req, ranked, latencyMs));
+    sendJson(ctx, 200, answerJson(id, tenant, req, ranked, latencyMs));
     return ANSWERS_LATER;
   };
   return [
