@@ -7,7 +7,8 @@ import type { AlsParams } from "../../workers/training/als.js";
 import {
   packMessage, unpackMessage, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type RankAsk, type ToShard,
 } from "./protocol.js";
-import type { RankRequest, RankResult } from "./schema.js";
+import { sharedAnswerKey, type RankRequest, type RankResult } from "./schema.js";
+import { SharedAnswers } from "./sharedAnswers.js";
 
 const SHARD_FILE = new URL("../../workers/recommender/index.js", import.meta.url);
 
@@ -48,6 +49,7 @@ export class Recommender {
   private nextId = 1;
   private closing = false;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly shared = new SharedAnswers();
 
   private constructor(private readonly opts: RecommenderOptions) {
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
@@ -65,14 +67,26 @@ export class Recommender {
     return this.threads.every((t) => t.ready);
   }
 
+  /** The answer a request shares with identical recent ones, when there is one (no thread hop then). */
+  sharedAnswer(req: RankRequest): RankResult | undefined {
+    const key = sharedAnswerKey(req);
+    return key === undefined ? undefined : this.shared.get(key);
+  }
+
   rank(req: RankRequest): Promise<RankResult> {
-    return this.ask(req.org, (shard, id) => {
+    const key = sharedAnswerKey(req);
+    const asked = this.ask(req.org, (shard, id) => {
       (this.outbox[shard] ??= []).push({ id, req });
       if (!this.outboxScheduled) {
         this.outboxScheduled = true;
         setImmediate(() => this.sendOutbox());
       }
     }) as Promise<RankResult>;
+    if (key === undefined) return asked;
+    return asked.then((result) => {
+      this.shared.set(key, result);
+      return result;
+    });
   }
 
   stats(org: number): Promise<OrgStats | undefined> {

@@ -11,6 +11,7 @@ export type Strategy = (typeof STRATEGIES)[number];
 
 export const USER_STRATEGIES: ReadonlySet<Strategy> = new Set(["personalized", "because-you-viewed", "recently-viewed", "buy-again"]);
 export const ITEM_STRATEGIES: ReadonlySet<Strategy> = new Set(["similar", "frequently-bought-together", "also-viewed"]);
+export const GLOBAL_STRATEGIES: ReadonlySet<Strategy> = new Set(["popular", "trending", "new-arrivals"]);
 /** `exclude_seen` defaults to true for these, false for the rest. */
 const EXCLUDE_SEEN_BY_DEFAULT: ReadonlySet<Strategy> = new Set(["personalized", "because-you-viewed"]);
 
@@ -96,6 +97,16 @@ export interface RankResult {
   /** The `results` array as JSON text. */
   resultsJson: string;
   hasNext: boolean;
+}
+
+/**
+ * A global strategy asked for nothing of the caller's own (no filters, type, exclusions or seen items): every
+ * such request of the organisation with the same page, limit and fields has the same answer, so it is shared.
+ */
+export function sharedAnswerKey(req: RankRequest): string | undefined {
+  if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length) return undefined;
+  if (req.excludeSeen && req.userId !== undefined) return undefined;
+  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${req.fields?.join("\u0000") ?? "*"}`;
 }
 
 export function toRankRequest(org: number, b: RecommendBody): RankRequest {

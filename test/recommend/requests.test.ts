@@ -132,6 +132,12 @@ describe("recommend: filters and restrictions", () => {
     expect(unfiltered).toEqual(["p29", "p28", "p27"]);
   });
 
+  it("gives each of many identical requests its own recommendation_id and the same items", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => recommend(server.url, org, { strategy: "popular", limit: 3 })));
+    expect(new Set(answers.map((r) => r.body.data.recommendation_id)).size).toBe(20);
+    for (const r of answers) expect(r.body.data.recommended_items).toEqual(["p29", "p28", "p27"]);
+  });
+
   it("gives requests that differ only in fields, limit or page each their own answer", async () => {
     const meta = async (body: Record<string, unknown>) => (await recommend(server.url, org, { strategy: "popular", ...body })).body.data.results.map((x: { metadata: object }) => x.metadata);
     expect(await meta({ limit: 1 })).toEqual([{ colour: "blue", price: 290, tags: ["odd"], title: "Product 29", item_type: "product" }]);

@@ -1,4 +1,4 @@
-import type { RankRequest, RankResult } from "../../src/recommend/schema.js";
+import type { RankResult } from "../../src/recommend/schema.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { TopK } from "./topK.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";
@@ -43,9 +43,8 @@ function globalRanking(name: string, reason: string, scorer: Scorer, version: (i
     if (items.length < ctx.want && !cached.complete) return scanAll(ctx, scorer, reason);
     return items.length === 0 ? undefined : { items, scores, reasons: reason };
   };
-  const shared: SharedPages = (index, req, nowS, render) => {
+  const shared: SharedPages = (index, key, nowS, render) => {
     const pages = cachedRanking(index, name, scorer, version(index), nowS).pages;
-    const key = `${req.page}/${req.limit}/${req.fields?.join("\u0000") ?? "*"}`;
     let page = pages.get(key);
     if (!page) {
       page = render();
@@ -56,11 +55,8 @@ function globalRanking(name: string, reason: string, scorer: Scorer, version: (i
   return { run, shared };
 }
 
-/**
- * The answer to a request that asks for nothing of its own (no filters, type, exclusions or seen items): the
- * same for every such request while the shared ranking stands, so it is rendered once.
- */
-type SharedPages = (index: OrgIndex, req: RankRequest, nowS: number, render: () => RankResult) => RankResult;
+/** The answer shared by requests with the same sharedAnswerKey: rendered once while the shared ranking stands. */
+type SharedPages = (index: OrgIndex, key: string, nowS: number, render: () => RankResult) => RankResult;
 
 export interface GlobalStrategy {
   run: StrategyFn;

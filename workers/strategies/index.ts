@@ -1,4 +1,4 @@
-import type { Mode, RankRequest, RankResult, Strategy } from "../../src/recommend/schema.js";
+import { sharedAnswerKey, type Mode, type RankRequest, type RankResult, type Strategy } from "../../src/recommend/schema.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { eligibility } from "./eligibility.js";
 import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js";
@@ -24,12 +24,9 @@ const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boole
 /** Runs the request's strategy on the organisation's index; no signal (or a hidden user) falls back to popular. */
 export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000): RankResult {
   const shared = STRATEGY[req.strategy].shared;
-  if (shared && asksNothingOwn(req)) return shared(index, req, nowS, () => rankFresh(index, req, nowS));
+  const key = shared && sharedAnswerKey(req);
+  if (shared && key) return shared(index, key, nowS, () => rankFresh(index, req, nowS));
   return rankFresh(index, req, nowS);
-}
-
-function asksNothingOwn(req: RankRequest): boolean {
-  return !req.filters && req.itemType === undefined && !req.excludeItemIds?.length && !(req.excludeSeen && req.userId !== undefined);
 }
 
 function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult {
