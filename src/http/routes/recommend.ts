@@ -1,8 +1,7 @@
-import type { RankRequest, RankResult } from "../../recommend/schema.js";
-import { recommendationId } from "../../recommend/recommendationId.js";
-import { toRankRequest } from "../../recommend/schema.js";
-import { validateRecommend } from "../../recommend/validate.js";
 import type { KeyEntry } from "../../auth/keyCache.js";
+import { recommendationId } from "../../recommend/recommendationId.js";
+import { toRankRequest, type RankRequest, type RankResult } from "../../recommend/schema.js";
+import { validateRecommend } from "../../recommend/validate.js";
 import type { Services } from "../../services.js";
 import { jsonBody } from "../body.js";
 import type { RequestContext } from "../context.js";
