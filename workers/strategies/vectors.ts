@@ -11,6 +11,11 @@ export interface VectorSearch {
   cosine: boolean;
   /** IVF cells probed first; the probe widens fourfold until `want` items pass. */
   firstProbes?: number;
+  /**
+   * An item whose own cell is scanned first, without scoring the centroids: its nearest neighbours live there.
+   * Other cells are probed only when that cell yields fewer than `want` items.
+   */
+  near?: number;
 }
 
 /**
@@ -29,15 +34,36 @@ export function searchVectors(
     scanRows(model, query, 0, model.itemCount, top, accept, how.cosine);
     return top;
   }
+  const home = how.near === undefined ? -1 : cellOfRow(ivf, model.rowOf[how.near]!);
+  if (home >= 0) {
+    scanRows(model, query, ivf.offsets[home]!, ivf.offsets[home + 1]!, top, accept, how.cosine);
+    if (top.size >= want) return top;
+  }
   let probes = Math.min(how.firstProbes ?? FIRST_PROBES, ivf.cells);
   let scanned = 0;
   for (;;) {
     const cells = bestCells(ivf, query, f, probes);
-    for (; scanned < cells.length; scanned++) scanRows(model, query, ivf.offsets[cells[scanned]!]!, ivf.offsets[cells[scanned]! + 1]!, top, accept, how.cosine);
+    for (; scanned < cells.length; scanned++) {
+      const c = cells[scanned]!;
+      if (c !== home) scanRows(model, query, ivf.offsets[c]!, ivf.offsets[c + 1]!, top, accept, how.cosine);
+    }
     if (top.size >= want || probes === ivf.cells) break;
     probes = Math.min(probes * 4, ivf.cells);
   }
   return top;
+}
+
+/** The cell whose rows include `row` (binary search of the offsets), or -1 for a row in no cell. */
+function cellOfRow(ivf: Ivf, row: number): number {
+  if (row < 0 || row >= ivf.offsets[ivf.cells]!) return -1;
+  let lo = 0;
+  let hi = ivf.cells - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ivf.offsets[mid]! <= row) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {

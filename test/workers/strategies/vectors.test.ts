@@ -53,6 +53,19 @@ describe("vector search over a catalog large enough for IVF cells", () => {
     expect(sameTopic).toBeGreaterThanOrEqual(18);
   });
 
+  it("finds an item's neighbours in its own cell when asked to start there, widening without repeating an item", () => {
+    const item = 5 * TOPICS + 7;
+    const own = searchVectors(model, unitVector(model, item)!, 5, () => true, { cosine: true, near: item }).sorted();
+    expect(own.items[0]).toBe(item);
+    // Its cell holds its topic; asking for more than that topic has makes the search go on to other cells, and
+    // not back to its own.
+    const twoTopics = (i: number) => i % TOPICS === item % TOPICS || i % TOPICS === (item + 1) % TOPICS;
+    const widened = searchVectors(model, unitVector(model, item)!, 250, twoTopics, { cosine: true, near: item, firstProbes: 1 }).sorted().items;
+    expect(widened).toHaveLength(250);
+    expect(new Set(widened).size).toBe(250);
+    expect(widened.every(twoTopics)).toBe(true);
+  });
+
   it("has no vector for an item nobody engaged with", () => {
     expect(unitVector(model, ITEMS - 1)).toBeUndefined();
   });
