@@ -94,5 +94,9 @@ describe("the index after a restart", () => {
     const after = await Promise.all(bodies.map((b) => recommended(server.url, org, b)));
     expect(after).toEqual(before);
     expect(after[0]).toEqual(["i1", "i4", "i3", "i2"]);
+    // The rebuilt index keeps each history at exactly its length: new events must still extend it.
+    await sendEvents(server.url, org, [{ user: "known-1", item: "brand-new" }, { user: "known-1", item: "i2" }]);
+    const { value } = await eventually(() => recommended(server.url, org, bodies[0]!), (items) => items[0] === "i2", 3 * SECOND);
+    expect(value).toEqual(["i2", "brand-new", "i1", "i4", "i3"]);
   });
 });
