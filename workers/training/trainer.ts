@@ -1,3 +1,4 @@
+import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import type { AlsParams, SparseRows } from "./als.js";
 import type { Model } from "./model.js";
@@ -9,6 +10,10 @@ export interface TrainJob {
   userVersions: Int32Array;
   params: AlsParams;
 }
+
+/** Linux keeps nice values per thread: training is background work and yields the cores to serving. */
+const TRAINING_NICENESS = 19;
+setPriority(TRAINING_NICENESS);
 
 parentPort!.on("message", (job: TrainJob) => {
   const model: Model = trainModel(job.matrix, job.userVersions, job.params);
