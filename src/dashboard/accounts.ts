@@ -10,9 +10,9 @@ import { inTransaction, query } from "../db/transaction.js";
 import { recordAudit } from "./audit.js";
 import type { Account } from "./session.js";
 
-const Email = z.string().trim().toLowerCase().max(254).email();
+export const Email = z.string().trim().toLowerCase().max(254).email();
 export const PASSWORD_MIN = 10;
-const Password = z.string().min(PASSWORD_MIN, `must be at least ${PASSWORD_MIN} characters`).max(1024);
+export const Password = z.string().min(PASSWORD_MIN, `must be at least ${PASSWORD_MIN} characters`).max(1024);
 
 export const RegisterSchema = z.strictObject({
   email: Email,

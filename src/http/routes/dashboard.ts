@@ -4,12 +4,14 @@ import { requireRole } from "../../auth/roles.js";
 import { describe } from "../../dashboard/accounts.js";
 import { AuditQuerySchema, listAudit } from "../../dashboard/audit.js";
 import { generateKeyPair, listKeyPairs, revokeKeyPair } from "../../dashboard/keyPairs.js";
+import { AddMemberSchema, addMember, changeRole, ChangeRoleSchema, listMembers } from "../../dashboard/members.js";
 import { authenticateAccount } from "../../dashboard/session.js";
 import type { Services } from "../../services.js";
 import type { Route } from "../router.js";
-import { parseQuery } from "./parse.js";
+import { parseBody, parseQuery } from "./parse.js";
 
 const PairId = z.uuid();
+const UserId = z.uuid();
 
 /** Dashboard operations (CONTRACT 3), authenticated by the dashboard's bearer token. */
 export function dashboardRoutes(s: Services): Route[] {
@@ -46,6 +48,34 @@ export function dashboardRoutes(s: Services): Route[] {
         const id = ctx.params[0];
         if (!PairId.safeParse(id).success) throw new AppError("not_found", `no key pair ${id} in this organisation`);
         return { status: 200, message: "key pair revoked", data: await revokeKeyPair(s.pool, s.keys, who, id, ctx.ip) };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/members",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const input = await parseBody(ctx, AddMemberSchema);
+        return { status: 201, message: "member added", data: await addMember(s.pool, who, input, ctx.ip) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/members",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "members", data: await listMembers(s.pool, await account(ctx)) }),
+    },
+    {
+      method: "PATCH",
+      pattern: "/v1/members/:id",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const id = ctx.params[0];
+        const { role } = await parseBody(ctx, ChangeRoleSchema);
+        if (!UserId.safeParse(id).success) throw new AppError("not_found", `no member ${id} in this organisation`);
+        return { status: 200, message: "role changed", data: await changeRole(s.pool, who, id, role, ctx.ip) };
       },
     },
     {

@@ -1,0 +1,185 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, newOrg, type Org } from "../helpers/api.js";
+import { addMember, loginToken, MEMBER_PASSWORD, memberToken } from "../helpers/members.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.cleanup();
+});
+
+const newEmail = () => `m-${randomUUID()}@example.com`;
+const add = (token: string, role: string, email = newEmail()) =>
+  call(server.url, "POST", "/v1/members", { token, json: { email, password: MEMBER_PASSWORD, role } });
+const patch = (token: string, userId: string, role: string) => call(server.url, "PATCH", `/v1/members/${userId}`, { token, json: { role } });
+const ownerId = async (org: Org) => (await call(server.url, "GET", "/v1/me", { token: org.token })).body.data.user.id as string;
+
+describe("adding members", () => {
+  it("lets an OWNER add a member with each role, who then logs in with that role", async () => {
+    const org = await newOrg(server.url);
+    for (const role of ["OWNER", "ADMIN", "DEVELOPER", "MEMBER"]) {
+      const email = newEmail();
+      const r = await add(org.token, role, email);
+      expect(r.status).toBe(201);
+      expect(r.body.data).toEqual({ user_id: expect.any(String), email, role, created_at: expect.any(String) });
+      const me = await call(server.url, "GET", "/v1/me", { token: await loginToken(server, email) });
+      expect(me.body.data.user.role).toBe(role);
+      expect(me.body.data.organisation.id).toBe(org.orgId);
+    }
+  });
+
+  it("lets an ADMIN add ADMIN, DEVELOPER and MEMBER but answers 403 forbidden_role for OWNER", async () => {
+    const org = await newOrg(server.url);
+    const admin = await memberToken(server, org, "ADMIN");
+    for (const role of ["ADMIN", "DEVELOPER", "MEMBER"]) expect((await add(admin, role)).status).toBe(201);
+    const owner = await add(admin, "OWNER");
+    expect(owner.status).toBe(403);
+    expect(owner.body.error).toBe("forbidden_role");
+  });
+
+  it("answers 403 forbidden_role when a DEVELOPER or a MEMBER adds a member", async () => {
+    const org = await newOrg(server.url);
+    for (const role of ["DEVELOPER", "MEMBER"] as const) {
+      const r = await add(await memberToken(server, org, role), "MEMBER");
+      expect(r.status).toBe(403);
+      expect(r.body.error).toBe("forbidden_role");
+    }
+  });
+
+  it("answers 409 conflict for an email that already has an account, in any organisation", async () => {
+    const org = await newOrg(server.url);
+    const other = await newOrg(server.url);
+    const r = await add(org.token, "MEMBER", other.email);
+    expect(r.status).toBe(409);
+    expect(r.body.error).toBe("conflict");
+  });
+
+  it("answers 400 validation_error for a short password, an unknown role or a lower-case role", async () => {
+    const org = await newOrg(server.url);
+    const short = await call(server.url, "POST", "/v1/members", { token: org.token, json: { email: newEmail(), password: "short", role: "MEMBER" } });
+    expect(short.status).toBe(400);
+    expect(short.body.error).toBe("validation_error");
+    expect(short.body.message).toContain("password");
+    for (const role of ["SUPERUSER", "member"]) {
+      const r = await add(org.token, role);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe("validation_error");
+    }
+  });
+});
+
+describe("listing members", () => {
+  it("lists the organisation's members, and only them, to every role", async () => {
+    const org = await newOrg(server.url);
+    await newOrg(server.url);
+    const dev = await addMember(server, org, "DEVELOPER");
+    const memberToken_ = await memberToken(server, org, "MEMBER");
+    const r = await call(server.url, "GET", "/v1/members", { token: memberToken_ });
+    expect(r.status).toBe(200);
+    const emails = r.body.data.members.map((m: { email: string }) => m.email);
+    expect(emails).toHaveLength(3);
+    expect(emails).toContain(org.email);
+    expect(emails).toContain(dev.email);
+    expect(r.body.data.members.find((m: { email: string }) => m.email === dev.email)).toEqual({
+      user_id: dev.userId, email: dev.email, role: "DEVELOPER", created_at: expect.any(String),
+    });
+  });
+});
+
+describe("changing roles", () => {
+  it("lets an ADMIN change a DEVELOPER to MEMBER, and the change applies to the member's existing token at once", async () => {
+    const org = await newOrg(server.url);
+    const admin = await memberToken(server, org, "ADMIN");
+    const dev = await addMember(server, org, "DEVELOPER");
+    const devToken = await loginToken(server, dev.email);
+    expect((await call(server.url, "GET", "/v1/keys", { token: devToken })).status).toBe(200);
+    const r = await patch(admin, dev.userId, "MEMBER");
+    expect(r.status).toBe(200);
+    expect(r.body.data).toMatchObject({ user_id: dev.userId, role: "MEMBER" });
+    const keys = await call(server.url, "GET", "/v1/keys", { token: devToken });
+    expect(keys.status).toBe(403);
+    expect(keys.body.error).toBe("forbidden_role");
+  });
+
+  it("answers 403 forbidden_role when an ADMIN grants OWNER or demotes an OWNER", async () => {
+    const org = await newOrg(server.url);
+    const admin = await memberToken(server, org, "ADMIN");
+    const dev = await addMember(server, org, "DEVELOPER");
+    for (const [userId, role] of [[dev.userId, "OWNER"], [await ownerId(org), "ADMIN"]] as const) {
+      const r = await patch(admin, userId, role);
+      expect(r.status).toBe(403);
+      expect(r.body.error).toBe("forbidden_role");
+    }
+    expect((await call(server.url, "GET", "/v1/me", { token: org.token })).body.data.user.role).toBe("OWNER");
+  });
+
+  it("answers 409 conflict when the last OWNER would be demoted, and allows it once another OWNER exists", async () => {
+    const org = await newOrg(server.url);
+    const me = await ownerId(org);
+    const last = await patch(org.token, me, "ADMIN");
+    expect(last.status).toBe(409);
+    expect(last.body.error).toBe("conflict");
+    const second = await addMember(server, org, "ADMIN");
+    expect((await patch(org.token, second.userId, "OWNER")).status).toBe(200);
+    expect((await patch(org.token, me, "ADMIN")).status).toBe(200);
+    const members = (await call(server.url, "GET", "/v1/members", { token: org.token })).body.data.members;
+    expect(members.filter((m: { role: string }) => m.role === "OWNER").map((m: { user_id: string }) => m.user_id)).toEqual([second.userId]);
+  });
+
+  it("keeps one OWNER when two OWNERs demote each other at the same time", async () => {
+    const org = await newOrg(server.url);
+    const second = await addMember(server, org, "OWNER");
+    const secondToken = await loginToken(server, second.email);
+    const [a, b] = await Promise.all([patch(org.token, second.userId, "ADMIN"), patch(secondToken, await ownerId(org), "ADMIN")]);
+    // The loser is refused either as no longer an OWNER (403) or as the last OWNER (409).
+    expect([a.status, b.status].filter((s) => s === 200)).toHaveLength(1);
+    expect([403, 409]).toContain(a.status === 200 ? b.status : a.status);
+    const { rows } = await server.db().query("SELECT count(*)::int AS n FROM accounts WHERE org_id = $1 AND role = 'OWNER'", [org.orgId]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("answers 404 not_found for a member of another organisation or an id that is not a uuid", async () => {
+    const org = await newOrg(server.url);
+    const other = await newOrg(server.url);
+    const stranger = await addMember(server, other, "MEMBER");
+    for (const id of [stranger.userId, "not-a-uuid"]) {
+      const r = await patch(org.token, id, "ADMIN");
+      expect(r.status).toBe(404);
+      expect(r.body.error).toBe("not_found");
+    }
+    const { rows } = await server.db().query("SELECT role FROM accounts WHERE id = $1", [stranger.userId]);
+    expect(rows[0].role).toBe("MEMBER");
+  });
+
+  it("answers 403 forbidden_role when a DEVELOPER or a MEMBER changes a role", async () => {
+    const org = await newOrg(server.url);
+    const target = await addMember(server, org, "MEMBER");
+    for (const role of ["DEVELOPER", "MEMBER"] as const) {
+      const r = await patch(await memberToken(server, org, role), target.userId, "ADMIN");
+      expect(r.status).toBe(403);
+      expect(r.body.error).toBe("forbidden_role");
+    }
+  });
+});
+
+describe("members in the audit log", () => {
+  it("records member.added and member.role_changed with the actor, the target and the IP, newest first", async () => {
+    const org = await newOrg(server.url);
+    const member = await addMember(server, org, "MEMBER");
+    expect((await call(server.url, "PATCH", `/v1/members/${member.userId}`, {
+      token: org.token, json: { role: "DEVELOPER" }, headers: { "x-forwarded-for": "203.0.113.9" },
+    })).status).toBe(200);
+    const log = await call(server.url, "GET", "/v1/audit-log?limit=2", { token: org.token });
+    expect(log.body.data.entries).toEqual([
+      {
+        id: expect.any(Number), at: expect.any(String), actor: { user_id: await ownerId(org), email: org.email },
+        action: "member.role_changed", target: `${member.email}: MEMBER → DEVELOPER`, ip: "203.0.113.9",
+      },
+      expect.objectContaining({ action: "member.added", target: `${member.email} as MEMBER` }),
+    ]);
+  });
+});
