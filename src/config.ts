@@ -38,6 +38,8 @@ const ConfigSchema = z.object({
   ALS_ITERATIONS: z.coerce.number().int().min(1).max(50).default(DEFAULT_ALS.iterations),
   ALS_REGULARIZATION: z.coerce.number().positive().default(DEFAULT_ALS.regularization),
   ALS_ALPHA: z.coerce.number().positive().default(DEFAULT_ALS.alpha),
+  /** Largest file accepted by the bulk upload endpoints; the body is streamed, never held whole. */
+  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -21,6 +21,10 @@ export class RequestContext {
   params: string[] = [];
   /** Set by uWS's onAborted: the response must not be touched any more. */
   aborted = false;
+  /** Called once if the client goes away (a streamed body listens for it). */
+  onAbort: (() => void) | undefined = undefined;
+  /** Close the connection after the answer: the client is still sending a body nobody will read. */
+  closeAfterAnswer = false;
   /** True once a response has been written. */
   answered = false;
   /** Headers every response to this request carries, beyond the rate-limit ones. */

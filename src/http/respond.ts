@@ -65,6 +65,6 @@ function write(ctx: RequestContext, status: number, body: string | Uint8Array): 
     if (rateLimit !== undefined || headers.length > 0) res.writeHeader(EXPOSE_KEY, EXPOSE_VALUE);
     if (rateLimit !== undefined) res.writeHeader(RATE_LIMIT_KEY, rateLimitLines(rateLimit));
     for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i][0], headers[i][1]);
-    res.end(body);
+    res.end(body, ctx.closeAfterAnswer);
   });
 }

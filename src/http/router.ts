@@ -21,8 +21,11 @@ export type Handler = (ctx: RequestContext) => Promise<Outcome> | Outcome;
 export interface Route {
   method: string;
   pattern: string;
-  /** `json`: the handler runs once the body is read (bounded; see jsonBody); `none`: no body expected. */
-  body: "json" | "none";
+  /**
+   * `json`: the handler runs once the body is read (bounded; see jsonBody); `stream`: the handler reads the
+   * body itself as it arrives (uploads); `none`: no body expected.
+   */
+  body: "json" | "stream" | "none";
   handler: Handler;
 }
 

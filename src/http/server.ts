@@ -19,6 +19,7 @@ export function startHttpServer(router: Router, host: string, port: number, trus
     const ctx = new RequestContext(res, req, trustProxy);
     res.onAborted(() => {
       ctx.aborted = true;
+      ctx.onAbort?.();
     });
     dispatch(router, ctx);
   });
@@ -54,6 +55,7 @@ function dispatch(router: Router, ctx: RequestContext): void {
   }
   ctx.params = match.params;
   const { handler } = match.route;
+  // A "stream" handler attaches its own onData before it first awaits.
   if (match.route.body === "json") readBody(ctx, () => run(handler, ctx));
   else run(handler, ctx);
 }

@@ -91,11 +91,14 @@ export class Batcher {
     this.parallelMin = opts.parallelMin ?? Math.max(1, Math.floor(opts.batchMax / 20));
   }
 
-  /** Resolves when the records are committed (`durable`) or queued (`queued`); 503 when they cannot be kept. */
-  submit(s: Submission): Promise<void> {
+  /**
+   * Resolves when the records are committed (`durable`, or always with `untilCommitted`) or queued (`queued`);
+   * 503 when they cannot be kept.
+   */
+  submit(s: Submission, untilCommitted = false): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       try {
-        this.accept(s, { resolve, reject });
+        this.accept(s, { resolve, reject }, untilCommitted);
       } catch (err) {
         reject(err);
       }
@@ -106,7 +109,7 @@ export class Batcher {
    * submit() without a promise: `waiter` hears once the records are committed (`durable`) or queued (`queued`).
    * Throws the 503 AppError at once when they cannot be kept (the waiter then hears nothing).
    */
-  accept(s: Submission, waiter: Waiter): void {
+  accept(s: Submission, waiter: Waiter, untilCommitted = false): void {
     if (this.closed) throw new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly");
     if (!this.health.isUp) throw UNAVAILABLE();
     const size = sizeOf(s);
@@ -118,7 +121,7 @@ export class Batcher {
     append(b.payload, s);
     b.size += size;
     this.pending += size;
-    const durable = this.opts.ack === "durable";
+    const durable = untilCommitted || this.opts.ack === "durable";
     b.parts.push({ submission: s, waiter: durable ? waiter : undefined });
     if (b.size >= this.opts.batchMax) this.seal();
     this.schedule();

@@ -8,7 +8,7 @@ export interface ApiResponse<T = any> {
 
 export interface CallOptions {
   json?: unknown;
-  raw?: string | Buffer;
+  raw?: string | Buffer | ReadableStream<Uint8Array>;
   contentType?: string;
   apiKey?: string;
   token?: string;
@@ -20,7 +20,7 @@ export async function call(base: string, method: string, path: string, opts: Cal
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.apiKey !== undefined) headers["x-api-key"] = opts.apiKey;
   if (opts.token !== undefined) headers.authorization = `Bearer ${opts.token}`;
-  let body: string | Buffer | undefined;
+  let body: string | Buffer | ReadableStream<Uint8Array> | undefined;
   if (opts.json !== undefined) {
     body = JSON.stringify(opts.json);
     headers["content-type"] = opts.contentType ?? "application/json";
@@ -28,7 +28,8 @@ export async function call(base: string, method: string, path: string, opts: Cal
     body = opts.raw;
     if (opts.contentType) headers["content-type"] = opts.contentType;
   }
-  const res = await fetch(base + path, { method, headers, body });
+  // A streamed body goes out in pieces as it is produced (fetch needs duplex: "half" for that).
+  const res = await fetch(base + path, { method, headers, body, ...(body instanceof ReadableStream ? { duplex: "half" } : {}) } as RequestInit);
   const text = await res.text();
   let parsed: unknown;
   try {

@@ -1,0 +1,55 @@
+import { AppError } from "../errors.js";
+
+/** The columns of a CSV upload that are record fields; every other column is an attribute (CONTRACT 3). */
+export const CSV_FIELDS = {
+  items: ["item_id", "item_type", "status", "created_at"],
+  users: ["user_id", "status", "created_at"],
+} as const;
+export type UploadKind = keyof typeof CSV_FIELDS;
+
+/** JSON number syntax, so that "007" or "1e" stay text and "12", "-3.5" and "1e3" become numbers. */
+const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+function cellValue(cell: string): string | number {
+  if (NUMBER.test(cell)) {
+    const n = Number(cell);
+    if (Number.isFinite(n)) return n;
+  }
+  return cell;
+}
+
+/** Fields without which no row can be stored: a header lacking one is refused before any row is read. */
+const REQUIRED: Record<UploadKind, readonly string[]> = {
+  items: ["item_id", "item_type", "status"],
+  users: ["user_id", "status", "created_at"],
+};
+
+/** Refuses a header that no row could satisfy: a repeated or empty column name, or a missing required field. */
+export function checkCsvHeader(kind: UploadKind, columns: string[]): void {
+  const seen = new Set<string>();
+  for (const c of columns) {
+    if (c === "") throw new AppError("validation_error", "line 1: a column has no name");
+    if (seen.has(c)) throw new AppError("validation_error", `line 1: column '${c}' appears twice`);
+    seen.add(c);
+  }
+  const missing = REQUIRED[kind].filter((f) => !seen.has(f));
+  if (missing.length > 0) throw new AppError("validation_error", `line 1: the header lacks the column(s) ${missing.join(", ")}`);
+}
+
+/**
+ * A CSV row as the record the upsert schema checks: fields as text, other cells as attributes (numbers when
+ * they read as one). Empty cells are absent, so a missing required field is reported as such.
+ */
+export function csvRecord(kind: UploadKind, row: Record<string, string>): Record<string, unknown> {
+  const fields: readonly string[] = CSV_FIELDS[kind];
+  const out: Record<string, unknown> = {};
+  let attributes: Record<string, unknown> | undefined;
+  for (const key in row) {
+    const cell = row[key];
+    if (cell === "") continue;
+    if (fields.includes(key)) out[key] = cell;
+    else (attributes ??= {})[key] = cellValue(cell);
+  }
+  if (attributes) out.attributes = attributes;
+  return out;
+}
