@@ -7,8 +7,8 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
   return { status: res.status, body: await res.json() };
 }
 
-/** Registers an organisation and returns its id and a key pair (publishable and secret). */
-export async function registerOrg(url: string): Promise<{ orgId: string; pk: string; sk: string }> {
+/** Registers an organisation and returns its id, the OWNER's dashboard token and a key pair (publishable and secret). */
+export async function registerOrg(url: string): Promise<{ orgId: string; token: string; pk: string; sk: string }> {
   const b = randomBytes(3);
   const reg = await post(`${url}/auth/register`, { email: `bench-${randomUUID()}@example.com`, password: "benchmark password", organisation: "Benchmark" }, {
     "x-forwarded-for": `10.${b[0]}.${b[1]}.${b[2]}`,
@@ -16,7 +16,7 @@ export async function registerOrg(url: string): Promise<{ orgId: string; pk: str
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
   const keys = await post(`${url}/v1/keys`, {}, { authorization: `Bearer ${reg.body.data.token}` });
   if (keys.status !== 201) throw new Error(`key generation failed: ${keys.status} ${JSON.stringify(keys.body)}`);
-  return { orgId: reg.body.data.organisation.id, pk: keys.body.data.publishable_key, sk: keys.body.data.secret_key };
+  return { orgId: reg.body.data.organisation.id, token: reg.body.data.token, pk: keys.body.data.publishable_key, sk: keys.body.data.secret_key };
 }
 
 /** The organisation's number, which the events table is keyed by. */

@@ -26,10 +26,10 @@ const FreeForm = z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
   }
 });
 
-const Timestamp = z.iso
+export const Timestamp = z.iso
   .datetime({ offset: true, message: "must be an ISO 8601 timestamp with a time zone" })
   .refine((t) => !t.startsWith("0000"), "must be in year 1 or later"); // PostgreSQL has no year 0
-const Status = z.enum(["active", "inactive", "deleted"]);
+export const Status = z.enum(["active", "inactive", "deleted"]);
 
 export const ItemSchema = z.strictObject({
   item_id: Identifier,

@@ -5,6 +5,7 @@ import { eventRow, itemRow, userRow } from "../../ingest/rows.js";
 import type { Submission, Waiter } from "../../ingest/batcher.js";
 import { EventSchema, ItemSchema, UserSchema, type Event, type Item, type User } from "../../ingest/schemas.js";
 import { isPlainValidEvent } from "../../ingest/plainEvent.js";
+import { isPlainValidItem, isPlainValidUser } from "../../ingest/plainRecord.js";
 import { validateRecords, type RecordKind } from "../../ingest/validate.js";
 import type { Services } from "../../services.js";
 import { jsonBody } from "../body.js";
@@ -22,14 +23,14 @@ interface IngestEndpoint<T> {
 const ITEMS: IngestEndpoint<Item> = {
   path: "/v1/items/upsert",
   key: "secret",
-  kind: { plural: "items", singular: "item", schema: ItemSchema },
+  kind: { plural: "items", singular: "item", schema: ItemSchema, vouch: isPlainValidItem },
   toSubmission: (org, records) => ({ items: records.map((r) => itemRow(org, r)) }),
 };
 
 const USERS: IngestEndpoint<User> = {
   path: "/v1/users/upsert",
   key: "secret",
-  kind: { plural: "users", singular: "user", schema: UserSchema },
+  kind: { plural: "users", singular: "user", schema: UserSchema, vouch: isPlainValidUser },
   toSubmission: (org, records) => ({ users: records.map((r) => userRow(org, r)) }),
 };
 
