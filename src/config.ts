@@ -16,6 +16,8 @@ const ConfigSchema = z.object({
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
   AUTH_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
   TRUST_PROXY: flag.default(false),
+  /** Mark the web dashboard's session cookie Secure (set it when the dashboard is served over HTTPS). */
+  COOKIE_SECURE: flag.default(false),
   /** Writer threads: each holds one database connection and one batch in flight. */
   INGEST_WRITERS: z.coerce.number().int().min(1).max(16).default(2),
   /**

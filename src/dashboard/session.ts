@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { AppError } from "../errors.js";
 import type { RequestContext } from "../http/context.js";
+import { cookieToken, isSameOrigin } from "../auth/sessionCookie.js";
 import { bearerToken, type TokenSigner } from "../auth/tokens.js";
 import type { Role } from "../auth/roles.js";
 import { query } from "../db/transaction.js";
@@ -17,7 +18,7 @@ export interface Account {
  * member takes effect before the token expires. Dashboard calls are rare; this round trip is cheap.
  */
 export async function authenticateAccount(pool: pg.Pool, tokens: TokenSigner, ctx: RequestContext): Promise<Account> {
-  const claims = tokens.verify(bearerToken(ctx.authorization));
+  const claims = tokens.verify(dashboardToken(ctx));
   const rows = await query<{ email: string; role: Role }>(
     pool,
     "SELECT email, role FROM accounts WHERE id = $1 AND org_id = $2",
@@ -25,4 +26,21 @@ export async function authenticateAccount(pool: pg.Pool, tokens: TokenSigner, ct
   );
   if (rows.length === 0) throw new AppError("invalid_token", "the account behind this token no longer exists");
   return { userId: claims.sub, orgId: claims.org, email: rows[0].email, role: rows[0].role };
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD"]);
+
+/**
+ * The bearer token, or else the web dashboard's session cookie. A cookie rides along with any request the
+ * browser makes, so a change made with one must come from this server's own pages (SameSite=Strict already
+ * keeps other sites' requests from carrying it; the Origin check is a second lock).
+ */
+function dashboardToken(ctx: RequestContext): string {
+  if (ctx.authorization) return bearerToken(ctx.authorization);
+  const token = cookieToken(ctx.cookie);
+  if (!token) throw new AppError("invalid_token", "an Authorization: Bearer <token> header (or the dashboard's session cookie) is required");
+  if (!SAFE_METHODS.has(ctx.method) && ctx.origin !== undefined && !isSameOrigin(ctx.origin, ctx.host)) {
+    throw new AppError("invalid_token", "the session cookie is accepted only from this server's own pages");
+  }
+  return token;
 }

@@ -15,6 +15,10 @@ export class RequestContext {
   readonly query: string;
   readonly apiKey: string | undefined;
   readonly authorization: string | undefined;
+  /** Cookie, Origin and Host: the web dashboard's session travels in a cookie, checked against the origin. */
+  readonly cookie: string | undefined;
+  readonly origin: string | undefined;
+  readonly host: string | undefined;
   readonly contentType: string | undefined;
   readonly contentLength: number | undefined;
   readonly startedAt: number;
@@ -46,6 +50,9 @@ export class RequestContext {
     this.query = req.getQuery() ?? "";
     this.apiKey = req.getHeader("x-api-key") || undefined;
     this.authorization = req.getHeader("authorization") || undefined;
+    this.cookie = req.getHeader("cookie") || undefined;
+    this.origin = req.getHeader("origin") || undefined;
+    this.host = req.getHeader("host") || undefined;
     this.contentType = req.getHeader("content-type") || undefined;
     this.contentLength = lengthHeader === "" ? undefined : Number(lengthHeader);
     this.forwarded = trustProxy ? req.getHeader("x-forwarded-for") : "";

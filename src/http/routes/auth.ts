@@ -1,5 +1,6 @@
 import { AppError } from "../../errors.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
+import { clearedSessionCookie, sessionCookie } from "../../auth/sessionCookie.js";
 import { login, LoginSchema, register, RegisterSchema } from "../../dashboard/accounts.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
@@ -24,7 +25,9 @@ export function authRoutes(s: Services): Route[] {
       handler: async (ctx) => {
         limitByIp(s, ctx);
         const input = await parseBody(ctx, RegisterSchema);
-        return { status: 201, message: "organisation registered", data: await register(s.pool, s.tokens, input) };
+        const data = await register(s.pool, s.tokens, input);
+        ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
+        return { status: 201, message: "organisation registered", data };
       },
     },
     {
@@ -34,7 +37,19 @@ export function authRoutes(s: Services): Route[] {
       handler: async (ctx) => {
         limitByIp(s, ctx);
         const input = await parseBody(ctx, LoginSchema);
-        return { status: 200, message: "logged in", data: await login(s.pool, s.tokens, input, ctx.ip) };
+        const data = await login(s.pool, s.tokens, input, ctx.ip);
+        ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
+        return { status: 200, message: "logged in", data };
+      },
+    },
+    {
+      // The web dashboard's sign-out: the browser forgets the session cookie (tokens themselves expire).
+      method: "POST",
+      pattern: "/auth/logout",
+      body: "none",
+      handler: (ctx) => {
+        ctx.headers.push(["set-cookie", clearedSessionCookie(s.config.COOKIE_SECURE)]);
+        return { status: 200, message: "logged out", data: null };
       },
     },
   ];
