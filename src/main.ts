@@ -16,6 +16,7 @@ import { dashboardRoutes } from "./http/routes/dashboard.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { uploadRoutes } from "./http/routes/upload.js";
+import { webDashboardRoutes } from "./http/routes/webDashboard.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
 import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
@@ -77,7 +78,7 @@ async function start(config: Config): Promise<Running> {
   };
 
   const router = new Router();
-  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, uploadRoutes, ingestRoutes, recommendRoutes, analyticsRoutes]) routes(services).forEach((r) => router.add(r));
+  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, uploadRoutes, ingestRoutes, recommendRoutes, analyticsRoutes, webDashboardRoutes]) routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   return { http, services, writers, embedded };
 }

@@ -19,9 +19,9 @@ const STATUS_LINE = new Map(Object.entries(STATUS_TEXT).map(([k, v]) => [Number(
  * the UTF-8 conversion each JS string costs. Only constants and numbers are ever written this way.
  */
 const JSON_KEY = Buffer.from("content-type");
-const JSON_VALUE = Buffer.from(
-  ["application/json; charset=utf-8", "x-content-type-options: nosniff", CORS_ORIGIN.join(": ")].join("\r\n"),
-);
+/** API answers are data, never a page: no content may load from them, no page may frame them. */
+const API_SECURITY = ["x-content-type-options: nosniff", "content-security-policy: default-src 'none'; frame-ancestors 'none'", "referrer-policy: no-referrer"];
+const JSON_VALUE = Buffer.from(["application/json; charset=utf-8", ...API_SECURITY, CORS_ORIGIN.join(": ")].join("\r\n"));
 const EXPOSE_KEY = Buffer.from(CORS_EXPOSE[0]);
 const EXPOSE_VALUE = Buffer.from(CORS_EXPOSE[1]);
 const RATE_LIMIT_KEY = Buffer.from("RateLimit-Limit");
@@ -66,5 +66,19 @@ function write(ctx: RequestContext, status: number, body: string | Uint8Array): 
     if (rateLimit !== undefined) res.writeHeader(RATE_LIMIT_KEY, rateLimitLines(rateLimit));
     for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i][0], headers[i][1]);
     res.end(body, ctx.closeAfterAnswer);
+  });
+}
+
+/** A static file of the web dashboard: its own type, and the headers (CSP and the like) its page needs. */
+export function sendStatic(ctx: RequestContext, contentType: string, body: Uint8Array, headers: ReadonlyArray<readonly [string, string]>): void {
+  if (ctx.aborted || ctx.answered) return;
+  ctx.answered = true;
+  const { res } = ctx;
+  res.cork(() => {
+    res.writeStatus(STATUS_LINE.get(200)!);
+    res.writeHeader("content-type", contentType);
+    for (const [k, v] of headers) res.writeHeader(k, v);
+    if (ctx.method === "HEAD") res.endWithoutBody(body.length);
+    else res.end(body);
   });
 }

@@ -1,0 +1,370 @@
+// The web dashboard: plain DOM, no framework. The session is an HttpOnly cookie the page never sees;
+// nothing is kept in localStorage. Every call goes to the same API the scripts use.
+
+const $ = (id) => document.getElementById(id);
+let me = null;
+let auditBefore = null;
+
+class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["content-type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const res = await fetch(path, init);
+  const json = await res.json().catch(() => ({ message: `HTTP ${res.status}`, error: "internal_error" }));
+  if (!res.ok) throw new ApiError(res.status, json.error, json.message);
+  return json.data;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "text") node.textContent = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== undefined && v !== null) node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function toast(message) {
+  const t = $("toast");
+  t.textContent = message;
+  t.classList.add("shown");
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => t.classList.remove("shown"), 4000);
+}
+
+const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
+
+function showError(form, err) {
+  form.querySelector("[data-error]").textContent = err ? err.message : "";
+}
+
+/** Shows what the signed-in role may use, and removes what it may not (the API refuses it anyway). */
+function applyRole() {
+  for (const node of document.querySelectorAll("[data-roles]")) {
+    const allowed = node.dataset.roles.split(" ").includes(me.user.role);
+    if (node.tagName === "OPTION") node.disabled = !allowed;
+    node.hidden = !allowed;
+    if (node.tagName === "A") node.parentElement.hidden = !allowed;
+  }
+}
+
+function allowedViews() {
+  return [...document.querySelectorAll("#nav a")].filter((a) => !a.parentElement.hidden).map((a) => a.dataset.view);
+}
+
+const LOADERS = { start: loadStart, keys: loadKeys, members: loadMembers, upload: () => undefined, analytics: loadAnalytics, audit: () => loadAudit(true) };
+
+async function route() {
+  if (!me) return;
+  const wanted = location.hash.slice(1);
+  const view = allowedViews().includes(wanted) ? wanted : "start";
+  for (const section of document.querySelectorAll("section[data-view]")) section.hidden = section.dataset.view !== view;
+  for (const a of document.querySelectorAll("#nav a")) {
+    if (a.dataset.view === view) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  }
+  try {
+    await LOADERS[view]();
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+function signedIn(data) {
+  me = data;
+  $("loading").hidden = true;
+  $("signin").hidden = true;
+  $("app").hidden = false;
+  $("who").hidden = false;
+  $("who-text").textContent = `${me.user.email} · ${me.user.role} · ${me.organisation.name}`;
+  applyRole();
+  route();
+}
+
+function signedOut() {
+  me = null;
+  $("loading").hidden = true;
+  $("app").hidden = true;
+  $("who").hidden = true;
+  $("signin").hidden = false;
+}
+
+function formValues(form) {
+  return Object.fromEntries(new FormData(form).entries());
+}
+
+function onSubmit(form, handler) {
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const button = form.querySelector("button[type=submit]");
+    button.disabled = true;
+    showError(form, null);
+    try {
+      await handler(formValues(form));
+    } catch (err) {
+      showError(form, err);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
+// --- Quick start ------------------------------------------------------------------------------------------
+
+async function loadStart() {
+  let pk = "svc_pk_…";
+  if (me.user.role !== "MEMBER") {
+    const { key_pairs } = await api("GET", "/v1/keys");
+    const active = key_pairs.find((p) => p.status === "active");
+    pk = active ? active.publishable_key : "(generate a key pair first)";
+  } else {
+    pk = "(ask an OWNER or ADMIN for the publishable key)";
+  }
+  $("start-pk").textContent = pk;
+  const base = location.origin;
+  const event = { user_id: "user-1", event_family: "engagement", event_name: "view", item_id: "item-1" };
+  const ask = { user_id: "user-1", strategy: "personalized", limit: 10 };
+  $("start-curl-event").textContent =
+    `curl -X POST ${base}/v1/events/ingest \\\n  -H 'content-type: application/json' \\\n  -H 'X-API-KEY: ${pk}' \\\n  -d '${JSON.stringify(event)}'`;
+  $("start-curl-recommend").textContent =
+    `curl -X POST ${base}/v1/recommend \\\n  -H 'content-type: application/json' \\\n  -H 'X-API-KEY: ${pk}' \\\n  -d '${JSON.stringify(ask)}'`;
+  $("start-fetch").textContent =
+    `const res = await fetch("${base}/v1/recommend", {\n  method: "POST",\n  headers: { "content-type": "application/json", "X-API-KEY": "${pk}" },\n  body: JSON.stringify(${JSON.stringify(ask)}),\n});\nconst { data } = await res.json();\nconsole.log(data.recommended_items);`;
+}
+
+// --- Keys -------------------------------------------------------------------------------------------------
+
+async function loadKeys() {
+  const { key_pairs } = await api("GET", "/v1/keys");
+  const canManage = me.user.role === "OWNER" || me.user.role === "ADMIN";
+  $("keys-rows").replaceChildren(
+    ...key_pairs.map((p) =>
+      el("tr", {},
+        el("td", { text: when(p.created_at) }),
+        el("td", { text: p.status === "revoked" ? `revoked ${when(p.revoked_at)}` : "active" }),
+        el("td", {}, el("code", { text: p.publishable_key })),
+        el("td", {}, el("code", { text: p.secret_key })),
+        el("td", {}, canManage && p.status === "active"
+          ? el("button", { type: "button", class: "danger", text: "Revoke", "aria-label": `Revoke the pair created ${when(p.created_at)}`, onclick: () => revoke(p) })
+          : ""),
+      )),
+  );
+  if (key_pairs.length === 0) $("keys-rows").append(el("tr", {}, el("td", { colspan: 5, class: "muted", text: "No key pairs yet." })));
+}
+
+function confirmAction(text, action) {
+  const dialog = $("confirm");
+  $("confirm-text").textContent = text;
+  $("confirm-ok").textContent = action;
+  dialog.returnValue = "";
+  dialog.showModal();
+  return new Promise((resolve) => dialog.addEventListener("close", () => resolve(dialog.returnValue === "ok"), { once: true }));
+}
+
+async function revoke(pair) {
+  const ok = await confirmAction(
+    `Revoke the key pair created ${when(pair.created_at)}? Every request that uses its publishable or secret key will get 401 from now on.`,
+    "Revoke key pair",
+  );
+  if (!ok) return;
+  await api("POST", `/v1/keys/${pair.key_pair_id}/revoke`);
+  toast("Key pair revoked.");
+  await loadKeys();
+}
+
+async function generate() {
+  try {
+    const pair = await api("POST", "/v1/keys");
+    $("new-pk").value = pair.publishable_key;
+    $("new-sk").value = pair.secret_key;
+    $("new-key").hidden = false;
+    $("new-sk").focus();
+    await loadKeys();
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+function hideNewKey() {
+  $("new-pk").value = "";
+  $("new-sk").value = "";
+  $("new-key").hidden = true;
+  $("generate-key").focus();
+}
+
+async function copyField(id) {
+  const input = $(id);
+  try {
+    await navigator.clipboard.writeText(input.value);
+    toast("Copied.");
+  } catch {
+    input.select(); // no clipboard permission: leave it selected for Ctrl+C
+    toast("Press Ctrl+C to copy.");
+  }
+}
+
+// --- Members ----------------------------------------------------------------------------------------------
+
+const ROLES = ["OWNER", "ADMIN", "DEVELOPER", "MEMBER"];
+
+async function loadMembers() {
+  const { members } = await api("GET", "/v1/members");
+  const canManage = me.user.role === "OWNER" || me.user.role === "ADMIN";
+  $("members-rows").replaceChildren(
+    ...members.map((m) => {
+      let role = el("span", { text: m.role });
+      const locked = m.role === "OWNER" && me.user.role !== "OWNER";
+      if (canManage && !locked) {
+        role = el("select", { "aria-label": `Role of ${m.email}`, onchange: (e) => changeRole(m, e.target) },
+          ...ROLES.filter((r) => r !== "OWNER" || me.user.role === "OWNER").map((r) => el("option", { value: r, selected: r === m.role, text: r })));
+      }
+      return el("tr", {}, el("td", { text: m.email }), el("td", {}, role), el("td", { text: when(m.created_at) }));
+    }),
+  );
+}
+
+async function changeRole(member, select) {
+  try {
+    await api("PATCH", `/v1/members/${member.user_id}`, { role: select.value });
+    toast(`${member.email} is now ${select.value}.`);
+  } catch (err) {
+    toast(err.message);
+  }
+  await loadMembers();
+}
+
+// --- Upload -----------------------------------------------------------------------------------------------
+
+const UPLOAD_TYPES = { csv: "text/csv", ndjson: "application/x-ndjson", jsonl: "application/x-ndjson", json: "application/json" };
+
+function uploadType(file) {
+  const ext = file.name.split(".").pop().toLowerCase();
+  return UPLOAD_TYPES[ext] ?? (file.type || "text/csv");
+}
+
+/** XMLHttpRequest rather than fetch: it reports upload progress, for the progress bar. */
+function sendFile(kind, file, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `/v1/upload/${kind}`);
+    xhr.setRequestHeader("content-type", uploadType(file));
+    xhr.upload.addEventListener("progress", (e) => e.lengthComputable && onProgress(e.loaded / e.total));
+    xhr.addEventListener("load", () => {
+      let json;
+      try {
+        json = JSON.parse(xhr.responseText);
+      } catch {
+        return reject(new ApiError(xhr.status, "internal_error", `HTTP ${xhr.status}`));
+      }
+      if (xhr.status >= 400) reject(new ApiError(xhr.status, json.error, json.message));
+      else resolve(json.data);
+    });
+    xhr.addEventListener("error", () => reject(new ApiError(0, "network", "the upload was interrupted")));
+    xhr.send(file);
+  });
+}
+
+async function upload({ kind }) {
+  const file = $("upload-file").files[0];
+  if (!file) throw new ApiError(400, "validation_error", "choose a file first");
+  const bar = $("upload-progress");
+  $("upload-progress-wrap").hidden = false;
+  $("upload-result").hidden = true;
+  const progress = (share) => {
+    bar.value = Math.round(share * 100);
+    $("upload-progress-text").textContent = share < 1 ? `${bar.value}%` : "100%, storing…";
+  };
+  progress(0);
+  const result = await sendFile(kind, file, progress);
+  $("upload-progress-text").textContent = "Done.";
+  bar.value = 100;
+  $("upload-summary").textContent = `${result.accepted} ${kind} stored, ${result.rejected} rows refused` +
+    (result.rejected > result.errors.length ? ` (the first ${result.errors.length} are listed)` : "") + ".";
+  $("upload-errors").replaceChildren(...result.errors.map((e) => el("tr", {}, el("td", { text: String(e.line) }), el("td", { text: e.message }))));
+  $("upload-result").hidden = false;
+}
+
+// --- Analytics --------------------------------------------------------------------------------------------
+
+const pct = (x) => `${(x * 100).toFixed(1)}%`;
+
+async function loadAnalytics() {
+  const { strategies } = await api("GET", "/v1/analytics/strategies");
+  const chart = $("analytics-chart");
+  if (strategies.length === 0) {
+    chart.replaceChildren(el("p", { class: "muted", text: "No recommendations served in the last 30 days." }));
+    return;
+  }
+  const most = Math.max(...strategies.map((s) => s.served));
+  chart.replaceChildren(
+    el("table", { class: "bars" },
+      el("caption", { class: "sr-only", text: "Served, click-through and conversion per strategy" }),
+      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Strategy" }), el("th", { scope: "col", text: "Served" }),
+        el("th", { scope: "col", text: "Click-through" }), el("th", { scope: "col", text: "Conversion" }))),
+      el("tbody", {}, ...strategies.map((s) =>
+        el("tr", {},
+          el("th", { scope: "row", text: s.strategy }),
+          el("td", {}, bar(s.served / most, String(s.served), "served")),
+          el("td", {}, bar(s.click_through_rate, pct(s.click_through_rate), "ctr")),
+          el("td", {}, bar(s.conversion_rate, pct(s.conversion_rate), "cvr")),
+        ))),
+    ),
+  );
+}
+
+function bar(share, label, kind) {
+  const fill = el("span", { class: `fill ${kind}` });
+  fill.style.width = `${Math.max(0, Math.min(1, share)) * 100}%`;
+  return el("span", { class: "bar" }, el("span", { class: "track", "aria-hidden": "true" }, fill), el("span", { class: "value", text: label }));
+}
+
+// --- Audit log --------------------------------------------------------------------------------------------
+
+async function loadAudit(fromStart) {
+  if (fromStart) {
+    auditBefore = null;
+    $("audit-rows").replaceChildren();
+  }
+  const query = auditBefore ? `?limit=50&before=${auditBefore}` : "?limit=50";
+  const { entries, next_before } = await api("GET", `/v1/audit-log${query}`);
+  $("audit-rows").append(...entries.map((e) =>
+    el("tr", {}, el("td", { text: when(e.at) }), el("td", { text: e.actor.email ?? "—" }), el("td", {}, el("code", { class: "action", text: e.action })),
+      el("td", { text: e.target ?? "" }), el("td", { text: e.ip ?? "" }))));
+  auditBefore = next_before;
+  $("audit-more").hidden = next_before === null;
+}
+
+// --- Start ------------------------------------------------------------------------------------------------
+
+onSubmit($("login-form"), async (values) => signedIn(await api("POST", "/auth/login", values)));
+onSubmit($("register-form"), async (values) => signedIn(await api("POST", "/auth/register", values)));
+onSubmit($("member-form"), async (values) => {
+  await api("POST", "/v1/members", values);
+  $("member-form").reset();
+  toast(`${values.email} added as ${values.role}.`);
+  await loadMembers();
+});
+onSubmit($("upload-form"), upload);
+$("logout").addEventListener("click", async () => {
+  await api("POST", "/auth/logout").catch(() => undefined);
+  signedOut();
+});
+$("generate-key").addEventListener("click", generate);
+$("new-key-done").addEventListener("click", hideNewKey);
+for (const b of document.querySelectorAll("[data-copy]")) b.addEventListener("click", () => copyField(b.dataset.copy));
+$("audit-more").addEventListener("click", () => loadAudit(false).catch((err) => toast(err.message)));
+window.addEventListener("hashchange", route);
+
+api("GET", "/v1/me").then(signedIn, signedOut);

@@ -1,0 +1,34 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+
+/** Debian's chromium (`apt-get install chromium`; .ci/run installs it). */
+const CHROMIUM = "/usr/bin/chromium";
+/** As root and on a closed network: no sandbox, and none of chromium's own calls home. */
+const ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+export const SCREENSHOT_DIR = fileURLToPath(new URL("../../test-artifacts/screenshots/", import.meta.url));
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** Saves the page as it looks at 1280 px and at 390 px wide (test-artifacts/screenshots/NAME-WIDTH.png). */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const original = page.viewportSize();
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
+  }
+  if (original) await page.setViewportSize(original);
+}
+
+/** True when the page is wider than its viewport (content that does not fit at that width). */
+export function overflowsHorizontally(page: Page): Promise<boolean> {
+  return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1);
+}

@@ -1,0 +1,199 @@
+import { randomUUID } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
+import { call, newOrg } from "../helpers/api.js";
+import { launchBrowser, overflowsHorizontally, screenshots } from "../helpers/browser.js";
+import { addMember, MEMBER_PASSWORD } from "../helpers/members.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+let server: TestServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  server = await startServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.cleanup();
+});
+beforeEach(async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+});
+afterEach(async () => {
+  await page.context().close();
+});
+
+const dashboard = () => `${server.url}/dashboard`;
+
+async function register(): Promise<string> {
+  const email = `web-${randomUUID()}@example.com`;
+  await page.goto(dashboard());
+  await page.getByLabel("Organisation name").fill("Web shop");
+  await page.locator("#register-email").fill(email);
+  await page.locator("#register-password").fill("correct horse battery");
+  await page.getByRole("button", { name: "Create organisation" }).click();
+  await page.getByRole("heading", { name: "Quick start" }).waitFor();
+  return email;
+}
+
+async function logIn(email: string, password = MEMBER_PASSWORD): Promise<void> {
+  await page.goto(dashboard());
+  await page.locator("#login-email").fill(email);
+  await page.locator("#login-password").fill(password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByRole("heading", { name: "Quick start" }).waitFor();
+}
+
+const navLinks = () => page.getByRole("navigation", { name: "Dashboard sections" }).getByRole("link").allTextContents();
+
+describe("web dashboard", () => {
+  it("registers, generates keys, calls the API with the shown key, revokes it, and the key then gets 401", async () => {
+    await register();
+    await screenshots(page, "quick-start");
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await expect.poll(() => page.getByLabel("Secret key").inputValue()).toMatch(/^svc_sk_/);
+    const pk = await page.getByLabel("Publishable key").inputValue();
+    const sk = await page.getByLabel("Secret key").inputValue();
+    await expect.poll(() => page.getByText("shown only this once").isVisible()).toBe(true);
+    await screenshots(page, "keys-new-pair");
+
+    const event = { user_id: "u1", event_family: "engagement", event_name: "view", item_id: "i1" };
+    expect((await call(server.url, "POST", "/v1/events/ingest", { apiKey: pk, json: event })).status).toBe(202);
+    expect((await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "i1", item_type: "t", status: "active" } })).status).toBe(202);
+
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    expect(await page.getByLabel("Secret key").isVisible()).toBe(false);
+    await page.getByRole("button", { name: /^Revoke the pair/ }).click();
+    await expect.poll(() => page.getByRole("dialog").isVisible()).toBe(true);
+    await screenshots(page, "keys-revoke-confirm");
+    await page.getByRole("button", { name: "Revoke key pair" }).click();
+    await expect.poll(() => page.locator("#keys-rows").textContent()).toContain("revoked");
+    await screenshots(page, "keys-revoked");
+
+    const after = await call(server.url, "POST", "/v1/events/ingest", { apiKey: pk, json: event });
+    expect(after.status).toBe(401);
+    expect(after.body.error).toBe("revoked_api_key");
+    expect((await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "i2", item_type: "t", status: "active" } })).status).toBe(401);
+  });
+
+  it("keeps the session in an HttpOnly, SameSite=Strict cookie and nothing in storage", async () => {
+    await register();
+    const cookies = await page.context().cookies();
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ name: "recsvc_session", httpOnly: true, sameSite: "Strict" });
+    expect(await page.evaluate(() => [document.cookie, localStorage.length, sessionStorage.length])).toEqual(["", 0, 0]);
+    await page.reload();
+    await page.getByRole("heading", { name: "Quick start" }).waitFor();
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("heading", { name: "Sign in to your organisation" }).waitFor();
+    expect(await page.context().cookies()).toEqual([]);
+  });
+
+  it("says the same thing for a wrong password and an unknown email", async () => {
+    const email = await register();
+    await page.getByRole("button", { name: "Log out" }).click();
+    const messages: string[] = [];
+    for (const [who, password] of [[email, "wrong password 123"], [`nobody-${randomUUID()}@example.com`, "wrong password 123"]]) {
+      await page.locator("#login-email").fill(who);
+      await page.locator("#login-password").fill(password);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await expect.poll(() => page.locator("#login-form [role=alert]").textContent()).not.toBe("");
+      messages.push((await page.locator("#login-form [role=alert]").textContent()) ?? "");
+      await page.locator("#login-form [role=alert]").evaluate((n) => (n.textContent = ""));
+    }
+    expect(messages[0]).toBe("wrong email or password");
+    expect(messages[1]).toBe(messages[0]);
+    await screenshots(page, "sign-in-error");
+  });
+
+  it("uploads a CSV with a bad row, showing the progress bar and the refused line", async () => {
+    await register();
+    await page.getByRole("link", { name: "Upload" }).click();
+    const csv = "item_id,item_type,status,price\nw1,book,active,12.5\nw2,book,sometimes,3\nw3,book,active,7\n";
+    await page.getByLabel("File", { exact: true }).setInputFiles({ name: "items.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.getByRole("button", { name: "Upload", exact: true }).click();
+    await expect.poll(() => page.locator("#upload-summary").textContent()).toBe("2 items stored, 1 rows refused.");
+    expect(await page.locator("#upload-progress").getAttribute("value")).toBe("100");
+    expect(await page.locator("#upload-errors tr").allTextContents()).toEqual([expect.stringMatching(/^3.*status/)]);
+    await screenshots(page, "upload-result");
+    const { rows } = await server.db().query("SELECT item_id FROM items WHERE item_id IN ('w1', 'w2', 'w3') ORDER BY item_id");
+    expect(rows.map((r) => r.item_id)).toEqual(["w1", "w3"]);
+  });
+
+  it("shows an OWNER members, the audit log and analytics, tidy at 1280 and 390 px", async () => {
+    await register();
+    await page.getByRole("link", { name: "Members" }).click();
+    const email = `dev-${randomUUID()}@example.com`;
+    await page.locator("#member-email").fill(email);
+    await page.locator("#member-password").fill("member password 1");
+    await page.getByLabel("Role", { exact: true }).selectOption("DEVELOPER");
+    await page.getByRole("button", { name: "Add member" }).click();
+    await expect.poll(() => page.locator("#members-rows").textContent()).toContain(email);
+    await page.getByLabel(`Role of ${email}`).selectOption("ADMIN");
+    await expect.poll(async () => (await call(server.url, "POST", "/auth/login", { json: { email, password: "member password 1" }, headers: { "x-forwarded-for": "10.9.9.9" } })).body.data?.user.role).toBe("ADMIN");
+    await screenshots(page, "members");
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await expect.poll(() => page.locator("#audit-rows").textContent()).toContain("member.role_changed");
+    await screenshots(page, "audit-log");
+    await page.getByRole("link", { name: "Analytics" }).click();
+    await page.getByText("No recommendations served").waitFor();
+    await screenshots(page, "analytics");
+    for (const view of ["start", "keys", "members", "upload", "analytics", "audit"]) {
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 800 });
+        await page.goto(`${dashboard()}#${view}`);
+        await page.locator(`section[data-view=${view}]`).waitFor();
+        expect(await overflowsHorizontally(page), `${view} at ${width}px`).toBe(false);
+      }
+    }
+  });
+
+  it("shows a DEVELOPER masked keys without generate or revoke, and no audit log", async () => {
+    const org = await newOrg(server.url);
+    const dev = await addMember(server, org, "DEVELOPER");
+    await logIn(dev.email);
+    expect(await navLinks()).toEqual(["Quick start", "API keys", "Members", "Upload", "Analytics"]);
+    await page.getByRole("link", { name: "API keys" }).click();
+    await expect.poll(() => page.locator("#keys-rows").textContent()).toContain(`svc_pk_…${org.pk.slice(-4)}`);
+    expect(await page.locator("#keys-rows").textContent()).not.toContain(org.pk);
+    expect(await page.getByRole("button", { name: "Generate key pair" }).isVisible()).toBe(false);
+    expect(await page.getByRole("button", { name: /^Revoke/ }).count()).toBe(0);
+    await screenshots(page, "keys-developer");
+    await page.goto(`${dashboard()}#audit`);
+    await expect.poll(() => page.locator("section[data-view=start]").isVisible()).toBe(true);
+  });
+
+  it("shows a MEMBER no keys, upload or audit log, and the members list read-only", async () => {
+    const org = await newOrg(server.url);
+    const member = await addMember(server, org, "MEMBER");
+    await logIn(member.email);
+    expect(await navLinks()).toEqual(["Quick start", "Members", "Analytics"]);
+    expect(await page.locator("#start-pk").textContent()).toContain("ask an OWNER or ADMIN");
+    await page.getByRole("link", { name: "Members" }).click();
+    await expect.poll(() => page.locator("#members-rows").textContent()).toContain(org.email);
+    expect(await page.getByRole("button", { name: "Add member" }).isVisible()).toBe(false);
+    expect(await page.locator("#members-rows select").count()).toBe(0);
+    await screenshots(page, "members-member");
+  });
+
+  it("can be used with the keyboard alone: log in, move between sections, generate a key pair", async () => {
+    const org = await newOrg(server.url);
+    await page.goto(dashboard());
+    await page.locator("#login-email").focus();
+    await page.keyboard.type(org.email);
+    await page.keyboard.press("Tab");
+    await page.keyboard.type(org.password);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Quick start" }).waitFor();
+    await page.getByRole("link", { name: "API keys" }).focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.getByRole("button", { name: "Generate key pair" }).focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("new-sk");
+  });
+});
