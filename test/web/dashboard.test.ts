@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
-import { call, newOrg } from "../helpers/api.js";
+import { call, freshIp, newOrg } from "../helpers/api.js";
 import { launchBrowser, overflowsHorizontally, screenshots } from "../helpers/browser.js";
 import { addMember, MEMBER_PASSWORD } from "../helpers/members.js";
+import { eventually, recommend, sendEvents, upsertItems } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -19,7 +20,8 @@ afterAll(async () => {
   await server?.cleanup();
 });
 beforeEach(async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Sign-ins are limited per client address: each test's browser comes from an address of its own.
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, extraHTTPHeaders: { "x-forwarded-for": freshIp() } });
   page = await context.newPage();
 });
 afterEach(async () => {
@@ -150,6 +152,24 @@ describe("web dashboard", () => {
         expect(await overflowsHorizontally(page), `${view} at ${width}px`).toBe(false);
       }
     }
+  });
+
+  it("charts served recommendations, click-through and conversion per strategy", async () => {
+    const org = await newOrg(server.url);
+    await upsertItems(server.url, org, [{ item_id: "p1" }, { item_id: "p2" }]);
+    await sendEvents(server.url, org, [{ user: "buyer", item: "p1", name: "purchase" }]);
+    const served = await eventually(() => recommend(server.url, org, { strategy: "popular", limit: 5 }), (r) => r.body.data?.recommended_items?.length > 0);
+    const rid = served.value.body.data.recommendation_id as string;
+    await sendEvents(server.url, org, [{ user: "viewer", item: "p1", name: "click", extra: { recommendation_id: rid } }]);
+    await logIn(org.email, org.password);
+    await page.getByRole("link", { name: "Analytics" }).click();
+    await expect.poll(async () => {
+      await page.reload(); // attribution rows are written in batches
+      return page.locator("#analytics-chart tbody tr").allTextContents();
+    }, { timeout: 10_000 }).toEqual(["popular1100.0%0.0%"]);
+    await screenshots(page, "analytics-served");
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await overflowsHorizontally(page)).toBe(false);
   });
 
   it("shows a DEVELOPER masked keys without generate or revoke, and no audit log", async () => {
