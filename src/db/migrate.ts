@@ -3,12 +3,14 @@ import { log } from "../log.js";
 import { sql as core } from "./migrations/001_core.js";
 import { sql as catalog } from "./migrations/002_catalog.js";
 import { sql as recommendations } from "./migrations/003_recommendations.js";
+import { sql as statusTriggers } from "./migrations/004_status_triggers.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 1, name: "core", sql: core },
   { id: 2, name: "catalog", sql: catalog },
   { id: 3, name: "recommendations", sql: recommendations },
+  { id: 4, name: "status triggers", sql: statusTriggers },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

@@ -147,6 +147,17 @@ describe("CSV uploads", () => {
     expect(rows[0]).toEqual({ n: 29_850, d: 29_850 });
   });
 
+  it("keeps each item's status history across uploads: the first status, then only real changes", async () => {
+    const org = await newOrg(server.url);
+    const rows = (statuses: string[]) => ["item_id,item_type,status", ...statuses.map((st, i) => `h${i},t,${st}`)].join("\n");
+    expect((await upload(org, "items", rows(["active", "active", "active"]))).status).toBe(202);
+    expect((await upload(org, "items", rows(["active", "inactive", "active"]))).status).toBe(202);
+    const seq = (await server.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId])).rows[0].seq;
+    const { rows: history } = await server.db().query(
+      "SELECT id, old_status, new_status FROM status_changes WHERE org = $1 AND kind = 'item' ORDER BY at, id", [seq]);
+    expect(history.map((h) => `${h.id}:${h.old_status}->${h.new_status}`)).toEqual(["h0:null->active", "h1:null->active", "h2:null->active", "h1:active->inactive"]);
+  });
+
   it("makes uploaded items visible to recommendations like any upsert", async () => {
     const org = await newOrg(server.url);
     const r = await upload(org, "items", `item_id,item_type,status,created_at\nfresh-1,product,active,${new Date().toISOString()}\n`);

@@ -46,15 +46,10 @@ ORDER BY org, previous_user_id, occurred_at DESC
 ON CONFLICT (org, previous_user_id) DO UPDATE SET user_id = EXCLUDED.user_id, at = EXCLUDED.at
 WHERE identity_aliases.at <= EXCLUDED.at`;
 
-/** Upsert by id (the last record of a batch wins) and keep every status change. */
+/** Upsert by id (the last record of a batch wins); triggers keep every status change (migration 004). */
 export const MERGE_ITEMS = `
 WITH s AS (
   SELECT DISTINCT ON (org, item_id) * FROM stage_items ORDER BY org, item_id, seq DESC
-), changes AS (
-  INSERT INTO status_changes (org, kind, id, old_status, new_status)
-  SELECT s.org, 'item', s.item_id, i.status, s.status
-  FROM s LEFT JOIN items i ON i.org = s.org AND i.item_id = s.item_id
-  WHERE i.status IS DISTINCT FROM s.status
 )
 INSERT INTO items (org, item_id, item_type, status, attributes, created_at, updated_at)
 SELECT org, item_id, item_type, status, attributes, created_at, now() FROM s
@@ -65,11 +60,6 @@ ON CONFLICT (org, item_id) DO UPDATE SET
 export const MERGE_USERS = `
 WITH s AS (
   SELECT DISTINCT ON (org, user_id) * FROM stage_users ORDER BY org, user_id, seq DESC
-), changes AS (
-  INSERT INTO status_changes (org, kind, id, old_status, new_status)
-  SELECT s.org, 'user', s.user_id, u.status, s.status
-  FROM s LEFT JOIN users u ON u.org = s.org AND u.user_id = s.user_id
-  WHERE u.status IS DISTINCT FROM s.status
 )
 INSERT INTO users (org, user_id, status, attributes, created_at, updated_at)
 SELECT org, user_id, status, attributes, created_at, now() FROM s
