@@ -1,5 +1,4 @@
 import type { Attributes } from "./catalog.js";
-import { Interner } from "./interner.js";
 
 /** Values longer than this (titles, descriptions) say little about kinship and are not indexed. */
 const TOKEN_VALUE_MAX = 64;
@@ -11,17 +10,27 @@ const POSTING_USEFUL_MAX = 5_000;
  * `similar` finds attribute neighbours for items the model has no vector for (new items).
  */
 export class AttributeIndex {
-  /** Tokens are interned: an item holds a few integers, and comparing two items compares integers. */
-  private readonly names = new Interner();
+  /** Tokens are interned by attribute, then value: no `name=value` string is built or hashed per item. */
+  private readonly ids = new Map<string, Map<string, number>>();
+  private tokenCount = 0;
   private readonly tokensOf: (number[] | undefined)[] = [];
-  /** Items holding each token, by token id. */
-  private readonly postings: Set<number>[] = [];
+  /**
+   * Items holding each token, by token id; null once more than POSTING_USEFUL_MAX hold it. Such a token is too
+   * common to walk, so its list is dropped rather than kept up to date (a bulk upload of a million items
+   * spends its time there otherwise), and it stays dropped.
+   */
+  private readonly postings: (Set<number> | null)[] = [];
 
   set(item: number, attributes: Attributes): void {
-    for (const t of this.tokensOf[item] ?? []) this.postings[t]!.delete(item);
-    const tokens = tokenize(attributes).map((name) => this.names.intern(name));
+    for (const t of this.tokensOf[item] ?? []) this.postings[t]?.delete(item);
+    const tokens = this.tokenize(attributes);
     this.tokensOf[item] = tokens.length > 0 ? tokens : undefined;
-    for (const t of tokens) (this.postings[t] ??= new Set()).add(item);
+    for (const t of tokens) {
+      const list = this.postings[t];
+      if (list === null) continue;
+      if (list.size >= POSTING_USEFUL_MAX) this.postings[t] = null;
+      else list.add(item);
+    }
   }
 
   tokens(item: number): readonly number[] {
@@ -45,7 +54,7 @@ export class AttributeIndex {
     const items: number[] = [];
     const scores: number[] = [];
     const taken = new Set<number>([item]);
-    const lists = mine.map((t) => this.postings[t]!).filter((s) => s.size <= POSTING_USEFUL_MAX).sort((a, b) => a.size - b.size);
+    const lists = mine.map((t) => this.postings[t]).filter((s): s is Set<number> => s !== null && s !== undefined).sort((a, b) => a.size - b.size);
     let left = visits;
     for (const list of lists) {
       for (const other of list) {
@@ -58,6 +67,32 @@ export class AttributeIndex {
     }
     return { items, scores };
   }
+
+  /** The token ids of an item's categorical values: short text (case-folded) and booleans, arrays of them too. */
+  private tokenize(attributes: Attributes): number[] {
+    const out: number[] = [];
+    for (const name in attributes) {
+      const value = attributes[name];
+      if (Array.isArray(value)) for (const v of value) this.addToken(out, name, v);
+      else this.addToken(out, name, value);
+    }
+    return out;
+  }
+
+  private addToken(out: number[], name: string, v: unknown): void {
+    if ((typeof v === "string" && v.length > 0 && v.length <= TOKEN_VALUE_MAX) || typeof v === "boolean") out.push(this.token(name, String(v).toLowerCase()));
+  }
+
+  private token(name: string, value: string): number {
+    let values = this.ids.get(name);
+    if (!values) this.ids.set(name, (values = new Map()));
+    let id = values.get(value);
+    if (id === undefined) {
+      values.set(value, (id = this.tokenCount++));
+      this.postings[id] = new Set();
+    }
+    return id;
+  }
 }
 
 /** |a ∩ b| / |a ∪ b| of two small token lists (an item has a handful of tokens). */
@@ -67,12 +102,3 @@ function jaccard(a: readonly number[], b: readonly number[]): number {
   return both / (a.length + b.length - both);
 }
 
-function tokenize(attributes: Attributes): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(attributes)) {
-    for (const v of Array.isArray(value) ? value : [value]) {
-      if ((typeof v === "string" && v.length > 0 && v.length <= TOKEN_VALUE_MAX) || typeof v === "boolean") out.push(`${name}=${String(v).toLowerCase()}`);
-    }
-  }
-  return out;
-}

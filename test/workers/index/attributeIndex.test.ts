@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { AttributeIndex } from "../../../workers/index/attributeIndex.js";
+
+describe("AttributeIndex", () => {
+  it("finds the items sharing an item's rarest tokens, case-folded, scored by Jaccard", () => {
+    const index = new AttributeIndex();
+    index.set(0, { brand: "Acme", colour: "red", price: 10 });
+    index.set(1, { brand: "acme", colour: "red" });
+    index.set(2, { brand: "acme", colour: "blue" });
+    index.set(3, { brand: "globex", colour: "red" });
+    const { items, scores } = index.neighbours(0, 100);
+    expect(Object.fromEntries(items.map((item, k) => [item, scores[k]]))).toEqual({ 1: 1, 2: 1 / 3, 3: 1 / 3 });
+    expect(index.similarity(0, 1)).toBe(1);
+  });
+
+  it("forgets an item's old tokens when its attributes change", () => {
+    const index = new AttributeIndex();
+    index.set(0, { brand: "acme" });
+    index.set(1, { brand: "acme" });
+    index.set(1, { brand: "globex" });
+    expect(index.neighbours(0, 100).items).toEqual([]);
+    expect(index.similarity(0, 1)).toBe(0);
+  });
+
+  it("stops walking a token once more than 5,000 items hold it, and keeps the rarer tokens working", () => {
+    const index = new AttributeIndex();
+    for (let i = 0; i < 6_000; i++) index.set(i, { in_stock: true, shelf: `s${i % 1_000}` });
+    const { items } = index.neighbours(0, 10_000);
+    expect(items.sort((a, b) => a - b)).toEqual([1_000, 2_000, 3_000, 4_000, 5_000]); // shelf s0 only
+    expect(index.similarity(0, 1)).toBe(1 / 3); // similarity still counts the common token
+  });
+});
