@@ -32,3 +32,16 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 export function overflowsHorizontally(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1);
 }
+
+/** The visible controls (inputs, selects, buttons, links) that have no accessible name, described for a message. */
+export function unlabelledControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const visible = (e: Element) => (e as HTMLElement).offsetParent !== null;
+    const named = (e: Element) => {
+      if (e.getAttribute("aria-label")?.trim() || e.getAttribute("aria-labelledby")) return true;
+      if ((e instanceof HTMLInputElement || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement) && e.labels && e.labels.length > 0) return true;
+      return (e.tagName === "BUTTON" || e.tagName === "A") && (e.textContent ?? "").trim().length > 0;
+    };
+    return [...document.querySelectorAll("input, select, textarea, button, a[href]")].filter((e) => visible(e) && !named(e)).map((e) => e.outerHTML.slice(0, 120));
+  });
+}

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
 import { call, freshIp, newOrg } from "../helpers/api.js";
-import { launchBrowser, overflowsHorizontally, screenshots } from "../helpers/browser.js";
+import { launchBrowser, overflowsHorizontally, screenshots, unlabelledControls } from "../helpers/browser.js";
 import { addMember, MEMBER_PASSWORD } from "../helpers/members.js";
 import { eventually, recommend, sendEvents, upsertItems } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -57,9 +57,9 @@ describe("web dashboard", () => {
     await screenshots(page, "quick-start");
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: "Generate key pair" }).click();
-    await expect.poll(() => page.getByLabel("Secret key").inputValue()).toMatch(/^svc_sk_/);
-    const pk = await page.getByLabel("Publishable key").inputValue();
-    const sk = await page.getByLabel("Secret key").inputValue();
+    await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
+    const pk = await page.getByLabel("Publishable key", { exact: true }).inputValue();
+    const sk = await page.getByLabel("Secret key", { exact: true }).inputValue();
     await expect.poll(() => page.getByText("shown only this once").isVisible()).toBe(true);
     await screenshots(page, "keys-new-pair");
 
@@ -68,7 +68,7 @@ describe("web dashboard", () => {
     expect((await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "i1", item_type: "t", status: "active" } })).status).toBe(202);
 
     await page.getByRole("button", { name: "I have stored it" }).click();
-    expect(await page.getByLabel("Secret key").isVisible()).toBe(false);
+    expect(await page.getByLabel("Secret key", { exact: true }).isVisible()).toBe(false);
     await page.getByRole("button", { name: /^Revoke the pair/ }).click();
     await expect.poll(() => page.getByRole("dialog").isVisible()).toBe(true);
     await screenshots(page, "keys-revoke-confirm");
@@ -126,7 +126,7 @@ describe("web dashboard", () => {
     expect(rows.map((r) => r.item_id)).toEqual(["w1", "w3"]);
   });
 
-  it("shows an OWNER members, the audit log and analytics, tidy at 1280 and 390 px", async () => {
+  it("shows an OWNER members, the audit log and analytics, tidy at 1280 and 390 px, every control labelled", async () => {
     await register();
     await page.getByRole("link", { name: "Members" }).click();
     const email = `dev-${randomUUID()}@example.com`;
@@ -144,12 +144,16 @@ describe("web dashboard", () => {
     await page.getByRole("link", { name: "Analytics" }).click();
     await page.getByText("No recommendations served").waitFor();
     await screenshots(page, "analytics");
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await page.getByLabel("Secret key", { exact: true }).waitFor();
     for (const view of ["start", "keys", "members", "upload", "analytics", "audit"]) {
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${dashboard()}#${view}`);
         await page.locator(`section[data-view=${view}]`).waitFor();
         expect(await overflowsHorizontally(page), `${view} at ${width}px`).toBe(false);
+        expect(await unlabelledControls(page), `${view} at ${width}px`).toEqual([]);
       }
     }
   });
@@ -203,6 +207,8 @@ describe("web dashboard", () => {
   it("can be used with the keyboard alone: log in, move between sections, generate a key pair", async () => {
     const org = await newOrg(server.url);
     await page.goto(dashboard());
+    await page.locator("#login-email").waitFor();
+    expect(await unlabelledControls(page)).toEqual([]);
     await page.locator("#login-email").focus();
     await page.keyboard.type(org.email);
     await page.keyboard.press("Tab");
