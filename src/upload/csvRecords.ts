@@ -29,6 +29,7 @@ export function checkCsvHeader(kind: UploadKind, columns: string[]): void {
   const seen = new Set<string>();
   for (const c of columns) {
     if (c === "") throw new AppError("validation_error", "line 1: a column has no name");
+    if (c === "__proto__") throw new AppError("validation_error", "line 1: '__proto__' cannot be a column name");
     if (seen.has(c)) throw new AppError("validation_error", `line 1: column '${c}' appears twice`);
     seen.add(c);
   }

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { AppError, isAppError } from "../errors.js";
+import { log } from "../log.js";
 import type { Batcher, Submission } from "../ingest/batcher.js";
 import { itemRow, userRow, type ItemRow, type UserRow } from "../ingest/rows.js";
 import { isPlainValidItem, isPlainValidUser } from "../ingest/plainRecord.js";
@@ -124,6 +125,8 @@ export class UploadStream implements RecordSink {
   }
 
   private stoppedBy(err: unknown): AppError {
-    return isAppError(err) ? err : new AppError("internal_error", "the database refused these rows");
+    if (isAppError(err)) return err;
+    log.error("an upload chunk failed unexpectedly", { error: (err as Error)?.stack ?? String(err) });
+    return new AppError("internal_error", "the database refused these rows");
   }
 }
