@@ -149,7 +149,7 @@ async function main(): Promise<void> {
     const rate = (fresh.result.body?.data?.accepted ?? 0) / fresh.result.seconds;
     lines.push(
       "",
-      `ceiling: the same file COPYed (FORMAT csv) by one client into a table keyed by item_id: ${fmt(ceiling)} rows/s`,
+      `ceiling: the same file COPYed (FORMAT csv) by one client into a table${DISTINCT >= ROWS ? " keyed by item_id" : ""}: ${fmt(ceiling)} rows/s`,
       `target: >= ${fmt(TARGET_ROWS_PER_S)} rows/s for new items: ${fmt(rate)} rows/s, ${rate >= TARGET_ROWS_PER_S ? "met" : "MISSED"}`,
       "",
     );
