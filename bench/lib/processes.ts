@@ -50,7 +50,11 @@ export function startChild(
   let out = "";
   proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   proc.stderr!.on("data", (c: Buffer) => (out += c.toString()));
-  if (VERBOSE) proc.stderr!.on("data", (c: Buffer) => process.stderr.write(c));
+  if (VERBOSE) {
+    // The server logs info to stdout and warnings to stderr: a verbose run shows both.
+    proc.stdout!.on("data", (c: Buffer) => process.stderr.write(c));
+    proc.stderr!.on("data", (c: Buffer) => process.stderr.write(c));
+  }
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
   const child: Child = { proc, output: () => out, exited };
   return new Promise((resolve, reject) => {
