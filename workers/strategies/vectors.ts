@@ -1,6 +1,7 @@
 import type { Ivf } from "../training/ivf.js";
 import { codeDot, rowDot } from "../training/linalg.js";
 import type { Model } from "../training/model.js";
+import { SimdScorer } from "./simdScores.js";
 import { TopK } from "./topK.js";
 
 /** Against exhaustive search on 100,000 items: 4 cells find 99.6% of the top 100 by cosine and all of a user's top 21. */
@@ -28,6 +29,7 @@ export function searchVectors(
   const f = model.params.factors;
   // One element type for the query keeps the scoring loop monomorphic (it runs thousands of times per request).
   const query = Float64Array.from(q);
+  scorerOf(model)?.setQuery(query);
   const top = new TopK(want);
   const ivf = model.ivf;
   if (!ivf) {
@@ -66,10 +68,31 @@ function cellOfRow(ivf: Ivf, row: number): number {
   return lo;
 }
 
+/** Each model's SIMD scorer (its codes moved into wasm memory on first use), or null where there is none. */
+const scorers = new WeakMap<Model, SimdScorer | null>();
+
+function scorerOf(model: Model): SimdScorer | undefined {
+  let s = scorers.get(model);
+  if (s === undefined) scorers.set(model, (s = SimdScorer.adopt(model) ?? null));
+  return s ?? undefined;
+}
+
+/** Offers rows [from, to) to `top`, scored against the query set on the model's scorer (or q, without one). */
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
+  const scales = cosine ? model.cosineScales : model.itemScales;
+  const scorer = scorerOf(model);
+  if (scorer) {
+    scorer.scan(from, to);
+    const out = scorer.out;
+    for (let row = from; row < to; row++) {
+      const score = out[row - from]! * scales[row]!;
+      const item = model.itemOfRow[row]!;
+      if (top.wouldTake(score, item) && accept(item)) top.offer(score, item);
+    }
+    return;
+  }
   const f = model.params.factors;
   const codes = model.itemCodes;
-  const scales = cosine ? model.cosineScales : model.itemScales;
   for (let row = from; row < to; row++) {
     const score = codeDot(codes, row * f, q, f) * scales[row]!;
     const item = model.itemOfRow[row]!;
