@@ -146,6 +146,12 @@ export class SimdScorer {
     return scorer;
   }
 
+  /** A scorer over codes of its own (copied), such as quantized IVF centroids. */
+  static over(codes: Int8Array, f: number): SimdScorer | undefined {
+    if (!MODULE || f % 8 !== 0 || codes.length === 0) return undefined;
+    return new SimdScorer(MODULE, codes, f);
+  }
+
   setQuery(q: Float64Array): void {
     this.query.set(q);
   }

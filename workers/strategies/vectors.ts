@@ -29,7 +29,9 @@ export function searchVectors(
   const f = model.params.factors;
   // One element type for the query keeps the scoring loop monomorphic (it runs thousands of times per request).
   const query = Float64Array.from(q);
-  scorerOf(model)?.setQuery(query);
+  const simd = scorersOf(model);
+  simd?.items.setQuery(query);
+  simd?.cells?.scorer.setQuery(query);
   const top = new TopK(want);
   const ivf = model.ivf;
   if (!ivf) {
@@ -44,7 +46,7 @@ export function searchVectors(
   let probes = Math.min(how.firstProbes ?? FIRST_PROBES, ivf.cells);
   let scanned = 0;
   for (;;) {
-    const cells = bestCells(ivf, query, f, probes);
+    const cells = bestCells(ivf, query, f, probes, simd?.cells);
     for (; scanned < cells.length; scanned++) {
       const c = cells[scanned]!;
       if (c !== home) scanRows(model, query, ivf.offsets[c]!, ivf.offsets[c + 1]!, top, accept, how.cosine);
@@ -68,19 +70,48 @@ function cellOfRow(ivf: Ivf, row: number): number {
   return lo;
 }
 
-/** Each model's SIMD scorer (its codes moved into wasm memory on first use), or null where there is none. */
-const scorers = new WeakMap<Model, SimdScorer | null>();
+/** A model's SIMD scorers: its item codes (moved into wasm memory on first use), and its IVF centroids as int8. */
+interface Scorers {
+  items: SimdScorer;
+  cells: QuantizedCells | undefined;
+}
 
-function scorerOf(model: Model): SimdScorer | undefined {
+interface QuantizedCells {
+  scorer: SimdScorer;
+  /** Centroid c's vector is scorer codes row c × scales[c]. */
+  scales: Float32Array;
+}
+
+const scorers = new WeakMap<Model, Scorers | null>();
+
+function scorersOf(model: Model): Scorers | undefined {
   let s = scorers.get(model);
-  if (s === undefined) scorers.set(model, (s = SimdScorer.adopt(model) ?? null));
+  if (s === undefined) {
+    const items = SimdScorer.adopt(model);
+    s = items ? { items, cells: model.ivf ? quantizeCells(model.ivf, model.params.factors) : undefined } : null;
+    scorers.set(model, s);
+  }
   return s ?? undefined;
+}
+
+/** Centroids as int8 codes with a scale each: choosing the cells to probe needs their order, not exact scores. */
+function quantizeCells(ivf: Ivf, f: number): QuantizedCells | undefined {
+  const codes = new Int8Array(ivf.cells * f);
+  const scales = new Float32Array(ivf.cells);
+  for (let c = 0; c < ivf.cells; c++) {
+    let max = 0;
+    for (let k = 0; k < f; k++) max = Math.max(max, Math.abs(ivf.centroids[c * f + k]!));
+    scales[c] = max / 127;
+    for (let k = 0; k < f; k++) codes[c * f + k] = max === 0 ? 0 : Math.round((ivf.centroids[c * f + k]! / max) * 127);
+  }
+  const scorer = SimdScorer.over(codes, f);
+  return scorer ? { scorer, scales } : undefined;
 }
 
 /** Offers rows [from, to) to `top`, scored against the query set on the model's scorer (or q, without one). */
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
   const scales = cosine ? model.cosineScales : model.itemScales;
-  const scorer = scorerOf(model);
+  const scorer = scorersOf(model)?.items;
   if (scorer) {
     scorer.scan(from, to);
     const out = scorer.out;
@@ -101,8 +132,17 @@ function scanRows(model: Model, q: Float64Array, from: number, to: number, top: 
 }
 
 /** The `probes` cells whose centroids score highest against q, best first (a heap, not a sort of every cell). */
-function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number): number[] {
+function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, quantized: QuantizedCells | undefined): number[] {
   const top = new TopK(probes);
+  if (quantized) {
+    quantized.scorer.scan(0, ivf.cells);
+    const out = quantized.scorer.out;
+    for (let c = 0; c < ivf.cells; c++) {
+      const s = out[c]! * quantized.scales[c]!;
+      if (top.wouldTake(s, c)) top.offer(s, c);
+    }
+    return top.sorted().items;
+  }
   for (let c = 0; c < ivf.cells; c++) {
     const s = rowDot(ivf.centroids, c * f, q, f);
     if (top.wouldTake(s, c)) top.offer(s, c);
