@@ -105,11 +105,11 @@ describe("web dashboard", () => {
       await page.getByRole("button", { name: "Log in" }).click();
       await expect.poll(() => page.locator("#login-form [role=alert]").textContent()).not.toBe("");
       messages.push((await page.locator("#login-form [role=alert]").textContent()) ?? "");
+      if (messages.length === 2) await screenshots(page, "sign-in-error");
       await page.locator("#login-form [role=alert]").evaluate((n) => (n.textContent = ""));
     }
     expect(messages[0]).toBe("wrong email or password");
     expect(messages[1]).toBe(messages[0]);
-    await screenshots(page, "sign-in-error");
   });
 
   it("uploads a CSV with a bad row, showing the progress bar and the refused line", async () => {
