@@ -132,6 +132,16 @@ describe("CSV uploads", () => {
     expect(await storedItems(org)).toEqual([]);
   });
 
+  it("answers 400 validation_error for a header with a repeated, empty or __proto__ column", async () => {
+    const org = await newOrg(server.url);
+    for (const header of ["item_id,item_type,status,size,size", "item_id,item_type,status,", "item_id,item_type,status,__proto__"]) {
+      const r = await upload(org, "items", `${header}\nd1,t,active,x,y\n`);
+      expect(r.status, header).toBe(400);
+      expect(r.body.error).toBe("validation_error");
+    }
+    expect(await storedItems(org)).toEqual([]);
+  });
+
   it("stores a large file sent in small pieces, every row once, with the errors capped at 100 and all counted", async () => {
     const org = await newOrg(server.url);
     const lines = ["item_id,item_type,status,rank"];
