@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   setLogLevel(config.LOG_LEVEL);
   const running = await start(config);
   const url = `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${running.http.port}`;
-  process.stdout.write(`recommendation service listening on ${url}\n`);
+  process.stdout.write(`recommendation service listening on ${url}\nweb dashboard: ${url}/dashboard\n`);
 
   let stopping = false;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
