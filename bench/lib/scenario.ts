@@ -60,7 +60,7 @@ export async function ingestScenario(b: Bench, n: number): Promise<ScenarioResul
   const { otherCores } = share();
   const cpuAfter = cpuSeconds(b.serverPid);
   const pgAfter = postgresCpuSeconds(b.dataDir);
-  log(`  server threads (cores busy): ${busyThreads(b.serverPid, threadsBefore, r.durationS)}`);
+  log(`  server threads (cores busy): ${busyThreads(b.serverPid, threadsBefore, r.durationS, cpuAfter.all - cpuBefore.all)}`);
   const after = await settle(b.db, b.org);
   const commitsAfter = await commits(b.db);
   return {
@@ -79,13 +79,18 @@ export async function ingestScenario(b: Bench, n: number): Promise<ScenarioResul
   };
 }
 
-/** The server's threads busy at least 1% of a core since `before`, busiest first. */
-function busyThreads(pid: number | undefined, before: Map<string, number>, seconds: number): string {
-  return [...threadCpu(pid)]
-    .map(([t, after]) => [t, (after - (before.get(t) ?? 0)) / seconds] as const)
+/**
+ * The server's threads busy at least 1% of a core since `before`, busiest first, then what threads that ended
+ * meanwhile used (model training runs in a thread of its own that ends with it).
+ */
+function busyThreads(pid: number | undefined, before: Map<string, number>, seconds: number, processSeconds: number): string {
+  const shares = [...threadCpu(pid)].map(([t, after]) => [t, (after - (before.get(t) ?? 0)) / seconds] as const);
+  const ended = processSeconds / seconds - shares.reduce((sum, [, share]) => sum + share, 0);
+  return shares
     .filter(([, share]) => share >= 0.01)
     .sort((a, b) => b[1] - a[1])
     .map(([t, share]) => `${t} ${pct(share)}`)
+    .concat(`threads that ended ${pct(Math.max(0, ended))}`)
     .join(", ");
 }
 

@@ -1,9 +1,15 @@
 import type { Attributes } from "./catalog.js";
+import { ensureLength } from "./growable.js";
+import { Marks } from "./marks.js";
 
 /** Values longer than this (titles, descriptions) say little about kinship and are not indexed. */
 const TOKEN_VALUE_MAX = 64;
 /** An attribute value shared by more items than this (say, `in_stock=true`) is too common to find neighbours. */
 const POSTING_USEFUL_MAX = 5_000;
+/** Token ids kept in an item's own slots; an item with more keeps them in a typed array of its own. */
+const INLINE = 8;
+/** Tokens counted per item (a long tag list beyond this says no more about kinship). */
+const TOKENS_PER_ITEM_MAX = 1_000;
 
 /**
  * Categorical attributes as tokens (`brand=acme`, `tags=outdoor`), with the items holding each token: how
@@ -13,18 +19,25 @@ export class AttributeIndex {
   /** Tokens are interned by attribute, then value: no `name=value` string is built or hashed per item. */
   private readonly ids = new Map<string, Map<string, number>>();
   private tokenCount = 0;
-  private readonly tokensOf: (number[] | undefined)[] = [];
+  /**
+   * Each item's token ids, packed: up to INLINE of them in the item's own slots of one typed array (a
+   * similarity then reads two short runs of memory, not two arrays scattered over the heap), more in `overflow`.
+   */
+  private counts = new Uint16Array(1024);
+  private inline = new Int32Array(1024 * INLINE);
+  private readonly overflow = new Map<number, Int32Array>();
   /**
    * Items holding each token, by token id; null once more than POSTING_USEFUL_MAX hold it. Such a token is too
    * common to walk, so its list is dropped rather than kept up to date (a bulk upload of a million items
    * spends its time there otherwise), and it stays dropped.
    */
   private readonly postings: (Set<number> | null)[] = [];
+  private readonly taken = new Marks();
 
   set(item: number, attributes: Attributes): void {
-    for (const t of this.tokensOf[item] ?? []) this.postings[t]?.delete(item);
-    const tokens = this.tokenize(attributes);
-    this.tokensOf[item] = tokens.length > 0 ? tokens : undefined;
+    for (const t of this.tokens(item)) this.postings[t]?.delete(item);
+    const tokens = [...new Set(this.tokenize(attributes))].slice(0, TOKENS_PER_ITEM_MAX);
+    this.store(item, tokens);
     for (const t of tokens) {
       const list = this.postings[t];
       if (list === null) continue;
@@ -34,14 +47,31 @@ export class AttributeIndex {
   }
 
   tokens(item: number): readonly number[] {
-    return this.tokensOf[item] ?? [];
+    const n = item < this.counts.length ? this.counts[item]! : 0;
+    if (n > INLINE) return Array.from(this.overflow.get(item)!);
+    return Array.from(this.inline.subarray(item * INLINE, item * INLINE + n));
   }
 
-  /** Jaccard similarity of two items' token sets (0 when either has none). */
+  /** Jaccard similarity of two items' token sets (0 when either has none): |a ∩ b| / |a ∪ b|. */
   similarity(a: number, b: number): number {
-    const ta = this.tokens(a);
-    const tb = this.tokens(b);
-    return ta.length === 0 || tb.length === 0 ? 0 : jaccard(ta, tb);
+    const na = a < this.counts.length ? this.counts[a]! : 0;
+    const nb = b < this.counts.length ? this.counts[b]! : 0;
+    if (na === 0 || nb === 0) return 0;
+    const ca = na > INLINE ? this.overflow.get(a)! : this.inline;
+    const cb = nb > INLINE ? this.overflow.get(b)! : this.inline;
+    const fromA = na > INLINE ? 0 : a * INLINE;
+    const fromB = nb > INLINE ? 0 : b * INLINE;
+    let both = 0;
+    for (let i = fromA; i < fromA + na; i++) {
+      const t = ca[i]!;
+      for (let j = fromB; j < fromB + nb; j++) {
+        if (cb[j] === t) {
+          both++;
+          break;
+        }
+      }
+    }
+    return both / (na + nb - both);
   }
 
   /**
@@ -50,11 +80,12 @@ export class AttributeIndex {
    * thousands of items costs a bounded amount per request.
    */
   neighbours(item: number, visits: number): { items: number[]; scores: number[] } {
-    const mine = this.tokens(item);
     const items: number[] = [];
     const scores: number[] = [];
-    const taken = new Set<number>([item]);
-    const lists = mine.map((t) => this.postings[t]).filter((s): s is Set<number> => s !== null && s !== undefined).sort((a, b) => a.size - b.size);
+    const taken = this.taken;
+    taken.clear();
+    taken.add(item);
+    const lists = this.tokens(item).map((t) => this.postings[t]).filter((s): s is Set<number> => s !== null && s !== undefined).sort((a, b) => a.size - b.size);
     let left = visits;
     for (const list of lists) {
       for (const other of list) {
@@ -62,13 +93,24 @@ export class AttributeIndex {
         if (taken.has(other)) continue;
         taken.add(other);
         items.push(other);
-        scores.push(jaccard(mine, this.tokens(other)));
+        scores.push(this.similarity(item, other));
       }
     }
     return { items, scores };
   }
 
-  /** The token ids of an item's categorical values: short text (case-folded) and booleans, arrays of them too. */
+  private store(item: number, tokens: number[]): void {
+    this.counts = ensureLength(this.counts, item + 1);
+    this.inline = ensureLength(this.inline, (item + 1) * INLINE);
+    this.counts[item] = tokens.length;
+    if (tokens.length > INLINE) this.overflow.set(item, Int32Array.from(tokens));
+    else {
+      this.overflow.delete(item);
+      this.inline.set(tokens, item * INLINE);
+    }
+  }
+
+  /** The token ids of an item's categorical values: short text (case-folded) and booleans, arrays of them too (repeats included). */
   private tokenize(attributes: Attributes): number[] {
     const out: number[] = [];
     for (const name in attributes) {
@@ -80,7 +122,9 @@ export class AttributeIndex {
   }
 
   private addToken(out: number[], name: string, v: unknown): void {
-    if ((typeof v === "string" && v.length > 0 && v.length <= TOKEN_VALUE_MAX) || typeof v === "boolean") out.push(this.token(name, String(v).toLowerCase()));
+    if ((typeof v === "string" && v.length > 0 && v.length <= TOKEN_VALUE_MAX) || typeof v === "boolean") {
+      out.push(this.token(name, String(v).toLowerCase()));
+    }
   }
 
   private token(name: string, value: string): number {
@@ -94,11 +138,3 @@ export class AttributeIndex {
     return id;
   }
 }
-
-/** |a ∩ b| / |a ∪ b| of two small token lists (an item has a handful of tokens). */
-function jaccard(a: readonly number[], b: readonly number[]): number {
-  let both = 0;
-  for (const t of a) if (b.includes(t)) both++;
-  return both / (a.length + b.length - both);
-}
-

@@ -1,3 +1,4 @@
+import { Marks } from "../index/marks.js";
 import { searchVectors, unitVector } from "./vectors.js";
 import { TopK } from "./topK.js";
 import type { StrategyFn } from "./types.js";
@@ -13,6 +14,8 @@ const VECTOR_PROBES = 2;
  */
 const ATTRIBUTE_VISITS = { withVector: 100, alone: 2_000 };
 const SAME_TYPE_BONUS = 0.05;
+/** The vector candidates of the request being ranked (one thread ranks one request at a time). */
+const offered = new Marks();
 
 /** Items closest to the context item: cosine of item vectors blended with attribute (Jaccard) similarity. */
 export const similar: StrategyFn = (ctx) => {
@@ -21,24 +24,25 @@ export const similar: StrategyFn = (ctx) => {
   const { catalog, model } = ctx.index;
   const v = model && unitVector(model, c);
   const top = new TopK(ctx.want);
-  const offer = (i: number, s: number) => {
-    const total = s + (catalog.type[i] === catalog.type[c] ? SAME_TYPE_BONUS : 0);
-    if (top.wouldTake(total, i) && ctx.eligible(i)) top.offer(total, i);
-  };
-  const offered = new Set<number>();
+  const bonus = (i: number) => (catalog.type[i] === catalog.type[c] ? SAME_TYPE_BONUS : 0);
+  offered.clear();
   if (model && v) {
     const near = searchVectors(model, v, Math.max(ctx.want * 4, VECTOR_CANDIDATES_MIN), (i) => i !== c && ctx.eligible(i), {
       cosine: true, firstProbes: VECTOR_PROBES,
     });
+    // Every vector candidate already passed `eligible`.
     near.forEach((i, cosine) => {
       offered.add(i);
-      offer(i, VECTOR_SHARE * Math.max(0, cosine) * ctx.index.signals.support(i) + (1 - VECTOR_SHARE) * catalog.tokens.similarity(c, i));
+      const total = VECTOR_SHARE * Math.max(0, cosine) * ctx.index.signals.support(i) + (1 - VECTOR_SHARE) * catalog.tokens.similarity(c, i) + bonus(i);
+      if (top.wouldTake(total, i)) top.offer(total, i);
     });
   }
   const attributeShare = v ? 1 - VECTOR_SHARE : 1;
   const byAttributes = catalog.tokens.neighbours(c, v ? ATTRIBUTE_VISITS.withVector : ATTRIBUTE_VISITS.alone);
   byAttributes.items.forEach((i, k) => {
-    if (!offered.has(i)) offer(i, attributeShare * byAttributes.scores[k]!);
+    if (offered.has(i)) return;
+    const total = attributeShare * byAttributes.scores[k]! + bonus(i);
+    if (top.wouldTake(total, i) && ctx.eligible(i)) top.offer(total, i);
   });
   if (top.size === 0) return undefined;
   return { ...top.sorted(), reasons: `similar-to:${catalog.ids.name(c)}` };

@@ -29,4 +29,28 @@ describe("AttributeIndex", () => {
     expect(items.sort((a, b) => a - b)).toEqual([1_000, 2_000, 3_000, 4_000, 5_000]); // shelf s0 only
     expect(index.similarity(0, 1)).toBe(1 / 3); // similarity still counts the common token
   });
+
+  it("scores items with more tokens than fit in an item's own slots, and updates them in and out of those slots", () => {
+    const index = new AttributeIndex();
+    const tags = Array.from({ length: 12 }, (_, k) => `t${k}`);
+    index.set(0, { tags });
+    index.set(1, { tags: tags.slice(0, 6) });
+    index.set(2, { tags: [...tags.slice(6), "other"] });
+    expect(index.similarity(0, 1)).toBe(6 / 12);
+    expect(index.similarity(0, 2)).toBe(6 / 13);
+    expect(index.similarity(1, 2)).toBe(0);
+    index.set(0, { tags: ["t0"] });
+    expect(index.similarity(0, 1)).toBe(1 / 6);
+    index.set(1, { tags });
+    expect(index.similarity(1, 2)).toBe(6 / 13);
+    expect(index.tokens(1)).toHaveLength(12);
+  });
+
+  it("counts a value repeated in an item's attributes once", () => {
+    const index = new AttributeIndex();
+    index.set(0, { tags: ["a", "A", "a"], brand: "acme" });
+    index.set(1, { tags: ["a"], brand: "acme" });
+    expect(index.tokens(0)).toHaveLength(2);
+    expect(index.similarity(0, 1)).toBe(1);
+  });
 });
