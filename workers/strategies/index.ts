@@ -3,6 +3,7 @@ import type { OrgIndex } from "../index/orgIndex.js";
 import { eligibility } from "./eligibility.js";
 import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js";
 import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
+import { page } from "./page.js";
 import { personalized } from "./personalized.js";
 import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
 import { similar } from "./similar.js";
@@ -43,27 +44,6 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult 
     ranking = req.strategy === "popular" ? undefined : popular.run(ctx);
   }
   return page(index, req, mode, ranking);
-}
-
-/** The requested page, rendered as the response's `results` JSON (the front thread only splices it in). */
-function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
-  if (!ranking) return { mode, itemIds: [], resultsJson: "[]", hasNext: false };
-  const { catalog } = index;
-  const from = (req.page - 1) * req.limit;
-  const to = Math.min(from + req.limit, ranking.items.length);
-  const itemIds: string[] = [];
-  const parts: string[] = [];
-  for (let k = from; k < to; k++) {
-    const item = ranking.items[k]!;
-    const id = catalog.ids.name(item);
-    const reason = typeof ranking.reasons === "string" ? ranking.reasons : ranking.reasons[k]!;
-    itemIds.push(id);
-    parts.push(
-      `{"item_id":${JSON.stringify(id)},"score":${JSON.stringify(Math.round(ranking.scores[k]! * 1e6) / 1e6)},` +
-        `"reason":${JSON.stringify(reason)},"metadata":${catalog.metadataJson(item, req.fields)}}`,
-    );
-  }
-  return { mode, itemIds, resultsJson: `[${parts.join(",")}]`, hasNext: ranking.items.length > from + req.limit };
 }
 
 /** Items the user engaged with or converted on (positively): what `exclude_seen` leaves out. */
