@@ -88,14 +88,14 @@ export type Mode = "personalized" | "contextual" | "global" | "fallback";
 
 /**
  * A recommender thread's answer: the page already rendered as JSON there (each result's `item_id`, `score`,
- * `reason`, `metadata`; spec 2.4), so the front thread splices text instead of rebuilding objects.
+ * `reason`, `metadata`; spec 2.4), so the front thread splices bytes instead of rebuilding objects.
  */
 export interface RankResult {
   mode: Mode;
   /** The page's item ids in order: `recommended_items`, and the attribution log. */
   itemIds: string[];
-  /** The `results` array as JSON text. */
-  resultsJson: string;
+  /** The `results` array as JSON, in UTF-8. */
+  results: Uint8Array;
   hasNext: boolean;
 }
 

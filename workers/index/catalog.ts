@@ -1,6 +1,7 @@
 import { AttributeIndex } from "./attributeIndex.js";
 import { ensureLength } from "./growable.js";
 import { Interner } from "./interner.js";
+import { TextArena } from "./textArena.js";
 
 export const STATUS = { unknown: 0, active: 1, inactive: 2, deleted: 3 } as const;
 const STATUS_CODE: Record<string, number> = { active: 1, inactive: 2, deleted: 3 };
@@ -19,8 +20,8 @@ export class Catalog {
   status = new Uint8Array(1024);
   createdS = new Float64Array(1024);
   readonly attributes: (Attributes | undefined)[] = [];
-  /** The full metadata of items already served, as JSON text: the common answer (no `fields`) reuses it. */
-  private readonly metadataText: (string | undefined)[] = [];
+  /** Each served item's answer text around its score and reason (see strategies/page.ts), until it changes. */
+  readonly rendered = new TextArena();
   readonly tokens = new AttributeIndex();
   /** Bumped on every change that can alter which items are eligible or how they are ordered by creation. */
   version = 0;
@@ -42,7 +43,7 @@ export class Catalog {
     if (createdS !== null) this.createdS[i] = createdS;
     else if (this.createdS[i] === 0) this.createdS[i] = Date.now() / 1000;
     this.attributes[i] = attributes;
-    this.metadataText[i] = undefined;
+    this.rendered.drop(i);
     this.tokens.set(i, attributes);
     this.version++;
     return i;
@@ -63,12 +64,6 @@ export class Catalog {
     }
     out.item_type = this.type[i]! >= 0 ? this.types.name(this.type[i]!) : null;
     return out;
-  }
-
-  /** metadata(i, fields) as JSON text. */
-  metadataJson(i: number, fields: string[] | undefined): string {
-    if (fields) return JSON.stringify(this.metadata(i, fields));
-    return (this.metadataText[i] ??= JSON.stringify(this.metadata(i, undefined)));
   }
 
   private grow(n: number): void {

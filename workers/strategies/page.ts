@@ -1,28 +1,49 @@
 import type { Mode, RankRequest, RankResult } from "../../src/recommend/schema.js";
+import { ByteWriter } from "../../src/recommend/byteWriter.js";
+import type { Catalog } from "../index/catalog.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { Ranking } from "./types.js";
 
-/** The requested page, rendered as the response's `results` JSON (the front thread only splices it in). */
+/** The thread's answer buffer: a page is written here, then copied out once. */
+const out = new ByteWriter();
+
+/**
+ * The requested page, rendered as the response's `results` JSON in UTF-8 (the front thread only splices it in).
+ * Each item's text around its score and reason, `{"item_id":…,"score":` and `,"metadata":{…}}`, is rendered
+ * once and kept in the catalog until the item changes; a page copies those bytes. Answers that name `fields`
+ * render their metadata each time.
+ */
 export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
-  if (!ranking) return { mode, itemIds: [], resultsJson: "[]", hasNext: false };
+  if (!ranking) return { mode, itemIds: [], results: EMPTY, hasNext: false };
   const { catalog } = index;
   const from = (req.page - 1) * req.limit;
   const to = Math.min(from + req.limit, ranking.items.length);
   const itemIds: string[] = [];
-  const shared = typeof ranking.reasons === "string" ? `,"reason":${JSON.stringify(ranking.reasons)},"metadata":` : undefined;
-  let json = "[";
+  const shared = typeof ranking.reasons === "string" ? `,"reason":${JSON.stringify(ranking.reasons)}` : undefined;
+  out.reset().text("[");
   for (let k = from; k < to; k++) {
     const item = ranking.items[k]!;
-    const id = catalog.ids.name(item);
-    itemIds.push(id);
-    if (k > from) json += ",";
-    json +=
-      `{"item_id":${JSON.stringify(id)},"score":${scoreJson(ranking.scores[k]!)}` +
-      (shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])},"metadata":`) +
-      catalog.metadataJson(item, req.fields) +
-      "}";
+    itemIds.push(catalog.ids.name(item));
+    if (k > from) out.text(",");
+    const head = renderedHead(catalog, item);
+    catalog.rendered.writeTo(out, item, 0, head);
+    out.text(scoreJson(ranking.scores[k]!)).text(shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])}`);
+    if (req.fields) out.text(`,"metadata":${JSON.stringify(catalog.metadata(item, req.fields))}}`);
+    else catalog.rendered.writeTo(out, item, head);
   }
-  return { mode, itemIds, resultsJson: json + "]", hasNext: ranking.items.length > from + req.limit };
+  out.text("]");
+  return { mode, itemIds, results: out.copy(), hasNext: ranking.items.length > from + req.limit };
+}
+
+const EMPTY = new TextEncoder().encode("[]");
+
+/** Renders the item's text if it is not held yet; returns where its head (up to the score) ends. */
+function renderedHead(catalog: Catalog, item: number): number {
+  if (!catalog.rendered.has(item)) {
+    const head = `{"item_id":${JSON.stringify(catalog.ids.name(item))},"score":`;
+    catalog.rendered.set(item, `${head},"metadata":${JSON.stringify(catalog.metadata(item, undefined))}}`, Buffer.byteLength(head));
+  }
+  return catalog.rendered.mark(item);
 }
 
 const MICROS = 1_000_000;

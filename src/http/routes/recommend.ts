@@ -1,4 +1,5 @@
 import type { KeyEntry } from "../../auth/keyCache.js";
+import { ByteWriter } from "../../recommend/byteWriter.js";
 import { recommendationId } from "../../recommend/recommendationId.js";
 import { toRankRequest, type RankRequest, type RankResult } from "../../recommend/schema.js";
 import { validateRecommend } from "../../recommend/validate.js";
@@ -8,17 +9,27 @@ import type { RequestContext } from "../context.js";
 import { sendJson } from "../respond.js";
 import { ANSWERS_LATER, type Outcome, type Route } from "../router.js";
 
+/** Answers are assembled here and sent at once (uWS copies what it is given), so one buffer serves them all. */
+const out = new ByteWriter();
+
 /**
- * The success envelope (spec 2.4) as text around the shard's rendered `results`: the front thread, which
- * limits the request rate, never rebuilds or re-serialises the results.
+ * The success envelope (spec 2.4) around the shard's rendered `results` bytes: the front thread, which
+ * limits the request rate, never rebuilds, re-serialises or re-encodes the results.
  */
-function answerJson(id: string, tenant: string, req: RankRequest, r: RankResult, latencyMs: number): string {
-  return (
-    `{"success":true,"message":"${r.itemIds.length} recommendations","data":{"recommendation_id":"${id}",` +
-    `"tenant_id":${JSON.stringify(tenant)},"domain":${JSON.stringify(req.itemType ?? "all")},"strategy":"${req.strategy}",` +
-    `"mode":"${r.mode}","results":${r.resultsJson},"recommended_items":${JSON.stringify(r.itemIds)},` +
-    `"pagination":{"page":${req.page},"limit":${req.limit},"has_next":${r.hasNext}},"latency_ms":${latencyMs}}}`
-  );
+function answerBytes(id: string, tenant: string, req: RankRequest, r: RankResult, latencyMs: number): Buffer {
+  return out
+    .reset()
+    .text(
+      `{"success":true,"message":"${r.itemIds.length} recommendations","data":{"recommendation_id":"${id}",` +
+        `"tenant_id":${JSON.stringify(tenant)},"domain":${JSON.stringify(req.itemType ?? "all")},"strategy":"${req.strategy}",` +
+        `"mode":"${r.mode}","results":`,
+    )
+    .bytes(r.results)
+    .text(
+      `,"recommended_items":${JSON.stringify(r.itemIds)},` +
+        `"pagination":{"page":${req.page},"limit":${req.limit},"has_next":${r.hasNext}},"latency_ms":${latencyMs}}}`,
+    )
+    .view();
 }
 
 /** request → publishable key → validate → shard (msgpackr) → rendered page → response */
@@ -27,7 +38,7 @@ export function recommendRoutes(s: Services): Route[] {
     const id = recommendationId();
     s.attribution.record(id, req, ranked.mode, ranked.itemIds);
     const latencyMs = Math.round((performance.now() - ctx.startedAt) * 1000) / 1000;
-    sendJson(ctx, 200, answerJson(id, tenant, req, ranked, latencyMs));
+    sendJson(ctx, 200, answerBytes(id, tenant, req, ranked, latencyMs));
     return ANSWERS_LATER;
   };
   /** A shared answer (see sharedAnswerKey) is written at once, costing no promise and no thread hop. */

@@ -1,0 +1,73 @@
+/**
+ * Text written straight into one reusable byte buffer: a recommend answer is assembled from pieces already
+ * held as UTF-8 (each item's rendered text) and short new ones, then sent or copied once. The buffer is
+ * reused by the next answer, so a caller copies out (`copy`) what it keeps and sends `view` at once.
+ */
+const SHORT_COPY = 512;
+
+export class ByteWriter {
+  private buf = Buffer.allocUnsafe(16 * 1024);
+  private at = 0;
+
+  reset(): this {
+    this.at = 0;
+    return this;
+  }
+
+  get length(): number {
+    return this.at;
+  }
+
+  /** Text that is ASCII in the common case (JSON punctuation, numbers, ids); anything else is encoded properly. */
+  text(s: string): this {
+    const n = s.length;
+    this.room(n);
+    const buf = this.buf;
+    let at = this.at;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) {
+        this.at = at;
+        this.room((n - i) * 3);
+        this.at += this.buf.write(s.slice(i), this.at, "utf8");
+        return this;
+      }
+      buf[at++] = c;
+    }
+    this.at = at;
+    return this;
+  }
+
+  bytes(src: Uint8Array, from = 0, to = src.length): this {
+    const n = to - from;
+    this.room(n);
+    if (n > SHORT_COPY) {
+      this.buf.set(src.subarray(from, to), this.at);
+      this.at += n;
+      return this;
+    }
+    // An item's text is short: a plain loop beats making the view that a native copy needs.
+    const buf = this.buf;
+    let at = this.at;
+    for (let i = from; i < to; i++) buf[at++] = src[i]!;
+    this.at = at;
+    return this;
+  }
+
+  /** The bytes written so far, valid until the next write: for sending at once. */
+  view(): Buffer {
+    return this.buf.subarray(0, this.at);
+  }
+
+  /** The bytes written so far, in a buffer of their own: for keeping or passing on. */
+  copy(): Uint8Array {
+    return Uint8Array.prototype.slice.call(this.buf, 0, this.at);
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
+    this.buf.copy(bigger, 0, 0, this.at);
+    this.buf = bigger;
+  }
+}
