@@ -88,16 +88,20 @@ export const becauseYouViewed: StrategyFn = (ctx) => {
 /** An item's neighbours with similarity in 0..1: co-viewed (LLR, scaled to the strongest) and nearest vectors. */
 export function itemNeighbours(ctx: RankContext, item: number): Map<number, number> {
   const out = new Map<number, number>();
-  const co: [number, number][] = [];
-  ctx.index.signals.alsoViewed.forEachNeighbour(item, (b, s) => co.push([b, s]));
-  const strongest = Math.max(1e-9, ...co.map(([, s]) => s));
-  for (const [b, s] of co) out.set(b, 0.5 * (s / strongest));
+  let strongest = 1e-9;
+  ctx.index.signals.alsoViewed.forEachNeighbour(item, (b, s) => {
+    out.set(b, s);
+    if (s > strongest) strongest = s;
+  });
+  for (const [b, s] of out) out.set(b, 0.5 * (s / strongest));
   const model = ctx.index.model;
   const v = model && unitVector(model, item);
   if (model && v) {
-    const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item }).sorted();
     const signals = ctx.index.signals;
-    near.items.forEach((b, k) => out.set(b, (out.get(b) ?? 0) + Math.max(0, near.scores[k]!) * signals.support(b)));
+    // Order does not matter here: the caller sums every anchor's neighbours before ranking.
+    searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item }).forEach((b, cosine) => {
+      out.set(b, (out.get(b) ?? 0) + Math.max(0, cosine) * signals.support(b));
+    });
   }
   return out;
 }
