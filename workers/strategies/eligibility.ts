@@ -12,7 +12,7 @@ type Matcher = (value: unknown) => boolean;
  * passing every filter (CONTRACT 5: equality, any-of, inclusive numeric range; an array attribute matches when
  * it contains a wanted value).
  */
-export function eligibility(index: OrgIndex, req: RankRequest, seen: ReadonlySet<number> | undefined): Eligible {
+export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item: number): boolean } | undefined): Eligible {
   const catalog = index.catalog;
   const type = req.itemType === undefined ? -2 : catalog.types.find(req.itemType);
   const excluded = new Set<number>();

@@ -1,5 +1,6 @@
 import { sharedAnswerKey, type Mode, type RankRequest, type RankResult, type Strategy } from "../../src/recommend/schema.js";
 import type { OrgIndex } from "../index/orgIndex.js";
+import { Marks } from "../index/marks.js";
 import { eligibility } from "./eligibility.js";
 import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js";
 import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
@@ -46,11 +47,14 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult 
   return page(index, req, mode, ranking);
 }
 
+/** The request being ranked's seen items (one thread ranks one request at a time): no set built per request. */
+const seenMarks = new Marks();
+
 /** Items the user engaged with or converted on (positively): what `exclude_seen` leaves out. */
-function seenBy(index: OrgIndex, user: number): Set<number> {
+function seenBy(index: OrgIndex, user: number): Marks {
   const h = index.people.history;
-  const out = new Set<number>();
+  seenMarks.clear();
   const start = h.start(user);
-  for (let k = start; k < start + h.size(user); k++) if (h.cols.value[k]! > 0) out.add(h.cols.key[k]!);
-  return out;
+  for (let k = start; k < start + h.size(user); k++) if (h.cols.value[k]! > 0) seenMarks.add(h.cols.key[k]!);
+  return seenMarks;
 }
