@@ -8,7 +8,7 @@ import { page } from "./page.js";
 import { personalized } from "./personalized.js";
 import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
 import { similar } from "./similar.js";
-import type { RankContext, Ranking, StrategyFn } from "./types.js";
+import type { RankContext, StrategyFn } from "./types.js";
 
 const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boolean; shared?: GlobalStrategy["shared"] }> = {
   personalized: { run: personalized, mode: "personalized", needsUser: true },
