@@ -33,6 +33,8 @@ export class AttributeIndex {
    */
   private readonly postings: (Set<number> | null)[] = [];
   private readonly taken = new Marks();
+  private readonly found = new Neighbours();
+  private readonly lists: Set<number>[] = [];
 
   set(item: number, attributes: Attributes): void {
     for (const t of this.tokens(item)) this.postings[t]?.delete(item);
@@ -77,26 +79,48 @@ export class AttributeIndex {
   /**
    * Items sharing tokens with `item`, with the Jaccard similarity of their token sets. Posting lists are walked
    * rarest first (the most telling tokens) and the walk stops after `visits` postings, so a token shared by
-   * thousands of items costs a bounded amount per request.
+   * thousands of items costs a bounded amount per request. The answer lives in buffers this index reuses:
+   * it holds until the next call.
    */
-  neighbours(item: number, visits: number): { items: number[]; scores: number[] } {
-    const items: number[] = [];
-    const scores: number[] = [];
+  neighbours(item: number, visits: number): Neighbours {
+    const found = this.found;
+    found.size = 0;
     const taken = this.taken;
     taken.clear();
     taken.add(item);
-    const lists = this.tokens(item).map((t) => this.postings[t]).filter((s): s is Set<number> => s !== null && s !== undefined).sort((a, b) => a.size - b.size);
+    const lists = this.rarestFirst(item);
     let left = visits;
     for (const list of lists) {
       for (const other of list) {
-        if (left-- <= 0) return { items, scores };
+        if (left-- <= 0) return found;
         if (taken.has(other)) continue;
         taken.add(other);
-        items.push(other);
-        scores.push(this.similarity(item, other));
+        found.add(other, this.similarity(item, other));
       }
     }
-    return { items, scores };
+    return found;
+  }
+
+  /** The posting lists of the item's tokens that are still kept, shortest first (in a reused array). */
+  private rarestFirst(item: number): Set<number>[] {
+    const lists = this.lists;
+    lists.length = 0;
+    const n = item < this.counts.length ? this.counts[item]! : 0;
+    const codes = n > INLINE ? this.overflow.get(item)! : this.inline;
+    const from = n > INLINE ? 0 : item * INLINE;
+    for (let i = from; i < from + n; i++) {
+      const list = this.postings[codes[i]!];
+      if (!list) continue;
+      // Insertion sort: an item has a handful of tokens, and Array.prototype.sort allocates its workspace.
+      let at = lists.length;
+      lists.push(list);
+      while (at > 0 && lists[at - 1]!.size > list.size) {
+        lists[at] = lists[at - 1]!;
+        at--;
+      }
+      lists[at] = list;
+    }
+    return lists;
   }
 
   private store(item: number, tokens: number[]): void {
@@ -136,5 +160,21 @@ export class AttributeIndex {
       this.postings[id] = new Set();
     }
     return id;
+  }
+}
+
+/** Attribute neighbours of one item: `items[k]` with similarity `scores[k]`, for k below `size`. */
+export class Neighbours {
+  size = 0;
+  items = new Int32Array(256);
+  scores = new Float64Array(256);
+
+  add(item: number, score: number): void {
+    if (this.size === this.items.length) {
+      this.items = ensureLength(this.items, this.size + 1);
+      this.scores = ensureLength(this.scores, this.size + 1);
+    }
+    this.items[this.size] = item;
+    this.scores[this.size++] = score;
   }
 }

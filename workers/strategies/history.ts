@@ -82,7 +82,7 @@ export const becauseYouViewed: StrategyFn = (ctx) => {
   if (top.size === 0) return undefined;
   const ranked = top.sorted();
   const names = ctx.index.catalog.ids;
-  return { ...ranked, reasons: ranked.items.map((i) => `similar-to:${names.name(because.get(i)!.anchor)}`) };
+  return { ...ranked, reasons: Array.from(ranked.items, (i) => `similar-to:${names.name(because.get(i)!.anchor)}`) };
 };
 
 /** An item's neighbours with similarity in 0..1: co-viewed (LLR, scaled to the strongest) and nearest vectors. */
@@ -99,9 +99,11 @@ export function itemNeighbours(ctx: RankContext, item: number): Map<number, numb
   if (model && v) {
     const signals = ctx.index.signals;
     // Order does not matter here: the caller sums every anchor's neighbours before ranking.
-    searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item }).forEach((b, cosine) => {
-      out.set(b, (out.get(b) ?? 0) + Math.max(0, cosine) * signals.support(b));
-    });
+    const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item });
+    for (let k = 0; k < near.size; k++) {
+      const b = near.item(k);
+      out.set(b, (out.get(b) ?? 0) + Math.max(0, near.score(k)) * signals.support(b));
+    }
   }
   return out;
 }

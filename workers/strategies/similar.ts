@@ -24,27 +24,30 @@ export const similar: StrategyFn = (ctx) => {
   const { catalog, model } = ctx.index;
   const v = model && unitVector(model, c);
   const top = new TopK(ctx.want);
-  const bonus = (i: number) => (catalog.type[i] === catalog.type[c] ? SAME_TYPE_BONUS : 0);
+  const type = catalog.type[c];
   offered.clear();
+  // Loops over the candidates rather than callbacks: each callback would box its fractional score.
   if (model && v) {
     const near = searchVectors(model, v, Math.max(ctx.want * 4, VECTOR_CANDIDATES_MIN), (i) => i !== c && ctx.eligible(i), {
       cosine: true, firstProbes: VECTOR_PROBES,
     });
     // Every vector candidate already passed `eligible`.
-    near.forEach((i, cosine) => {
+    for (let k = 0; k < near.size; k++) {
+      const i = near.item(k);
       offered.add(i);
-      const total = VECTOR_SHARE * Math.max(0, cosine) * ctx.index.signals.support(i) + (1 - VECTOR_SHARE) * catalog.tokens.similarity(c, i) + bonus(i);
+      const vector = VECTOR_SHARE * Math.max(0, near.score(k)) * ctx.index.signals.support(i);
+      const total = vector + (1 - VECTOR_SHARE) * catalog.tokens.similarity(c, i) + (catalog.type[i] === type ? SAME_TYPE_BONUS : 0);
       if (top.wouldTake(total, i)) top.offer(total, i);
-    });
+    }
   }
   const attributeShare = v ? 1 - VECTOR_SHARE : 1;
   const byAttributes = catalog.tokens.neighbours(c, v ? ATTRIBUTE_VISITS.withVector : ATTRIBUTE_VISITS.alone);
-  byAttributes.items.forEach((i, k) => {
-    if (offered.has(i)) return;
-    const total = attributeShare * byAttributes.scores[k]! + bonus(i);
+  for (let k = 0; k < byAttributes.size; k++) {
+    const i = byAttributes.items[k]!;
+    if (offered.has(i)) continue;
+    const total = attributeShare * byAttributes.scores[k]! + (catalog.type[i] === type ? SAME_TYPE_BONUS : 0);
     if (top.wouldTake(total, i) && ctx.eligible(i)) top.offer(total, i);
-  });
+  }
   if (top.size === 0) return undefined;
   return { ...top.sorted(), reasons: `similar-to:${catalog.ids.name(c)}` };
 };
-

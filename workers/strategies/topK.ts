@@ -7,7 +7,7 @@ export class TopK {
   private readonly items: Int32Array;
   private n = 0;
 
-  constructor(readonly k: number) {
+  constructor(private k: number) {
     this.scores = new Float64Array(Math.max(1, k));
     this.items = new Int32Array(Math.max(1, k));
   }
@@ -34,16 +34,32 @@ export class TopK {
     }
   }
 
-  /** Every kept pair, in no particular order. */
-  forEach(visit: (item: number, score: number) => void): void {
-    for (let k = 0; k < this.n; k++) visit(this.items[k]!, this.scores[k]!);
+  /**
+   * The k-th kept item and its score, in no particular order (k < size). Plain reads rather than a callback:
+   * a fractional score passed to a callback the compiler does not inline is boxed, once per candidate.
+   */
+  item(k: number): number {
+    return this.items[k]!;
   }
 
-  /** Best first. */
-  sorted(): { items: number[]; scores: number[] } {
-    const order = Array.from({ length: this.n }, (_, i) => i);
-    order.sort((a, b) => (this.better(this.scores[a]!, this.items[a]!, this.scores[b]!, this.items[b]!) ? -1 : 1));
-    return { items: order.map((i) => this.items[i]!), scores: order.map((i) => this.scores[i]!) };
+  score(k: number): number {
+    return this.scores[k]!;
+  }
+
+  /**
+   * Best first, sorted in place (a heapsort over the kept pairs: no copy, no comparator calls). This ends the
+   * heap: call it last. The arrays are views of this TopK's own.
+   */
+  sorted(): { items: Int32Array; scores: Float64Array } {
+    const size = this.n;
+    // The worst kept pair sits at the root: moving it behind the shrinking heap leaves the best in front.
+    while (this.n > 1) {
+      this.swap(0, --this.n);
+      this.down(0);
+    }
+    this.n = size;
+    this.k = 0;
+    return { items: this.items.subarray(0, size), scores: this.scores.subarray(0, size) };
   }
 
   private better(s1: number, i1: number, s2: number, i2: number): boolean {

@@ -18,8 +18,8 @@ export interface RankContext {
 
 /** Best first; `reasons` per item, or one reason for all. */
 export interface Ranking {
-  items: number[];
-  scores: number[];
+  items: ArrayLike<number>;
+  scores: ArrayLike<number>;
   reasons: string[] | string;
 }
 

@@ -27,8 +27,7 @@ export function searchVectors(
   model: Model, q: Float32Array | Float64Array, want: number, accept: (item: number) => boolean, how: VectorSearch,
 ): TopK {
   const f = model.params.factors;
-  // One element type for the query keeps the scoring loop monomorphic (it runs thousands of times per request).
-  const query = Float64Array.from(q);
+  const query = queryOf(q);
   const simd = scorersOf(model);
   simd?.items.setQuery(query);
   simd?.cells?.scorer.setQuery(query);
@@ -55,6 +54,16 @@ export function searchVectors(
     probes = Math.min(probes * 4, ivf.cells);
   }
   return top;
+}
+
+/** The query of the search under way, in a buffer the thread reuses (it searches once at a time). */
+let queryBuffer = new Float64Array(0);
+
+/** q as a Float64Array: one element type keeps the scoring loop monomorphic (it runs thousands of times per request). */
+function queryOf(q: Float32Array | Float64Array): Float64Array {
+  if (queryBuffer.length !== q.length) queryBuffer = new Float64Array(q.length);
+  queryBuffer.set(q);
+  return queryBuffer;
 }
 
 /** The cell whose rows include `row` (binary search of the offsets), or -1 for a row in no cell. */
@@ -132,7 +141,7 @@ function scanRows(model: Model, q: Float64Array, from: number, to: number, top: 
 }
 
 /** The `probes` cells whose centroids score highest against q, best first (a heap, not a sort of every cell). */
-function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, quantized: QuantizedCells | undefined): number[] {
+function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, quantized: QuantizedCells | undefined): Int32Array {
   const top = new TopK(probes);
   if (quantized) {
     quantized.scorer.scan(0, ivf.cells);

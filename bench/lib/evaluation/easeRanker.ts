@@ -29,7 +29,7 @@ export function easeRanker(index: OrgIndex, matrix: SparseRows, model: EaseModel
       for (let j = 0; j < n; j++) {
         if (top.wouldTake(scores[j]!, j) && index.catalog.isActive(j) && !seen?.has(j)) top.offer(scores[j]!, j);
       }
-      return { items: top.sorted().items.map((j) => index.catalog.ids.name(j)), fellBack: false };
+      return { items: Array.from(top.sorted().items, (j) => index.catalog.ids.name(j)), fellBack: false };
     },
   };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AttributeIndex } from "../../../workers/index/attributeIndex.js";
+import { AttributeIndex, type Neighbours } from "../../../workers/index/attributeIndex.js";
+
+const itemsOf = (n: Neighbours) => Array.from(n.items.subarray(0, n.size));
 
 describe("AttributeIndex", () => {
   it("finds the items sharing an item's rarest tokens, case-folded, scored by Jaccard", () => {
@@ -8,8 +10,8 @@ describe("AttributeIndex", () => {
     index.set(1, { brand: "acme", colour: "red" });
     index.set(2, { brand: "acme", colour: "blue" });
     index.set(3, { brand: "globex", colour: "red" });
-    const { items, scores } = index.neighbours(0, 100);
-    expect(Object.fromEntries(items.map((item, k) => [item, scores[k]]))).toEqual({ 1: 1, 2: 1 / 3, 3: 1 / 3 });
+    const found = index.neighbours(0, 100);
+    expect(Object.fromEntries(itemsOf(found).map((item, k) => [item, found.scores[k]]))).toEqual({ 1: 1, 2: 1 / 3, 3: 1 / 3 });
     expect(index.similarity(0, 1)).toBe(1);
   });
 
@@ -18,15 +20,14 @@ describe("AttributeIndex", () => {
     index.set(0, { brand: "acme" });
     index.set(1, { brand: "acme" });
     index.set(1, { brand: "globex" });
-    expect(index.neighbours(0, 100).items).toEqual([]);
+    expect(itemsOf(index.neighbours(0, 100))).toEqual([]);
     expect(index.similarity(0, 1)).toBe(0);
   });
 
   it("stops walking a token once more than 5,000 items hold it, and keeps the rarer tokens working", () => {
     const index = new AttributeIndex();
     for (let i = 0; i < 6_000; i++) index.set(i, { in_stock: true, shelf: `s${i % 1_000}` });
-    const { items } = index.neighbours(0, 10_000);
-    expect(items.sort((a, b) => a - b)).toEqual([1_000, 2_000, 3_000, 4_000, 5_000]); // shelf s0 only
+    expect(itemsOf(index.neighbours(0, 10_000)).sort((a, b) => a - b)).toEqual([1_000, 2_000, 3_000, 4_000, 5_000]); // shelf s0 only
     expect(index.similarity(0, 1)).toBe(1 / 3); // similarity still counts the common token
   });
 
@@ -44,6 +45,15 @@ describe("AttributeIndex", () => {
     index.set(1, { tags });
     expect(index.similarity(1, 2)).toBe(6 / 13);
     expect(index.tokens(1)).toHaveLength(12);
+  });
+
+  it("walks the rarest token's items first, so a small visit budget is spent on the most telling matches", () => {
+    const index = new AttributeIndex();
+    index.set(0, { colour: "red", shelf: "s1" });
+    for (let i = 1; i <= 50; i++) index.set(i, { colour: "red" });
+    index.set(51, { shelf: "s1" });
+    expect(itemsOf(index.neighbours(0, 2))).toEqual([51]); // the item itself is the first posting visited
+    expect(itemsOf(index.neighbours(0, 300))).toHaveLength(51);
   });
 
   it("counts a value repeated in an item's attributes once", () => {

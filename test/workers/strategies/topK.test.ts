@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { TopK } from "../../../workers/strategies/topK.js";
+
+/** The k best pairs by score, ties to the lower item: what TopK must keep and how it must order them. */
+function reference(pairs: [number, number][], k: number): [number, number][] {
+  return [...pairs].sort((a, b) => b[0] - a[0] || a[1] - b[1]).slice(0, k);
+}
+
+describe("TopK", () => {
+  it("keeps the k best of many offers and sorts them best first, ties to the lower item id", () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    for (const k of [1, 2, 21, 100]) {
+      const pairs: [number, number][] = Array.from({ length: 1_000 }, (_, item) => [Math.round(random() * 50) / 10, item]);
+      const top = new TopK(k);
+      for (const [score, item] of pairs) if (top.wouldTake(score, item)) top.offer(score, item);
+      const { items, scores } = top.sorted();
+      const want = reference(pairs, k);
+      expect(Array.from(items)).toEqual(want.map((p) => p[1]));
+      expect(Array.from(scores)).toEqual(want.map((p) => p[0]));
+    }
+  });
+
+  it("reads its kept pairs by position before sorting, and sorts fewer than k", () => {
+    const top = new TopK(5);
+    top.offer(0.5, 3);
+    top.offer(2.5, 9);
+    top.offer(1.5, 4);
+    const kept = Array.from({ length: top.size }, (_, k) => [top.item(k), top.score(k)]);
+    expect(kept.sort((a, b) => a[0]! - b[0]!)).toEqual([[3, 0.5], [4, 1.5], [9, 2.5]]);
+    expect(Array.from(top.sorted().items)).toEqual([9, 4, 3]);
+    expect(top.size).toBe(3);
+  });
+});
