@@ -38,6 +38,39 @@ export class ByteWriter {
     return this;
   }
 
+  /** `s` as a JSON string literal, quotes included: plain ASCII is copied, anything needing escapes goes through JSON.stringify. */
+  jsonString(s: string): this {
+    const n = s.length;
+    this.room(n + 2);
+    const buf = this.buf;
+    let at = this.at;
+    buf[at++] = 0x22;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c < 0x20 || c >= 0x80 || c === 0x22 || c === 0x5c) return this.text(JSON.stringify(s));
+      buf[at++] = c;
+    }
+    buf[at++] = 0x22;
+    this.at = at;
+    return this;
+  }
+
+  /** A whole number in decimal, without building its text. */
+  int(n: number): this {
+    if (!Number.isSafeInteger(n) || n < 0) return this.text(String(n));
+    this.room(16);
+    const buf = this.buf;
+    let digits = 1;
+    for (let m = n; m >= 10; m = Math.floor(m / 10)) digits++;
+    let at = this.at + digits;
+    this.at = at;
+    do {
+      buf[--at] = 0x30 + (n % 10);
+      n = Math.floor(n / 10);
+    } while (n > 0);
+    return this;
+  }
+
   bytes(src: Uint8Array, from = 0, to = src.length): this {
     const n = to - from;
     this.room(n);

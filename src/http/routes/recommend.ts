@@ -17,18 +17,35 @@ const out = new ByteWriter();
  * limits the request rate, never rebuilds, re-serialises or re-encodes the results.
  */
 function answerBytes(id: string, tenant: string, req: RankRequest, r: RankResult, latencyMs: number): Buffer {
-  return out
+  // Written piece by piece: the pieces are constants or held strings, so no text of the answer is built.
+  out
     .reset()
-    .text(
-      `{"success":true,"message":"${r.itemIds.length} recommendations","data":{"recommendation_id":"${id}",` +
-        `"tenant_id":${JSON.stringify(tenant)},"domain":${JSON.stringify(req.itemType ?? "all")},"strategy":"${req.strategy}",` +
-        `"mode":"${r.mode}","results":`,
-    )
+    .text('{"success":true,"message":"')
+    .int(r.itemIds.length)
+    .text(' recommendations","data":{"recommendation_id":"')
+    .text(id)
+    .text('","tenant_id":')
+    .jsonString(tenant)
+    .text(',"domain":')
+    .jsonString(req.itemType ?? "all")
+    .text(',"strategy":"')
+    .text(req.strategy)
+    .text('","mode":"')
+    .text(r.mode)
+    .text('","results":')
     .bytes(r.results)
-    .text(
-      `,"recommended_items":${JSON.stringify(r.itemIds)},` +
-        `"pagination":{"page":${req.page},"limit":${req.limit},"has_next":${r.hasNext}},"latency_ms":${latencyMs}}}`,
-    )
+    .text(',"recommended_items":[');
+  r.itemIds.forEach((itemId, k) => (k > 0 ? out.text(",") : out).jsonString(itemId));
+  return out
+    .text('],"pagination":{"page":')
+    .int(req.page)
+    .text(',"limit":')
+    .int(req.limit)
+    .text(',"has_next":')
+    .text(r.hasNext ? "true" : "false")
+    .text('},"latency_ms":')
+    .text(String(latencyMs))
+    .text("}}")
     .view();
 }
 
