@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { Packr } from "msgpackr";
 import { Piscina } from "piscina";
 import type { WriteResult, WriteTask } from "../../workers/writer/index.js";
-import type { ServedResult, ServedRow, ServedTask } from "../../workers/writer/served.js";
+import type { ServedResult, ServedTask } from "../../workers/writer/served.js";
 import type { BatchPayload } from "./rows.js";
 
 const WORKER_FILE = fileURLToPath(new URL("../../workers/writer/index.js", import.meta.url));
@@ -10,8 +10,8 @@ const SERVED_FILE = fileURLToPath(new URL("../../workers/writer/served.js", impo
 
 export interface WriterPool {
   write(batch: BatchPayload): Promise<WriteResult>;
-  /** Served recommendations (attribution), written by the same threads with a COPY of their own. */
-  writeServed(rows: ServedRow[]): Promise<ServedResult>;
+  /** Served recommendations (attribution), packed one after another, written by the same threads with a COPY of their own. */
+  writeServed(payload: Uint8Array<ArrayBuffer>): Promise<ServedResult>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -40,8 +40,7 @@ export function createWriterPool(databaseUrl: string, threads: number): WriterPo
       const payload = packed(batch);
       return pool.run({ payload }, { transferList: [payload.buffer] }) as Promise<WriteResult>;
     },
-    writeServed(rows) {
-      const payload = packed(rows);
+    writeServed(payload) {
       return pool.run({ payload }, { filename: SERVED_FILE, transferList: [payload.buffer] }) as Promise<ServedResult>;
     },
     close: () => pool.destroy(),

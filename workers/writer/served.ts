@@ -1,5 +1,5 @@
 import { once } from "node:events";
-import { unpack } from "msgpackr";
+import { unpackMultiple } from "msgpackr";
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
 import { workerData } from "piscina";
@@ -9,7 +9,7 @@ import { copyRows } from "./copyText.js";
 /** One served recommendation: org, id, strategy, mode, user, context item, item ids, served at (ms since the epoch). */
 export type ServedRow = [number, string, string, string, string | null, string | null, string[], number | string];
 
-/** ServedRow[] packed with msgpackr. */
+/** ServedRows packed with msgpackr, one after another. */
 export interface ServedTask {
   payload: Uint8Array;
 }
@@ -35,7 +35,7 @@ async function connection(): Promise<pg.Client> {
 
 /** Writes a batch of served recommendations with one COPY (one statement, one commit). */
 export default async function writeServed(task: ServedTask): Promise<ServedResult> {
-  const rows = unpack(task.payload) as ServedRow[];
+  const rows = unpackMultiple(task.payload) as ServedRow[];
   // Formatted here rather than per request on the front thread.
   for (const r of rows) r[7] = new Date(r[7]).toISOString();
   let c: pg.Client | undefined;
