@@ -42,6 +42,8 @@ const ConfigSchema = z.object({
   ALS_ALPHA: z.coerce.number().positive().default(DEFAULT_ALS.alpha),
   /** Largest file accepted by the bulk upload endpoints; the body is streamed, never held whole. */
   UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
+  /** Heap growth between full collections, in percent of the live heap (0: V8's own choice); see src/heapGrowth.ts. */
+  HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
 });
 

@@ -20,6 +20,7 @@ import { webDashboardRoutes } from "./http/routes/webDashboard.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
 import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
+import { setHeapGrowth } from "./heapGrowth.js";
 import { log, setLogLevel } from "./log.js";
 import { Attribution } from "./recommend/attribution.js";
 import { Recommender } from "./recommend/recommender.js";
@@ -103,6 +104,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
 async function main(): Promise<void> {
   const config = loadConfig();
   setLogLevel(config.LOG_LEVEL);
+  setHeapGrowth(config.HEAP_GROWTH_PERCENT);
   const running = await start(config);
   const url = `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${running.http.port}`;
   process.stdout.write(`recommendation service listening on ${url}\nweb dashboard: ${url}/dashboard\n`);
