@@ -44,7 +44,8 @@ export class Attribution {
     return this.dropped;
   }
 
-  record(recommendationId: string, req: RankRequest, mode: Mode, items: string[]): void {
+  /** `items`: the page's item ids as a JSON array in UTF-8 (RankResult.items). */
+  record(recommendationId: string, req: RankRequest, mode: Mode, items: Uint8Array): void {
     const row: ServedRow = [req.org, recommendationId, req.strategy, mode, req.userId ?? null, req.contextItemId ?? null, items, Date.now()];
     this.open.bytes(packr.pack(row));
     if (++this.openRows >= FLUSH_ROWS) void this.flush();

@@ -92,8 +92,13 @@ export type Mode = "personalized" | "contextual" | "global" | "fallback";
  */
 export interface RankResult {
   mode: Mode;
-  /** The page's item ids in order: `recommended_items`, and the attribution log. */
-  itemIds: string[];
+  /** How many items the page holds. */
+  count: number;
+  /**
+   * The page's item ids in order as a JSON array, in UTF-8: `recommended_items`, and the attribution log's
+   * `items`. Bytes rather than strings, so the front thread never decodes an id.
+   */
+  items: Uint8Array;
   /** The `results` array as JSON, in UTF-8. */
   results: Uint8Array;
   hasNext: boolean;

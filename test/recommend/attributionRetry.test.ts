@@ -17,6 +17,7 @@ function writer(answers: ServedResult[]) {
   };
 }
 
+const ids = (list: string[]) => new TextEncoder().encode(JSON.stringify(list));
 const req = (userId: string): RankRequest => ({ org: 7, strategy: "personalized", userId, limit: 20, page: 1, excludeSeen: true }) as RankRequest;
 const down: ServedResult = { ok: false, unavailable: true, message: "connection refused" };
 
@@ -24,25 +25,27 @@ describe("Attribution buffering", () => {
   it("writes each served row once with its fields, in the order served", async () => {
     const w = writer([]);
     const a = new Attribution(w);
-    a.record("id-1", req("u1"), "personalized", ["a", "b"]);
-    a.record("id-2", req("u2"), "fallback", []);
+    a.record("id-1", req("u1"), "personalized", ids(["a", "b"]));
+    a.record("id-2", req("u2"), "fallback", ids([]));
     await a.close();
     expect(w.written).toHaveLength(1);
     const [first, second] = w.written[0]!;
-    expect(first!.slice(0, 7)).toEqual([7, "id-1", "personalized", "personalized", "u1", null, ["a", "b"]]);
-    expect(second!.slice(0, 7)).toEqual([7, "id-2", "personalized", "fallback", "u2", null, []]);
+    expect(first!.slice(0, 6)).toEqual([7, "id-1", "personalized", "personalized", "u1", null]);
+    expect(second!.slice(0, 6)).toEqual([7, "id-2", "personalized", "fallback", "u2", null]);
+    expect(JSON.parse(Buffer.from(first![6] as Uint8Array).toString())).toEqual(["a", "b"]);
+    expect(JSON.parse(Buffer.from(second![6] as Uint8Array).toString())).toEqual([]);
     expect(Math.abs(Number(first![7]) - Date.now())).toBeLessThan(60_000);
   });
 
   it("keeps rows while the database is unavailable and writes them, oldest first, once it is back", async () => {
     const w = writer([down, down]);
     const a = new Attribution(w);
-    a.record("id-1", req("u1"), "personalized", ["a"]);
+    a.record("id-1", req("u1"), "personalized", ids(["a"]));
     await a.flush();
-    a.record("id-2", req("u2"), "personalized", ["b"]);
+    a.record("id-2", req("u2"), "personalized", ids(["b"]));
     await a.flush();
     expect(w.written).toHaveLength(0);
-    a.record("id-3", req("u3"), "personalized", ["c"]);
+    a.record("id-3", req("u3"), "personalized", ids(["c"]));
     await a.close();
     expect(w.written.flat().map((r) => r[1])).toEqual(["id-1", "id-2", "id-3"]);
     expect(a.droppedRows).toBe(0);
@@ -52,7 +55,7 @@ describe("Attribution buffering", () => {
     const w = writer([down, down, down]);
     const a = new Attribution(w, 2);
     for (const id of ["id-1", "id-2", "id-3"]) {
-      a.record(id, req("u"), "personalized", []);
+      a.record(id, req("u"), "personalized", ids([]));
       await a.flush();
     }
     await a.close();

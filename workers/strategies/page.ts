@@ -14,16 +14,14 @@ const out = new ByteWriter();
  * render their metadata each time.
  */
 export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
-  if (!ranking) return { mode, itemIds: [], results: EMPTY, hasNext: false };
+  if (!ranking) return { mode, count: 0, items: EMPTY, results: EMPTY, hasNext: false };
   const { catalog } = index;
   const from = (req.page - 1) * req.limit;
   const to = Math.min(from + req.limit, ranking.items.length);
-  const itemIds: string[] = [];
   const shared = typeof ranking.reasons === "string" ? `,"reason":${JSON.stringify(ranking.reasons)}` : undefined;
   out.reset().text("[");
   for (let k = from; k < to; k++) {
     const item = ranking.items[k]!;
-    itemIds.push(catalog.ids.name(item));
     if (k > from) out.text(",");
     const head = renderedHead(catalog, item);
     catalog.rendered.writeTo(out, item, 0, head);
@@ -32,7 +30,14 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
     else catalog.rendered.writeTo(out, item, head);
   }
   out.text("]");
-  return { mode, itemIds, results: out.copy(), hasNext: ranking.items.length > from + req.limit };
+  // The ids follow in the same buffer: one copy carries both arrays.
+  const resultsEnd = out.length;
+  out.text("[");
+  for (let k = from; k < to; k++) (k > from ? out.text(",") : out).jsonString(catalog.ids.name(ranking.items[k]!));
+  const both = out.text("]").copy();
+  return {
+    mode, count: Math.max(0, to - from), items: both.subarray(resultsEnd), results: both.subarray(0, resultsEnd), hasNext: ranking.items.length > from + req.limit,
+  };
 }
 
 const EMPTY = new TextEncoder().encode("[]");

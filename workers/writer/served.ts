@@ -6,8 +6,11 @@ import { workerData } from "piscina";
 import { isUnavailable } from "../../src/db/errors.js";
 import { copyRows } from "./copyText.js";
 
-/** One served recommendation: org, id, strategy, mode, user, context item, item ids, served at (ms since the epoch). */
-export type ServedRow = [number, string, string, string, string | null, string | null, string[], number | string];
+/**
+ * One served recommendation: org, id, strategy, mode, user, context item, item ids (a JSON array in UTF-8 as
+ * served; its text once decoded here), served at (ms since the epoch; its ISO text once formatted here).
+ */
+export type ServedRow = [number, string, string, string, string | null, string | null, Uint8Array | string, number | string];
 
 /** ServedRows packed with msgpackr, one after another. */
 export interface ServedTask {
@@ -37,7 +40,10 @@ async function connection(): Promise<pg.Client> {
 export default async function writeServed(task: ServedTask): Promise<ServedResult> {
   const rows = unpackMultiple(task.payload) as ServedRow[];
   // Formatted here rather than per request on the front thread.
-  for (const r of rows) r[7] = new Date(r[7]).toISOString();
+  for (const r of rows) {
+    if (typeof r[6] !== "string") r[6] = Buffer.from(r[6].buffer, r[6].byteOffset, r[6].byteLength).toString("utf8");
+    r[7] = new Date(r[7]).toISOString();
+  }
   let c: pg.Client | undefined;
   try {
     c = await connection();

@@ -21,7 +21,7 @@ export function strategyRanker(index: OrgIndex, strategy: Strategy, nowS: number
     recommend(user) {
       const req = toRankRequest(index.org, { strategy, user_id: user, exclude_seen: excludeSeen, limit: DEPTH, page: 1, fields: [] });
       const result = rank(index, req, nowS);
-      return { items: result.itemIds, fellBack: result.mode === "fallback" };
+      return { items: JSON.parse(Buffer.from(result.items).toString("utf8")) as string[], fellBack: result.mode === "fallback" };
     },
   };
 }

@@ -17,11 +17,11 @@ const out = new ByteWriter();
  * limits the request rate, never rebuilds, re-serialises or re-encodes the results.
  */
 function answerBytes(id: string, tenant: string, req: RankRequest, r: RankResult, latencyMs: number): Buffer {
-  // Written piece by piece: the pieces are constants or held strings, so no text of the answer is built.
-  out
+  // Written piece by piece: the pieces are constants, held strings or the shard's bytes, so no text is built.
+  return out
     .reset()
     .text('{"success":true,"message":"')
-    .int(r.itemIds.length)
+    .int(r.count)
     .text(' recommendations","data":{"recommendation_id":"')
     .text(id)
     .text('","tenant_id":')
@@ -34,10 +34,9 @@ function answerBytes(id: string, tenant: string, req: RankRequest, r: RankResult
     .text(r.mode)
     .text('","results":')
     .bytes(r.results)
-    .text(',"recommended_items":[');
-  r.itemIds.forEach((itemId, k) => (k > 0 ? out.text(",") : out).jsonString(itemId));
-  return out
-    .text('],"pagination":{"page":')
+    .text(',"recommended_items":')
+    .bytes(r.items)
+    .text(',"pagination":{"page":')
     .int(req.page)
     .text(',"limit":')
     .int(req.limit)
@@ -53,7 +52,7 @@ function answerBytes(id: string, tenant: string, req: RankRequest, r: RankResult
 export function recommendRoutes(s: Services): Route[] {
   const answer = (ctx: RequestContext, tenant: string, req: RankRequest, ranked: RankResult): Outcome => {
     const id = recommendationId();
-    s.attribution.record(id, req, ranked.mode, ranked.itemIds);
+    s.attribution.record(id, req, ranked.mode, ranked.items);
     const latencyMs = Math.round((performance.now() - ctx.startedAt) * 1000) / 1000;
     sendJson(ctx, 200, answerBytes(id, tenant, req, ranked, latencyMs));
     return ANSWERS_LATER;
