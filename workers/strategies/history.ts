@@ -53,7 +53,7 @@ export const buyAgain: StrategyFn = (ctx) => {
   for (const [item, { n, lastS }] of counts) {
     const recency = 2 ** (-Math.max(0, ctx.nowS - lastS) / REPURCHASE_HALF_LIFE_S);
     const score = ctx.index.signals.repeatRate(item) * Math.log2(1 + n) * recency;
-    if (top.wouldTake(score, item) && ctx.eligible(item)) top.offer(score, item);
+    if (top.wouldTake(score, item) && ctx.eligible(item)) top.take(item);
   }
   return top.size === 0 ? undefined : { ...top.sorted(), reasons: "bought-before" };
 };

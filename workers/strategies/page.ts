@@ -25,7 +25,7 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
     if (k > from) out.text(",");
     const head = renderedHead(catalog, item);
     catalog.rendered.writeTo(out, item, 0, head);
-    out.text(scoreJson(ranking.scores[k]!)).text(shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])}`);
+    writeScore(out, ranking.scores[k]!).text(shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])}`);
     if (req.fields) out.text(`,"metadata":${JSON.stringify(catalog.metadata(item, req.fields))}}`);
     else catalog.rendered.writeTo(out, item, head);
   }
@@ -54,23 +54,40 @@ function renderedHead(catalog: Catalog, item: number): number {
 const MICROS = 1_000_000;
 
 /**
- * JSON.stringify(score rounded to 6 decimals), built from integers: a page holds twenty scores, and turning a
- * fraction into its shortest decimal text costs several times more than this.
+ * Writes JSON.stringify(score rounded to 6 decimals) from integers: a page holds twenty scores, and turning a
+ * fraction into its shortest decimal text (then into bytes) costs several times more than this.
  */
-export function scoreJson(score: number): string {
+export function writeScore(w: ByteWriter, score: number): ByteWriter {
   const n = Math.round(score * MICROS);
-  if (!(n >= -0x7fffffff && n <= 0x7fffffff)) return JSON.stringify(n / MICROS); // huge, or not a number
-  if (n === 0) return "0";
-  const sign = n < 0 ? "-" : "";
+  if (!(n >= -0x7fffffff && n <= 0x7fffffff)) return w.text(JSON.stringify(n / MICROS)); // huge, or not a number
+  if (n < 0) w.text("-");
   const abs = n < 0 ? -n : n;
   const whole = (abs / MICROS) | 0;
   let fraction = abs - whole * MICROS;
-  if (fraction === 0) return sign + whole;
+  w.int(whole);
+  if (fraction === 0) return w;
   let digits = 6;
   while (fraction % 10 === 0) {
     fraction /= 10;
     digits--;
   }
-  const text = String(fraction);
-  return `${sign}${whole}.${"00000".slice(0, digits - text.length)}${text}`;
+  w.text(".");
+  for (let shown = digitCount(fraction); shown < digits; shown++) w.text("0");
+  return w.int(fraction);
+}
+
+function digitCount(n: number): number {
+  let d = 1;
+  while (n >= 10) {
+    n = (n / 10) | 0;
+    d++;
+  }
+  return d;
+}
+
+const scratch = new ByteWriter();
+
+/** The text writeScore writes, as a string. */
+export function scoreJson(score: number): string {
+  return writeScore(scratch.reset(), score).view().toString("latin1");
 }

@@ -9,7 +9,7 @@ function coOccurring(pick: (s: Signals) => CoOccurrence, reasonPrefix: string): 
     if (ctx.context < 0) return undefined;
     const top = new TopK(ctx.want);
     pick(ctx.index.signals).forEachNeighbour(ctx.context, (item, score) => {
-      if (top.wouldTake(score, item) && ctx.eligible(item)) top.offer(score, item);
+      if (top.wouldTake(score, item) && ctx.eligible(item)) top.take(item);
     });
     if (top.size === 0) return undefined;
     return { ...top.sorted(), reasons: `${reasonPrefix}:${ctx.index.catalog.ids.name(ctx.context)}` };

@@ -37,7 +37,7 @@ export const similar: StrategyFn = (ctx) => {
       offered.add(i);
       const vector = VECTOR_SHARE * Math.max(0, near.score(k)) * ctx.index.signals.support(i);
       const total = vector + (1 - VECTOR_SHARE) * catalog.tokens.similarity(c, i) + (catalog.type[i] === type ? SAME_TYPE_BONUS : 0);
-      if (top.wouldTake(total, i)) top.offer(total, i);
+      if (top.wouldTake(total, i)) top.take(i);
     }
   }
   const attributeShare = v ? 1 - VECTOR_SHARE : 1;
@@ -46,7 +46,7 @@ export const similar: StrategyFn = (ctx) => {
     const i = byAttributes.items[k]!;
     if (offered.has(i)) continue;
     const total = attributeShare * byAttributes.scores[k]! + (catalog.type[i] === type ? SAME_TYPE_BONUS : 0);
-    if (top.wouldTake(total, i) && ctx.eligible(i)) top.offer(total, i);
+    if (top.wouldTake(total, i) && ctx.eligible(i)) top.take(i);
   }
   if (top.size === 0) return undefined;
   return { ...top.sorted(), reasons: `similar-to:${catalog.ids.name(c)}` };

@@ -6,6 +6,8 @@ export class TopK {
   private readonly scores: Float64Array;
   private readonly items: Int32Array;
   private n = 0;
+  /** The score `wouldTake` was last asked about (see `take`). */
+  private readonly judged = new Float64Array(1);
 
   constructor(private k: number) {
     this.scores = new Float64Array(Math.max(1, k));
@@ -18,11 +20,18 @@ export class TopK {
 
   /** True when (score, item) would enter the heap: lets callers skip costly checks for hopeless items. */
   wouldTake(score: number, item: number): boolean {
+    this.judged[0] = score;
     return this.n < this.k || this.better(score, item, this.scores[0]!, this.items[0]!);
   }
 
-  offer(score: number, item: number): void {
+  /**
+   * Offers `item` with the score `wouldTake` was just asked about. Hot loops use this pair: a fraction passed to
+   * a call the compiler does not inline is boxed (one allocation per offer), and the heap update is too large
+   * to inline, so the score reaches it through a typed array instead.
+   */
+  take(item: number): void {
     if (this.k === 0) return;
+    const score = this.judged[0]!;
     if (this.n < this.k) {
       this.scores[this.n] = score;
       this.items[this.n] = item;
@@ -32,6 +41,11 @@ export class TopK {
       this.items[0] = item;
       this.down(0);
     }
+  }
+
+  offer(score: number, item: number): void {
+    this.judged[0] = score;
+    this.take(item);
   }
 
   /**

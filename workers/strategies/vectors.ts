@@ -127,7 +127,7 @@ function scanRows(model: Model, q: Float64Array, from: number, to: number, top: 
     for (let row = from; row < to; row++) {
       const score = out[row - from]! * scales[row]!;
       const item = model.itemOfRow[row]!;
-      if (top.wouldTake(score, item) && accept(item)) top.offer(score, item);
+      if (top.wouldTake(score, item) && accept(item)) top.take(item);
     }
     return;
   }
@@ -136,7 +136,7 @@ function scanRows(model: Model, q: Float64Array, from: number, to: number, top: 
   for (let row = from; row < to; row++) {
     const score = codeDot(codes, row * f, q, f) * scales[row]!;
     const item = model.itemOfRow[row]!;
-    if (top.wouldTake(score, item) && accept(item)) top.offer(score, item);
+    if (top.wouldTake(score, item) && accept(item)) top.take(item);
   }
 }
 
@@ -148,13 +148,13 @@ function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, quantiz
     const out = quantized.scorer.out;
     for (let c = 0; c < ivf.cells; c++) {
       const s = out[c]! * quantized.scales[c]!;
-      if (top.wouldTake(s, c)) top.offer(s, c);
+      if (top.wouldTake(s, c)) top.take(c);
     }
     return top.sorted().items;
   }
   for (let c = 0; c < ivf.cells; c++) {
     const s = rowDot(ivf.centroids, c * f, q, f);
-    if (top.wouldTake(s, c)) top.offer(s, c);
+    if (top.wouldTake(s, c)) top.take(c);
   }
   return top.sorted().items;
 }

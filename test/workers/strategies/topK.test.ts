@@ -12,12 +12,18 @@ describe("TopK", () => {
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     for (const k of [1, 2, 21, 100]) {
       const pairs: [number, number][] = Array.from({ length: 1_000 }, (_, item) => [Math.round(random() * 50) / 10, item]);
-      const top = new TopK(k);
-      for (const [score, item] of pairs) if (top.wouldTake(score, item)) top.offer(score, item);
-      const { items, scores } = top.sorted();
+      const offered = new TopK(k);
+      const taken = new TopK(k);
+      for (const [score, item] of pairs) {
+        offered.offer(score, item);
+        if (taken.wouldTake(score, item)) taken.take(item);
+      }
       const want = reference(pairs, k);
-      expect(Array.from(items)).toEqual(want.map((p) => p[1]));
-      expect(Array.from(scores)).toEqual(want.map((p) => p[0]));
+      for (const top of [offered, taken]) {
+        const { items, scores } = top.sorted();
+        expect(Array.from(items)).toEqual(want.map((p) => p[1]));
+        expect(Array.from(scores)).toEqual(want.map((p) => p[0]));
+      }
     }
   });
 
