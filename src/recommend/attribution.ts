@@ -23,7 +23,7 @@ interface Chunk {
  * Rows are buffered and written in batches by the writer threads; a recommendation is answered without
  * waiting for its row (serving must not pay a commit), so a crash can lose the last fraction of a second.
  * Each row is packed (msgpack, one after another) as it is served: a fifth of a second of rows held as bytes
- * costs the young-generation collector nothing, where as objects it was copied at every collection.
+ * costs the young-generation collector nothing, whereas as objects it was copied at every collection.
  */
 export class Attribution {
   private readonly open = new ByteWriter();
@@ -48,7 +48,8 @@ export class Attribution {
   record(recommendationId: string, req: RankRequest, mode: Mode, items: Uint8Array): void {
     const row: ServedRow = [req.org, recommendationId, req.strategy, mode, req.userId ?? null, req.contextItemId ?? null, items, Date.now()];
     this.open.bytes(packr.pack(row));
-    if (++this.openRows >= FLUSH_ROWS) void this.flush();
+    // While a write is in flight the timer's next flush takes these rows: no flush waits per request meanwhile.
+    if (++this.openRows >= FLUSH_ROWS && !this.writing) void this.flush();
   }
 
   /** Writes what is buffered; resolves when that write (and any before it) has finished. */
