@@ -6,12 +6,15 @@ export class TopK {
   private readonly scores: Float64Array;
   private readonly items: Int32Array;
   private n = 0;
-  /** The score `wouldTake` was last asked about (see `take`). */
-  private readonly judged = new Float64Array(1);
+  /** The score `wouldTake` was last asked about (see `take`); a number field is updated in place, not boxed anew. */
+  private judged = 0;
 
   constructor(private k: number) {
-    this.scores = new Float64Array(Math.max(1, k));
-    this.items = new Int32Array(Math.max(1, k));
+    // One allocation for both arrays: a request builds a few of these.
+    const capacity = Math.max(1, k);
+    const memory = new ArrayBuffer(capacity * 12);
+    this.scores = new Float64Array(memory, 0, capacity);
+    this.items = new Int32Array(memory, capacity * 8, capacity);
   }
 
   get size(): number {
@@ -20,18 +23,18 @@ export class TopK {
 
   /** True when (score, item) would enter the heap: lets callers skip costly checks for hopeless items. */
   wouldTake(score: number, item: number): boolean {
-    this.judged[0] = score;
+    this.judged = score;
     return this.n < this.k || this.better(score, item, this.scores[0]!, this.items[0]!);
   }
 
   /**
    * Offers `item` with the score `wouldTake` was just asked about. Hot loops use this pair: a fraction passed to
    * a call the compiler does not inline is boxed (one allocation per offer), and the heap update is too large
-   * to inline, so the score reaches it through a typed array instead.
+   * to inline, so the score reaches it through a field instead.
    */
   take(item: number): void {
     if (this.k === 0) return;
-    const score = this.judged[0]!;
+    const score = this.judged;
     if (this.n < this.k) {
       this.scores[this.n] = score;
       this.items[this.n] = item;
@@ -44,7 +47,7 @@ export class TopK {
   }
 
   offer(score: number, item: number): void {
-    this.judged[0] = score;
+    this.judged = score;
     this.take(item);
   }
 
