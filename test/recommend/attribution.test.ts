@@ -31,6 +31,19 @@ describe("attribution", () => {
     expect(Math.abs(Date.now() - value.rows[0].served_at.getTime())).toBeLessThan(60_000);
   });
 
+  it("keeps item ids that need JSON escapes or are not ASCII exact, in the answer and in the logged row", async () => {
+    const odd = await newOrg(server.url);
+    const ids = ['say "hi"', "back\\slash", "café 日本", "😀/tab"];
+    await upsertItems(server.url, odd, ids.map((item_id) => ({ item_id })));
+    await sendEvents(server.url, odd, ids.map((item, k) => ({ user: `u${k}`, item, name: "purchase" })));
+    const { value: r } = await eventually(() => recommend(server.url, odd, { strategy: "popular" }), (a) => a.body.data?.recommended_items?.length === ids.length);
+    const d = r.body.data;
+    expect([...d.recommended_items].sort()).toEqual([...ids].sort());
+    expect(d.results.map((x: { item_id: string }) => x.item_id)).toEqual(d.recommended_items);
+    const { value } = await eventually(() => served(d.recommendation_id), (q) => q.rowCount === 1, 3000);
+    expect(value.rows[0].items).toEqual(d.recommended_items);
+  });
+
   it("reports, per strategy, served recommendations with the clicks and conversions of events carrying their id", async () => {
     const ids: string[] = [];
     for (let k = 0; k < 4; k++) ids.push((await recommend(server.url, org, { strategy: "popular" })).body.data.recommendation_id);
