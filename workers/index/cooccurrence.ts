@@ -57,18 +57,25 @@ export class CoOccurrence {
 
   private bump(a: number, b: number): void {
     const start = this.rows.start(a);
-    const n = this.rows.size(a);
+    const end = start + this.rows.size(a);
     const { key, value } = this.rows.cols;
-    let weakest = -1;
-    for (let k = start; k < start + n; k++) {
+    // Most pairs are new ones: look for the key alone first, and for a slot to give up only when it is absent.
+    for (let k = start; k < end; k++) {
       if (key[k] === b) {
         if (value[k]! < COUNT_MAX) value[k]!++;
         return;
       }
-      if (value[k]! <= 1 && weakest < 0) weakest = k;
     }
-    if (n < ROW_CAP) this.rows.push(a, b, 1);
-    else if (weakest >= 0) key[weakest] = b; // count stays 1: the newcomer inherits a single sighting
+    if (end - start < ROW_CAP) {
+      this.rows.push(a, b, 1);
+      return;
+    }
+    for (let k = start; k < end; k++) {
+      if (value[k]! <= 1) {
+        key[k] = b; // count stays 1: the newcomer inherits a single sighting
+        return;
+      }
+    }
   }
 }
 

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { CoOccurrence } from "../../../workers/index/cooccurrence.js";
+
+/** Every neighbour of `item` with its count, whatever its score. */
+function counts(co: CoOccurrence, item: number): Map<number, number> {
+  const out = new Map<number, number>();
+  co.forEachNeighbour(item, (b, _score, count) => out.set(b, count));
+  return out;
+}
+
+/** A co-occurrence table where every item was seen by a few users out of many, so that pairs score positive. */
+function table(items: number): CoOccurrence {
+  const co = new CoOccurrence();
+  for (let i = 0; i < items; i++) for (let k = 0; k < 3; k++) co.countItem(i);
+  for (let k = 0; k < 10_000; k++) co.countItem(items);
+  return co;
+}
+
+describe("CoOccurrence", () => {
+  it("counts a pair on both items, once per sighting", () => {
+    const co = table(3);
+    co.addPair(0, 1);
+    co.addPair(1, 0);
+    co.addPair(0, 2);
+    expect(counts(co, 0)).toEqual(new Map([[1, 2], [2, 1]]));
+    expect(counts(co, 1)).toEqual(new Map([[0, 2]]));
+    expect(counts(co, 2)).toEqual(new Map([[0, 1]]));
+  });
+
+  it("keeps 64 neighbours per item; a newcomer displaces the first neighbour seen only once", () => {
+    const co = table(200);
+    for (let b = 1; b <= 64; b++) {
+      co.addPair(0, b);
+      if (b !== 5 && b !== 9) co.addPair(0, b); // every neighbour but 5 and 9 seen twice
+    }
+    co.addPair(0, 100);
+    expect(co.neighbourCount(0)).toBe(64);
+    let row = counts(co, 0);
+    expect(row.has(5)).toBe(false);
+    expect(row.get(100)).toBe(1);
+    expect(row.get(9)).toBe(1);
+    co.addPair(0, 100); // now seen twice: the next newcomer takes 9's place
+    co.addPair(0, 101);
+    row = counts(co, 0);
+    expect([row.get(100), row.get(101), row.has(9)]).toEqual([2, 1, false]);
+    co.addPair(0, 102); // only 101 is left with one sighting
+    row = counts(co, 0);
+    expect([row.has(101), row.get(102)]).toEqual([false, 1]);
+  });
+
+  it("drops a newcomer when every neighbour was seen more than once", () => {
+    const co = table(200);
+    for (let b = 1; b <= 64; b++) for (let k = 0; k < 2; k++) co.addPair(0, b);
+    co.addPair(0, 150);
+    const row = counts(co, 0);
+    expect(row.size).toBe(64);
+    expect(row.has(150)).toBe(false);
+    expect(counts(co, 150).get(0)).toBe(1); // the other direction has room
+  });
+});
