@@ -16,8 +16,8 @@ export interface BatcherOptions {
    * records; smaller ones wait for the writer in flight and grow (default: batchMax / 20, 500 records).
    */
   parallelMin?: number;
-  /** Called with each batch once it is committed, and the event ids the database already held (skipped). */
-  onCommitted?: (batch: BatchPayload, skippedEventIds: ReadonlySet<string> | undefined) => void;
+  /** Called with each batch once it is committed, and the positions of its events that it did not store. */
+  onCommitted?: (batch: BatchPayload, notStored: ReadonlySet<number> | undefined) => void;
 }
 
 /** Who hears of a request's records: once, resolve or reject. */
@@ -198,7 +198,7 @@ export class Batcher {
     this.inFlight--;
     if (result.ok) {
       this.settle(batch);
-      this.publish(batch.payload, result.skippedEventIds);
+      this.publish(batch.payload, result.notStored);
       // The next batch leaves before the answers are written, so the database works while they go out.
       this.dispatch();
       for (const p of batch.parts) p.waiter?.resolve();
@@ -211,10 +211,10 @@ export class Batcher {
     if (this.open.size > 0) this.schedule();
   }
 
-  private publish(payload: BatchPayload, skipped: string[] | undefined): void {
+  private publish(payload: BatchPayload, notStored: number[] | undefined): void {
     if (!this.opts.onCommitted) return;
     try {
-      this.opts.onCommitted(payload, skipped && skipped.length > 0 ? new Set(skipped) : undefined);
+      this.opts.onCommitted(payload, notStored && notStored.length > 0 ? new Set(notStored) : undefined);
     } catch (err) {
       log.error("a committed batch could not be published", { error: (err as Error).stack });
     }

@@ -7,11 +7,11 @@ import type { RankRequest, RankResult } from "./schema.js";
  */
 export const packr = new Packr({ useRecords: false, moreTypes: false });
 
-/** Only what the index needs of a committed record: tuples, without free-form context. */
+/** Only what the index needs of a committed record: tuples, without free-form context; events stored by this batch only. */
 export type IndexItem = [org: number, itemId: string, itemType: string, status: string, attributes: unknown, createdAt: string | null];
 export type IndexUser = [org: number, userId: string, status: string];
 export type IndexEvent = [
-  org: number, eventId: string, userId: string, itemId: string | null, family: string, name: string, weight: number,
+  org: number, userId: string, itemId: string | null, family: string, name: string, weight: number,
   previousUserId: string | null, occurredAt: string,
 ];
 

@@ -94,14 +94,16 @@ export class Recommender {
   }
 
   /** Sends what the index needs of a committed batch to the shards that own its organisations. */
-  publish(batch: BatchPayload, skippedEventIds: ReadonlySet<string> | undefined): void {
+  publish(batch: BatchPayload, notStored: ReadonlySet<number> | undefined): void {
     const n = this.threads.length;
     const parts = Array.from({ length: n }, () => ({ items: [] as IndexItem[], users: [] as IndexUser[], events: [] as IndexEvent[] }));
     for (const r of batch.items) parts[r[0] % n]!.items.push(r);
     for (const r of batch.users) parts[r[0] % n]!.users.push([r[0], r[1], r[2]]);
-    for (const e of batch.events) {
-      if (e[4] === "exposure" || skippedEventIds?.has(e[1])) continue;
-      parts[e[0] % n]!.events.push([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7], e[10]]);
+    const { events } = batch;
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!;
+      if (e[4] === "exposure" || notStored?.has(i)) continue;
+      parts[e[0] % n]!.events.push([e[0], e[2], e[3], e[4], e[5], e[6], e[7], e[10]]);
     }
     parts.forEach((p, shard) => {
       if (p.items.length + p.users.length + p.events.length > 0) this.post(shard, { t: "batch", ...p });

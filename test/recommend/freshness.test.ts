@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
 import { eventually, recommend, recommended, sendEvents, upsertItems } from "../helpers/recommend.js";
@@ -57,6 +58,18 @@ describe("freshness: accepted data changes answers within a second", () => {
     expect(await timeUntil({ strategy: "recently-viewed", user_id: "u9" }, (items) => items[0] === "i3")).toBeLessThanOrEqual(SECOND);
     await sendEvents(server.url, org, Array.from({ length: 5 }, (_, k) => ({ user: `fan${k}`, item: "i4", name: "purchase" })));
     expect(await timeUntil({ strategy: "popular" }, (items) => items[0] === "i4")).toBeLessThanOrEqual(SECOND);
+  });
+
+  it("counts an event sent again with the same event_id once, in one request, across requests and in either case", async () => {
+    const own = await newOrg(server.url);
+    await upsertItems(server.url, own, [{ item_id: "twice-bought" }, { item_id: "resent" }]);
+    await sendEvents(server.url, own, [{ user: "a", item: "twice-bought", name: "purchase" }, { user: "b", item: "twice-bought", name: "purchase" }]);
+    const id = randomUUID();
+    const resent = { user: "c", item: "resent", name: "purchase", extra: { event_id: id } };
+    await sendEvents(server.url, own, [resent, resent, resent]);
+    await sendEvents(server.url, own, [resent]);
+    await sendEvents(server.url, own, [{ ...resent, extra: { event_id: id.toUpperCase() } }, resent]);
+    expect(await recommended(server.url, own, { strategy: "popular" })).toEqual(["twice-bought", "resent"]);
   });
 
   it("merges an anonymous history into the user's on identify, for requests by either id", async () => {

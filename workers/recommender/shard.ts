@@ -28,15 +28,16 @@ export class Shard {
     }
     for (const [org, id, status] of users) this.org(org).upsertUser(id, status);
     const nowS = Date.now() / 1000;
-    const inBatch = events.length > 1 ? new Set<string>() : undefined;
-    for (const [org, eventId, userId, itemId, family, name, weight, previousUserId, occurredAt] of events) {
-      if (inBatch) {
-        const key = `${org}/${eventId}`;
-        if (inBatch.has(key)) continue; // stored once: count once
-        inBatch.add(key);
-      }
+    let lastText = "";
+    let lastS = 0;
+    for (const [org, userId, itemId, family, name, weight, previousUserId, occurredAt] of events) {
       if (family === "exposure") continue;
-      this.org(org).applyEvent({ userId, itemId, family, name, weight, previousUserId, atS: Date.parse(occurredAt) / 1000 }, nowS);
+      // Events stamped at receipt share their time text: parse it once.
+      if (occurredAt !== lastText) {
+        lastText = occurredAt;
+        lastS = Date.parse(occurredAt) / 1000;
+      }
+      this.org(org).applyEvent({ userId, itemId, family, name, weight, previousUserId, atS: lastS }, nowS);
     }
   }
 

@@ -13,7 +13,11 @@ export interface WriteTask {
 }
 
 export type WriteResult =
-  | { ok: true; events: number; items: number; users: number; skippedEventIds?: string[] }
+  | {
+    ok: true; events: number; items: number; users: number;
+    /** Positions (in the batch's events) of those this batch did not store: already held, or repeated in it. */
+    notStored?: number[];
+  }
   | { ok: false; unavailable: boolean; message: string };
 
 const { databaseUrl } = workerData as { databaseUrl: string };
@@ -44,19 +48,37 @@ function copyInto(c: pg.Client, statement: string, text: string): Promise<void> 
 const MERGE_AFTER_CONFLICT = 16;
 let mergeBatchesLeft = 0;
 
+/** `org/event_id` in the database's spelling of a uuid (lower case), whatever the client's. */
+function eventKey(org: number, eventId: string): string {
+  return `${org}/${eventId.toLowerCase()}`;
+}
+
 /** True when two events of the batch share (organisation, event_id): the direct COPY would refuse the batch. */
 function hasRepeatedIds(events: BatchPayload["events"]): boolean {
   const seen = new Set<string>();
   for (const e of events) {
-    const key = `${e[0]}/${e[1]}`;
+    const key = eventKey(e[0], e[1]);
     if (seen.has(key)) return true;
     seen.add(key);
   }
   return false;
 }
 
+/** Positions of the events the merge did not store: ids the database already held, and repeats within the batch. */
+function positionsNotStored(events: BatchPayload["events"], held: ReadonlyArray<{ org: number; event_id: string }>): number[] {
+  const skip = new Set(held.map((r) => eventKey(r.org, r.event_id)));
+  const out: number[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const key = eventKey(events[i]![0], events[i]![1]);
+    if (skip.has(key)) out.push(i);
+    else skip.add(key);
+  }
+  return out;
+}
+
 /**
- * Writes one batch in one transaction; resolves with the number of new events once it is committed.
+ * Writes one batch in one transaction; resolves once it is committed with the positions of the events it did
+ * not store (none on the direct path, which stores all or fails).
  *
  * Events take one of two paths. Direct: COPY straight into `events`; the primary key (org, event_id) refuses
  * the whole COPY if any id is already stored, so dedup stays exact, and PostgreSQL's multi-row COPY insert
@@ -64,7 +86,7 @@ function hasRepeatedIds(events: BatchPayload["events"]): boolean {
  * autocommit COPY: one statement, one commit. Merge: COPY into the staging table and INSERT … ON CONFLICT DO
  * NOTHING, used when the direct COPY met a duplicate (the batch is then written again this way).
  */
-async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): Promise<string[]> {
+async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): Promise<number[]> {
   const identifies = batch.events.some((e) => e[7] !== null);
   if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0) {
     await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
@@ -72,14 +94,14 @@ async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): P
   }
   await c.query("BEGIN");
   try {
-    let skipped: string[] = [];
+    let notStored: number[] = [];
     if (batch.events.length > 0) {
       if (direct) {
         await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
         if (identifies) await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events.filter((e) => e[7] !== null)));
       } else {
         await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events));
-        skipped = (await c.query<{ event_id: string }>(sql.MERGE_EVENTS)).rows.map((r) => r.event_id);
+        notStored = positionsNotStored(batch.events, (await c.query<{ org: number; event_id: string }>(sql.MERGE_EVENTS)).rows);
       }
       if (identifies) await c.query(sql.MERGE_ALIASES);
     }
@@ -92,7 +114,7 @@ async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): P
       await c.query(sql.MERGE_USERS);
     }
     await c.query("COMMIT");
-    return skipped;
+    return notStored;
   } catch (err) {
     if (isUniqueViolation(err)) await c.query("ROLLBACK"); // the caller retries on the merge path
     throw err;
@@ -105,10 +127,10 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
   let c: pg.Client | undefined;
   try {
     c = await connection();
-    let skipped: string[] | undefined;
+    let notStored: number[] | undefined;
     if (batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {
       try {
-        skipped = await writeBatch(c, batch, true);
+        notStored = await writeBatch(c, batch, true);
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
         mergeBatchesLeft = MERGE_AFTER_CONFLICT;
@@ -116,9 +138,9 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
     } else if (mergeBatchesLeft > 0) {
       mergeBatchesLeft--;
     }
-    skipped ??= await writeBatch(c, batch, false);
+    notStored ??= await writeBatch(c, batch, false);
     return {
-      ok: true, events: batch.events.length, items: batch.items.length, users: batch.users.length, skippedEventIds: skipped.length > 0 ? skipped : undefined,
+      ok: true, events: batch.events.length, items: batch.items.length, users: batch.users.length, notStored: notStored.length > 0 ? notStored : undefined,
     };
   } catch (err) {
     // The connection's state is unknown after a failure: drop it rather than reuse it.

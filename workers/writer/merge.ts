@@ -24,7 +24,7 @@ export const COPY_USERS = "COPY stage_users FROM STDIN";
 
 /**
  * Dedup by (organisation, event_id): a repeated event is stored once. Returns the ids that were already stored
- * (so that the index does not count them twice); repeats inside one batch are left to the reader.
+ * (so that the index does not count them twice); repeats inside one batch are left to the caller.
  */
 export const MERGE_EVENTS = `
 WITH inserted AS (
@@ -34,7 +34,7 @@ WITH inserted AS (
   ON CONFLICT (org, event_id) DO NOTHING
   RETURNING org, event_id
 )
-SELECT DISTINCT s.event_id::text AS event_id FROM stage_events s
+SELECT DISTINCT s.org, s.event_id::text AS event_id FROM stage_events s
 WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.org = s.org AND i.event_id = s.event_id)`;
 
 /** `identify`: previous_user_id's history now belongs to user_id; the latest alias wins. */
