@@ -57,4 +57,32 @@ describe("CoOccurrence", () => {
     expect(row.has(150)).toBe(false);
     expect(counts(co, 150).get(0)).toBe(1); // the other direction has room
   });
+
+  it("keeps the same rows as a plain list per item under 60,000 random pairs, repeats and replacements included", () => {
+    const items = 300;
+    const co = table(items);
+    const reference = Array.from({ length: items }, () => [] as Array<[number, number]>);
+    const bump = (a: number, b: number) => {
+      const row = reference[a]!;
+      const found = row.find(([key]) => key === b);
+      if (found) found[1] = Math.min(found[1] + 1, 0xffff);
+      else if (row.length < 64) row.push([b, 1]);
+      else {
+        const weakest = row.find(([, count]) => count <= 1);
+        if (weakest) weakest[0] = b;
+      }
+    };
+    let seed = 7;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let k = 0; k < 60_000; k++) {
+      const a = Math.floor(random() * items);
+      // Half the pairs among a few close items (repeated), half anywhere (mostly new, forcing replacements).
+      const b = random() < 0.5 ? (a + 1 + Math.floor(random() * 8)) % items : Math.floor(random() * items);
+      if (a === b) continue;
+      co.addPair(a, b);
+      bump(a, b);
+      bump(b, a);
+    }
+    for (let a = 0; a < items; a++) expect(counts(co, a), `item ${a}`).toEqual(new Map(reference[a]));
+  });
 });
