@@ -1,0 +1,33 @@
+import { describe, expect, it } from "vitest";
+import { isTrainingDue, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
+
+const S = 1000;
+const HOUR = 3600 * S;
+/** An organisation last trained at t = 0 on 100,000 interactions, the training having taken `lastMs`. */
+const trainedAtZero = (lastMs: number): OrgTraining => ({ lastStart: 0, lastMs, trainedOn: 100_000, firstEventAt: 0 });
+
+describe("isTrainingDue", () => {
+  it("trains a first model a second after an organisation's first events", () => {
+    const s: OrgTraining = { lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 5 * S };
+    expect([isTrainingDue(s, false, 10, 5.5 * S, HOUR), isTrainingDue(s, false, 10, 6 * S, HOUR)]).toEqual([false, true]);
+  });
+
+  it("retrains after 20% new interactions, at most every 10 s", () => {
+    const s = trainedAtZero(100);
+    expect(isTrainingDue(s, true, 19_999, 60 * S, HOUR)).toBe(false);
+    expect(isTrainingDue(s, true, 20_000, 9 * S, HOUR)).toBe(false);
+    expect(isTrainingDue(s, true, 20_000, 10 * S, HOUR)).toBe(true);
+  });
+
+  it("waits ten times the last training's length before retraining for new interactions", () => {
+    const s = trainedAtZero(6 * S);
+    expect(isTrainingDue(s, true, 50_000, 59 * S, HOUR)).toBe(false);
+    expect(isTrainingDue(s, true, 50_000, 60 * S, HOUR)).toBe(true);
+  });
+
+  it("keeps the scheduled retrain however long the last training took", () => {
+    const s = trainedAtZero(600 * S);
+    expect(isTrainingDue(s, true, 1, 10 * 60 * S - 1, 10 * 60 * S)).toBe(false);
+    expect(isTrainingDue(s, true, 1, 10 * 60 * S, 10 * 60 * S)).toBe(true);
+  });
+});
