@@ -21,6 +21,11 @@ export class TopK {
     return this.n;
   }
 
+  /** The score an offer must reach to have a chance (ties with a lower item id enter): −∞ until the heap is full. */
+  threshold(): number {
+    return this.n < this.k ? -Infinity : this.scores[0]!;
+  }
+
   /** True when (score, item) would enter the heap: lets callers skip costly checks for hopeless items. */
   wouldTake(score: number, item: number): boolean {
     this.judged = score;

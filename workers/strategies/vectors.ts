@@ -30,7 +30,7 @@ export function searchVectors(
   const query = queryOf(q);
   const simd = scorersOf(model);
   simd?.items.setQuery(query);
-  simd?.cells?.scorer.setQuery(query);
+  simd?.cells?.setQuery(query);
   const top = new TopK(want);
   const ivf = model.ivf;
   if (!ivf) {
@@ -82,13 +82,7 @@ function cellOfRow(ivf: Ivf, row: number): number {
 /** A model's SIMD scorers: its item codes (moved into wasm memory on first use), and its IVF centroids as int8. */
 interface Scorers {
   items: SimdScorer;
-  cells: QuantizedCells | undefined;
-}
-
-interface QuantizedCells {
-  scorer: SimdScorer;
-  /** Centroid c's vector is scorer codes row c × scales[c]. */
-  scales: Float32Array;
+  cells: SimdScorer | undefined;
 }
 
 const scorers = new WeakMap<Model, Scorers | null>();
@@ -104,7 +98,7 @@ function scorersOf(model: Model): Scorers | undefined {
 }
 
 /** Centroids as int8 codes with a scale each: choosing the cells to probe needs their order, not exact scores. */
-function quantizeCells(ivf: Ivf, f: number): QuantizedCells | undefined {
+function quantizeCells(ivf: Ivf, f: number): SimdScorer | undefined {
   const codes = new Int8Array(ivf.cells * f);
   const scales = new Float32Array(ivf.cells);
   for (let c = 0; c < ivf.cells; c++) {
@@ -113,24 +107,29 @@ function quantizeCells(ivf: Ivf, f: number): QuantizedCells | undefined {
     scales[c] = max / 127;
     for (let k = 0; k < f; k++) codes[c * f + k] = max === 0 ? 0 : Math.round((ivf.centroids[c * f + k]! / max) * 127);
   }
-  const scorer = SimdScorer.over(codes, f);
-  return scorer ? { scorer, scales } : undefined;
+  return SimdScorer.over(codes, scales, f);
 }
+
+/** Rows the SIMD scan hands back at a time: small enough that the threshold rises soon after the top fills. */
+const SCAN_CHUNK = 64;
+const ITEM_SCALES = 0;
+const COSINE_SCALES = 1;
 
 /** Offers rows [from, to) to `top`, scored against the query set on the model's scorer (or q, without one). */
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
-  const scales = cosine ? model.cosineScales : model.itemScales;
   const scorer = scorersOf(model)?.items;
   if (scorer) {
-    scorer.scan(from, to);
-    const out = scorer.out;
-    for (let row = from; row < to; row++) {
-      const score = out[row - from]! * scales[row]!;
-      const item = model.itemOfRow[row]!;
-      if (top.wouldTake(score, item) && accept(item)) top.take(item);
+    for (let at = from; at < to; at += SCAN_CHUNK) {
+      const n = scorer.scan(at, Math.min(at + SCAN_CHUNK, to), cosine ? COSINE_SCALES : ITEM_SCALES, top.threshold());
+      const { rows, scores } = scorer;
+      for (let k = 0; k < n; k++) {
+        const item = model.itemOfRow[rows[k]!]!;
+        if (top.wouldTake(scores[k]!, item) && accept(item)) top.take(item);
+      }
     }
     return;
   }
+  const scales = cosine ? model.cosineScales : model.itemScales;
   const f = model.params.factors;
   const codes = model.itemCodes;
   for (let row = from; row < to; row++) {
@@ -141,14 +140,12 @@ function scanRows(model: Model, q: Float64Array, from: number, to: number, top: 
 }
 
 /** The `probes` cells whose centroids score highest against q, best first (a heap, not a sort of every cell). */
-function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, quantized: QuantizedCells | undefined): Int32Array {
+function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, scorer: SimdScorer | undefined): Int32Array {
   const top = new TopK(probes);
-  if (quantized) {
-    quantized.scorer.scan(0, ivf.cells);
-    const out = quantized.scorer.out;
-    for (let c = 0; c < ivf.cells; c++) {
-      const s = out[c]! * quantized.scales[c]!;
-      if (top.wouldTake(s, c)) top.take(c);
+  if (scorer) {
+    for (let at = 0; at < ivf.cells; at += SCAN_CHUNK) {
+      const n = scorer.scan(at, Math.min(at + SCAN_CHUNK, ivf.cells), 0, top.threshold());
+      for (let k = 0; k < n; k++) if (top.wouldTake(scorer.scores[k]!, scorer.rows[k]!)) top.take(scorer.rows[k]!);
     }
     return top.sorted().items;
   }
