@@ -3,7 +3,8 @@
  * held as UTF-8 (each item's rendered text) and short new ones, then sent or copied once. The buffer is
  * reused by the next answer, so a caller copies out (`copy`) what it keeps and sends `view` at once.
  */
-const SHORT_COPY = 512;
+/** Below this many bytes a plain loop beats making the view a native copy needs (measured on 100,000 items' text). */
+const SHORT_COPY = 48;
 
 export class ByteWriter {
   private buf = Buffer.allocUnsafe(16 * 1024);
@@ -79,7 +80,6 @@ export class ByteWriter {
       this.at += n;
       return this;
     }
-    // An item's text is short: a plain loop beats making the view that a native copy needs.
     const buf = this.buf;
     let at = this.at;
     for (let i = from; i < to; i++) buf[at++] = src[i]!;
