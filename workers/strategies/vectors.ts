@@ -112,8 +112,10 @@ function quantizeCells(ivf: Ivf, f: number): SimdScorer | undefined {
 
 /** Rows the SIMD scan hands back at a time: small enough that the threshold rises soon after the top fills. */
 const SCAN_CHUNK = 64;
+/** Scale sets of the scorers (see SimdScorer.adopt and .over). */
 const ITEM_SCALES = 0;
 const COSINE_SCALES = 1;
+const CELL_SCALES = 0;
 
 /** Offers rows [from, to) to `top`, scored against the query set on the model's scorer (or q, without one). */
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
@@ -144,7 +146,7 @@ function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, scorer:
   const top = new TopK(probes);
   if (scorer) {
     for (let at = 0; at < ivf.cells; at += SCAN_CHUNK) {
-      const n = scorer.scan(at, Math.min(at + SCAN_CHUNK, ivf.cells), 0, top.threshold());
+      const n = scorer.scan(at, Math.min(at + SCAN_CHUNK, ivf.cells), CELL_SCALES, top.threshold());
       for (let k = 0; k < n; k++) if (top.wouldTake(scorer.scores[k]!, scorer.rows[k]!)) top.take(scorer.rows[k]!);
     }
     return top.sorted().items;

@@ -37,4 +37,18 @@ describe("TopK", () => {
     expect(Array.from(top.sorted().items)).toEqual([9, 4, 3]);
     expect(top.size).toBe(3);
   });
+
+  it("asks nothing of an offer until it is full, then the k-th best score", () => {
+    const top = new TopK(2);
+    expect(top.threshold()).toBe(-Infinity);
+    top.offer(3, 1);
+    expect(top.threshold()).toBe(-Infinity);
+    top.offer(5, 2);
+    expect(top.threshold()).toBe(3);
+    top.offer(4, 3);
+    expect(top.threshold()).toBe(4);
+    // A tie at the threshold enters only with a lower item id.
+    expect(top.wouldTake(4, 2)).toBe(true);
+    expect(top.wouldTake(4, 7)).toBe(false);
+  });
 });

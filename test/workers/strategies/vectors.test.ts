@@ -70,6 +70,28 @@ describe("vector search over a catalog large enough for IVF cells", () => {
     expect(unitVector(model, ITEMS - 1)).toBeUndefined();
   });
 
+  it("finds what an exact scan of every row finds when every cell is probed (the SIMD scan skips only rows below the k-th best)", () => {
+    const f = model.params.factors;
+    const cells = model.ivf!.cells;
+    for (const [query, cosine] of [[unitVector(model, 5)!, true], [Float64Array.from({ length: f }, (_, k) => Math.sin(k)), false]] as const) {
+      const top = searchVectors(model, query, 25, () => true, { cosine, firstProbes: cells });
+      const scales = cosine ? model.cosineScales : model.itemScales;
+      const exact = Array.from({ length: model.itemCodes.length / f }, (_, row) => {
+        let dot = 0;
+        for (let k = 0; k < f; k++) dot += model.itemCodes[row * f + k]! * query[k]!;
+        return { item: model.itemOfRow[row]!, score: dot * scales[row]! };
+      }).sort((a, b) => b.score - a.score);
+      const found = top.sorted();
+      // The int16 query moves a score by far less than this; only near-ties may trade places.
+      const slack = 1e-3 * Math.abs(exact[0]!.score);
+      expect(found.items.length).toBe(25);
+      found.items.forEach((item, k) => {
+        expect(Math.abs(found.scores[k]! - exact[k]!.score)).toBeLessThan(slack);
+        expect(exact.findIndex((e) => e.item === item)).toBeLessThan(25 + 5);
+      });
+    }
+  });
+
   it("widens the probe until enough items pass a strict filter", () => {
     const wanted = (i: number) => i % TOPICS === 11;
     const top = searchVectors(model, unitVector(model, 2)!, 30, wanted, { cosine: true, firstProbes: 1 });
