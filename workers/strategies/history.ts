@@ -1,5 +1,6 @@
 import { KIND } from "../index/people.js";
 import { searchVectors, unitVector } from "./vectors.js";
+import { ScoreBoard } from "./scoreBoard.js";
 import { TopK } from "./topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
@@ -58,6 +59,10 @@ export const buyAgain: StrategyFn = (ctx) => {
   return top.size === 0 ? undefined : { ...top.sorted(), reasons: "bought-before" };
 };
 
+/** The request's summed neighbour scores (tagged with the anchor of each item's largest part), and one anchor's. */
+const total = new ScoreBoard();
+const perAnchor = new ScoreBoard();
+
 /** Neighbours of the user's latest items (co-viewed and, with a model, nearest vectors), reason: which item. */
 export const becauseYouViewed: StrategyFn = (ctx) => {
   if (ctx.user < 0) return undefined;
@@ -66,34 +71,39 @@ export const becauseYouViewed: StrategyFn = (ctx) => {
     if (weight > 0 && !anchors.includes(item)) anchors.push(item);
     return anchors.length < ANCHORS;
   });
-  const score = new Map<number, number>();
-  const because = new Map<number, { anchor: number; part: number }>();
-  const add = (item: number, anchor: number, part: number) => {
-    score.set(item, (score.get(item) ?? 0) + part);
-    const best = because.get(item);
-    if (!best || part > best.part) because.set(item, { anchor, part });
-  };
+  total.clear();
   anchors.forEach((anchor, rank) => {
     const weight = 1 / (1 + rank / 2);
-    for (const [item, s] of itemNeighbours(ctx, anchor)) if (item !== anchor) add(item, anchor, weight * s);
+    const near = itemNeighbours(ctx, anchor);
+    for (let k = 0; k < near.size; k++) {
+      const item = near.items[k]!;
+      if (item !== anchor) total.add(item, weight * near.sum(item), anchor);
+    }
   });
   const top = new TopK(ctx.want);
-  for (const [item, s] of score) if (top.wouldTake(s, item) && ctx.eligible(item)) top.offer(s, item);
+  for (let k = 0; k < total.size; k++) {
+    const item = total.items[k]!;
+    if (top.wouldTake(total.sum(item), item) && ctx.eligible(item)) top.take(item);
+  }
   if (top.size === 0) return undefined;
   const ranked = top.sorted();
   const names = ctx.index.catalog.ids;
-  return { ...ranked, reasons: Array.from(ranked.items, (i) => `similar-to:${names.name(because.get(i)!.anchor)}`) };
+  return { ...ranked, reasons: Array.from(ranked.items, (i) => `similar-to:${names.name(total.bestTag(i))}`) };
 };
 
-/** An item's neighbours with similarity in 0..1: co-viewed (LLR, scaled to the strongest) and nearest vectors. */
-export function itemNeighbours(ctx: RankContext, item: number): Map<number, number> {
-  const out = new Map<number, number>();
+/**
+ * An item's neighbours with similarity in 0..1: co-viewed (LLR, scaled to the strongest) and nearest vectors.
+ * The answer lives in a board this module reuses: it holds until the next call.
+ */
+export function itemNeighbours(ctx: RankContext, item: number): ScoreBoard {
+  const out = perAnchor;
+  out.clear();
   let strongest = 1e-9;
   ctx.index.signals.alsoViewed.forEachNeighbour(item, (b, s) => {
-    out.set(b, s);
+    out.add(b, s);
     if (s > strongest) strongest = s;
   });
-  for (const [b, s] of out) out.set(b, 0.5 * (s / strongest));
+  for (let k = 0; k < out.size; k++) out.setSum(out.items[k]!, 0.5 * (out.sum(out.items[k]!) / strongest));
   const model = ctx.index.model;
   const v = model && unitVector(model, item);
   if (model && v) {
@@ -102,7 +112,7 @@ export function itemNeighbours(ctx: RankContext, item: number): Map<number, numb
     const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item });
     for (let k = 0; k < near.size; k++) {
       const b = near.item(k);
-      out.set(b, (out.get(b) ?? 0) + Math.max(0, near.score(k)) * signals.support(b));
+      out.add(b, Math.max(0, near.score(k)) * signals.support(b));
     }
   }
   return out;
