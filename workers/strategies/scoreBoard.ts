@@ -1,33 +1,30 @@
 import { ensureLength } from "../index/growable.js";
+import { Marks } from "../index/marks.js";
 
 /**
- * Scores summed per dense item id over one request, emptied in O(1) (each id holds the generation it was
- * written in): no Map entry and no boxed number per item. Each item also keeps its largest single part and
- * that part's tag (say, the anchor item it came through). One per use per thread, reused by every request.
+ * Scores summed per dense item id over one request, emptied in O(1) (the written ids are Marks): no Map entry
+ * and no boxed number per item. Each item also keeps its largest single part and that part's tag (say, the
+ * anchor item it came through). One per use per thread, reused by every request.
  */
 export class ScoreBoard {
-  private stamps = new Int32Array(1024);
+  private readonly written = new Marks();
   private sums = new Float64Array(1024);
   private bestParts = new Float64Array(1024);
   private bestTags = new Int32Array(1024);
-  private generation = 1;
   /** The items written since `clear`, in first-written order: items[0 .. size). */
   items = new Int32Array(256);
   size = 0;
 
   clear(): void {
     this.size = 0;
-    if (++this.generation === 0x7fffffff) {
-      this.stamps.fill(0);
-      this.generation = 1;
-    }
+    this.written.clear();
   }
 
   /** Adds `part` to the item's sum; the tag is kept when this part is the item's largest so far. */
   add(item: number, part: number, tag = -1): void {
-    if (item >= this.stamps.length) this.grow(item + 1);
-    if (this.stamps[item] !== this.generation) {
-      this.stamps[item] = this.generation;
+    if (!this.written.has(item)) {
+      this.written.add(item);
+      this.grow(item + 1);
       this.sums[item] = part;
       this.bestParts[item] = part;
       this.bestTags[item] = tag;
@@ -48,16 +45,15 @@ export class ScoreBoard {
   }
 
   sum(item: number): number {
-    return item < this.stamps.length && this.stamps[item] === this.generation ? this.sums[item]! : 0;
+    return this.written.has(item) ? this.sums[item]! : 0;
   }
 
   /** The tag of the item's largest part (-1 when untagged or not written). */
   bestTag(item: number): number {
-    return item < this.stamps.length && this.stamps[item] === this.generation ? this.bestTags[item]! : -1;
+    return this.written.has(item) ? this.bestTags[item]! : -1;
   }
 
   private grow(length: number): void {
-    this.stamps = ensureLength(this.stamps, length);
     this.sums = ensureLength(this.sums, length);
     this.bestParts = ensureLength(this.bestParts, length);
     this.bestTags = ensureLength(this.bestTags, length);
