@@ -103,7 +103,10 @@ export function itemNeighbours(ctx: RankContext, item: number): ScoreBoard {
     out.add(b, s);
     if (s > strongest) strongest = s;
   });
-  for (let k = 0; k < out.size; k++) out.setSum(out.items[k]!, 0.5 * (out.sum(out.items[k]!) / strongest));
+  for (let k = 0; k < out.size; k++) {
+    const b = out.items[k]!;
+    out.setSum(b, 0.5 * (out.sum(b) / strongest));
+  }
   const model = ctx.index.model;
   const v = model && unitVector(model, item);
   if (model && v) {
