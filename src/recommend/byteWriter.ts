@@ -7,8 +7,8 @@
 const SHORT_COPY = 48;
 
 export class ByteWriter {
-  private buf = Buffer.allocUnsafe(16 * 1024);
-  private at = 0;
+  protected buf: Buffer = Buffer.allocUnsafe(16 * 1024);
+  protected at = 0;
 
   reset(): this {
     this.at = 0;
@@ -100,7 +100,7 @@ export class ByteWriter {
     return out;
   }
 
-  private room(n: number): void {
+  protected room(n: number): void {
     if (this.at + n <= this.buf.length) return;
     const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
     this.buf.copy(bigger, 0, 0, this.at);

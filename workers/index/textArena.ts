@@ -1,72 +1,78 @@
-import type { ByteWriter } from "../../src/recommend/byteWriter.js";
 import { ensureLength } from "./growable.js";
+import { sharedTextStore, type StoredTexts, type StoreWriter, type TextStore } from "./textStore.js";
+
+/** Per id: where its text starts in the store (-1: none), its length, and a mark kept with it. One cache line, not three. */
+const START = 0;
+const SIZE = 1;
+const MARK = 2;
+const SLOT = 3;
 
 /**
- * UTF-8 text per dense id, all of it in one byte buffer: no string per item for the garbage collector to
- * walk, and a page of answers is assembled by copying bytes. A replaced text leaves its old bytes behind;
- * they are compacted away when they are half of the buffer.
+ * UTF-8 text per dense id, kept in the thread's TextStore (one WebAssembly memory): no string per item for the
+ * garbage collector to walk, and a page of answers is assembled by copying bytes within that memory. A
+ * replaced text leaves its old bytes behind until the store compacts.
  */
-export class TextArena {
-  private data = Buffer.allocUnsafe(64 * 1024);
-  private used = 0;
+export class TextArena implements StoredTexts {
+  private slots = new Int32Array(1024 * SLOT).fill(-1);
   private live = 0;
-  private start = new Int32Array(1024).fill(-1);
-  private size = new Int32Array(1024);
-  private marks = new Int32Array(1024);
+
+  constructor(readonly store: TextStore = sharedTextStore()) {
+    store.hold(this);
+  }
 
   has(id: number): boolean {
-    return id < this.start.length && this.start[id]! >= 0;
+    return id * SLOT < this.slots.length && this.slots[id * SLOT + START]! >= 0;
   }
 
   /** Bytes held for `id` (0 when none). */
   length(id: number): number {
-    return this.has(id) ? this.size[id]! : 0;
+    return this.has(id) ? this.slots[id * SLOT + SIZE]! : 0;
   }
 
   /** A number kept with id's text (say, where a part of it ends). */
   mark(id: number): number {
-    return this.marks[id]!;
+    return this.slots[id * SLOT + MARK]!;
   }
 
+  /** Stores id's text. This may move every text of the store: a page writes only once its texts are all set. */
   set(id: number, text: string, mark = 0): void {
     this.drop(id);
-    this.room(Buffer.byteLength(text));
-    this.start = ensureLength(this.start, id + 1, -1);
-    this.size = ensureLength(this.size, id + 1);
-    this.marks = ensureLength(this.marks, id + 1);
-    const n = this.data.write(text, this.used, "utf8");
-    this.start[id] = this.used;
-    this.size[id] = n;
-    this.marks[id] = mark;
-    this.used += n;
+    const n = Buffer.byteLength(text);
+    const at = this.store.allocate(n);
+    this.store.bytes.write(text, at, "utf8");
+    this.slots = ensureLength(this.slots, (id + 1) * SLOT, -1);
+    const s = id * SLOT;
+    this.slots[s + START] = at;
+    this.slots[s + SIZE] = n;
+    this.slots[s + MARK] = mark;
     this.live += n;
   }
 
   drop(id: number): void {
     if (!this.has(id)) return;
-    this.live -= this.size[id]!;
-    this.start[id] = -1;
+    this.live -= this.slots[id * SLOT + SIZE]!;
+    this.slots[id * SLOT + START] = -1;
   }
 
-  /** Writes bytes [from, to) of id's text (all of it by default). */
-  writeTo(out: ByteWriter, id: number, from = 0, to = this.length(id)): void {
-    const s = this.start[id]!;
-    out.bytes(this.data, s + from, s + to);
+  /** Appends bytes [from, to) of id's text (all of it by default) to the store's writer. */
+  writeTo(out: StoreWriter, id: number, from = 0, to = this.length(id)): void {
+    out.stored(this.slots[id * SLOT + START]! + from, to - from);
   }
 
-  private room(n: number): void {
-    if (this.used + n <= this.data.length) return;
-    // Compact into a buffer with room for twice the live text, so that compaction stays rare.
-    const next = Buffer.allocUnsafe(Math.max(this.data.length, 2 * (this.live + n)));
-    let at = 0;
-    for (let id = 0; id < this.start.length; id++) {
-      const s = this.start[id]!;
-      if (s < 0) continue;
-      this.data.copy(next, at, s, s + this.size[id]!);
-      this.start[id] = at;
-      at += this.size[id]!;
+  liveBytes(): number {
+    return this.live;
+  }
+
+  moveTo(from: Buffer, to: Buffer, at: number): number {
+    const slots = this.slots;
+    for (let s = 0; s < slots.length; s += SLOT) {
+      const start = slots[s + START]!;
+      if (start < 0) continue;
+      const n = slots[s + SIZE]!;
+      from.copy(to, at, start, start + n);
+      slots[s + START] = at;
+      at += n;
     }
-    this.data = next;
-    this.used = at;
+    return at;
   }
 }

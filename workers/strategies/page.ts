@@ -4,36 +4,48 @@ import type { Catalog } from "../index/catalog.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { Ranking } from "./types.js";
 
-/** The thread's answer buffer: a page is written here, then copied out once. */
-const out = new ByteWriter();
+/** Every item's stored text opens with its id, `{"item_id":"…","score":`: the ids array is copied from there. */
+const HEAD_OPEN = '{"item_id":';
+const HEAD_CLOSE = ',"score":';
 
 /**
  * The requested page, rendered as the response's `results` JSON in UTF-8 (the front thread only splices it in).
  * Each item's text around its score and reason, `{"item_id":…,"score":` and `,"metadata":{…}}`, is rendered
- * once and kept in the catalog until the item changes; a page copies those bytes. Answers that name `fields`
- * render their metadata each time.
+ * once and kept in the catalog until the item changes; a page copies those bytes (see TextStore). Answers that
+ * name `fields` render their metadata each time.
  */
 export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
   if (!ranking) return { mode, count: 0, items: EMPTY, results: EMPTY, hasNext: false };
   const { catalog } = index;
+  const texts = catalog.rendered;
   const from = (req.page - 1) * req.limit;
   const to = Math.min(from + req.limit, ranking.items.length);
+  // Rendering a text may move the others, so every one is in place before the first copy.
+  for (let k = from; k < to; k++) render(catalog, ranking.items[k]!);
+  const store = texts.store;
   const shared = typeof ranking.reasons === "string" ? `,"reason":${JSON.stringify(ranking.reasons)}` : undefined;
-  out.reset().text("[");
+  const sharedBytes = shared === undefined ? -1 : store.scratch(shared);
+  const out = store.writer.reset().text("[");
   for (let k = from; k < to; k++) {
     const item = ranking.items[k]!;
     if (k > from) out.text(",");
-    const head = renderedHead(catalog, item);
-    catalog.rendered.writeTo(out, item, 0, head);
-    writeScore(out, ranking.scores[k]!).text(shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])}`);
+    const head = texts.mark(item);
+    texts.writeTo(out, item, 0, head);
+    writeScore(out, ranking.scores[k]!);
+    if (sharedBytes >= 0) out.stored(store.scratchAt, sharedBytes);
+    else out.text(shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])}`);
     if (req.fields) out.text(`,"metadata":${JSON.stringify(catalog.metadata(item, req.fields))}}`);
-    else catalog.rendered.writeTo(out, item, head);
+    else texts.writeTo(out, item, head);
   }
   out.text("]");
   // The ids follow in the same buffer: one copy carries both arrays.
   const resultsEnd = out.length;
   out.text("[");
-  for (let k = from; k < to; k++) (k > from ? out.text(",") : out).jsonString(catalog.ids.name(ranking.items[k]!));
+  for (let k = from; k < to; k++) {
+    const item = ranking.items[k]!;
+    if (k > from) out.text(",");
+    texts.writeTo(out, item, HEAD_OPEN.length, texts.mark(item) - HEAD_CLOSE.length);
+  }
   const both = out.text("]").copy();
   return {
     mode, count: Math.max(0, to - from), items: both.subarray(resultsEnd), results: both.subarray(0, resultsEnd), hasNext: ranking.items.length > from + req.limit,
@@ -42,13 +54,11 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
 
 const EMPTY = new TextEncoder().encode("[]");
 
-/** Renders the item's text if it is not held yet; returns where its head (up to the score) ends. */
-function renderedHead(catalog: Catalog, item: number): number {
-  if (!catalog.rendered.has(item)) {
-    const head = `{"item_id":${JSON.stringify(catalog.ids.name(item))},"score":`;
-    catalog.rendered.set(item, `${head},"metadata":${JSON.stringify(catalog.metadata(item, undefined))}}`, Buffer.byteLength(head));
-  }
-  return catalog.rendered.mark(item);
+/** Renders the item's text if it is not held yet; its mark is where the head (up to the score) ends. */
+function render(catalog: Catalog, item: number): void {
+  if (catalog.rendered.has(item)) return;
+  const head = `${HEAD_OPEN}${JSON.stringify(catalog.ids.name(item))}${HEAD_CLOSE}`;
+  catalog.rendered.set(item, `${head},"metadata":${JSON.stringify(catalog.metadata(item, undefined))}}`, Buffer.byteLength(head));
 }
 
 const MICROS = 1_000_000;

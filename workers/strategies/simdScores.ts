@@ -8,10 +8,8 @@
  * `scores(codes, from, to, f, query, scales, queryScale, atLeast, outRows, outScores) → count`.
  */
 import type { Model } from "../training/model.js";
+import { compiled, F64, I32, V128 } from "../wasm/module.js";
 
-const I32 = 0x7f;
-const F64 = 0x7c;
-const V128 = 0x7b;
 const SIMD = 0xfd;
 /** SIMD sub-opcodes as LEB128 bytes. */
 const V128_LOAD = [0x00];
@@ -78,44 +76,16 @@ const BODY = [
   ...br(0),
   ...END, ...END,
   ...get(COUNT),
-  ...END,
 ];
 
-const leb = (n: number): number[] => {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-};
-const name = (s: string) => [...leb(s.length), ...Buffer.from(s)];
-const section = (id: number, content: number[]) => [id, ...leb(content.length), ...content];
-
-function moduleBytes(): Uint8Array<ArrayBuffer> {
-  const locals = [0x03, 0x04, I32, 0x02, V128, 0x01, F64];
-  const body = [...locals, ...BODY];
-  const params = [I32, I32, I32, I32, I32, I32, F64, F64, I32, I32];
-  return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [0x01, 0x60, params.length, ...params, 0x01, I32]),
-    ...section(2, [0x01, ...name("env"), ...name("memory"), 0x02, 0x00, 0x01]),
-    ...section(3, [0x01, 0x00]),
-    ...section(7, [0x01, ...name("scores"), 0x00, 0x00]),
-    ...section(10, [0x01, ...leb(body.length), ...body]),
-  ]);
-}
-
 /** Compiled once per thread; undefined where WebAssembly SIMD is missing (the JavaScript scan is used). */
-const MODULE: WebAssembly.Module | undefined = (() => {
-  try {
-    return new WebAssembly.Module(moduleBytes());
-  } catch {
-    return undefined;
-  }
-})();
+const MODULE = compiled({
+  exportName: "scores",
+  params: [I32, I32, I32, I32, I32, I32, F64, F64, I32, I32],
+  result: I32,
+  // Locals: four i32, two v128, one f64.
+  body: [0x03, 0x04, I32, 0x02, V128, 0x01, F64, ...BODY],
+});
 
 type Run = (
   codes: number, from: number, to: number, f: number, query: number, scales: number, queryScale: number, atLeast: number,

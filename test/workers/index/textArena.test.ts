@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { ByteWriter } from "../../../src/recommend/byteWriter.js";
 import { TextArena } from "../../../workers/index/textArena.js";
+import { TextStore } from "../../../workers/index/textStore.js";
 
 const textOf = (arena: TextArena, id: number, from?: number, to?: number) => {
-  const out = new ByteWriter();
+  const out = arena.store.writer.reset();
   arena.writeTo(out, id, from, to);
   return out.view().toString("utf8");
 };
@@ -23,21 +24,46 @@ describe("TextArena", () => {
     expect([arena.has(2), arena.length(2)]).toEqual([false, 0]);
   });
 
-  it("compacts the bytes replaced texts left behind, and every kept text survives it", () => {
-    const arena = new TextArena();
-    const expected = new Map<number, string>();
+  it("compacts the bytes replaced texts left behind, and every kept text of every arena in the store survives it", () => {
+    const store = new TextStore(4096);
+    const arenas = [new TextArena(store), new TextArena(store)];
+    const expected = arenas.map(() => new Map<number, string>());
     for (let round = 0; round < 50; round++) {
-      for (let id = 0; id < 500; id++) {
-        const text = `item ${id} round ${round} ${"·".repeat(id % 40)}`;
-        arena.set(id, text);
-        expected.set(id, text);
-      }
-      for (let id = round % 7; id < 500; id += 7) {
-        arena.drop(id);
-        expected.delete(id);
-      }
+      arenas.forEach((arena, a) => {
+        for (let id = 0; id < 500; id++) {
+          const text = `arena ${a} item ${id} round ${round} ${"·".repeat(id % 40)}`;
+          arena.set(id, text);
+          expected[a]!.set(id, text);
+        }
+        for (let id = (round + a) % 7; id < 500; id += 7) {
+          arena.drop(id);
+          expected[a]!.delete(id);
+        }
+      });
     }
-    for (let id = 0; id < 500; id++) expect(arena.has(id) ? textOf(arena, id) : undefined).toBe(expected.get(id));
+    // Fifty rounds of ~25 KB each would need 1.3 MB per arena without compaction.
+    expect(store.bytes.length).toBeLessThan(1_000_000);
+    arenas.forEach((arena, a) => {
+      for (let id = 0; id < 500; id++) expect(arena.has(id) ? textOf(arena, id) : undefined).toBe(expected[a]!.get(id));
+    });
+  });
+
+  it("assembles a page larger than the store's page region in a buffer of its own", () => {
+    const arena = new TextArena(new TextStore());
+    const big = "x".repeat(100_000);
+    arena.set(1, big);
+    arena.set(2, "ü");
+    const out = arena.store.writer.reset();
+    for (let k = 0; k < 4; k++) arena.writeTo(out, 1);
+    arena.writeTo(out, 2);
+    expect(out.view().toString("utf8")).toBe(big.repeat(4) + "ü");
+  });
+
+  it("holds repeated text in its scratch region, or refuses it when too long", () => {
+    const store = new TextStore();
+    const n = store.scratch(',"reason":"similar-to:é"');
+    expect(store.writer.reset().stored(store.scratchAt, n).stored(store.scratchAt, n).view().toString("utf8")).toBe(',"reason":"similar-to:é"'.repeat(2));
+    expect(store.scratch("y".repeat(5000))).toBe(-1);
   });
 });
 
