@@ -19,6 +19,13 @@ interface AutocannonClient {
   getRequestBuffer(): Buffer;
 }
 
+/** autocannon's setupClient that makes every client send `take()`'s requests instead of building its own. */
+export function sendingPrebuilt(take: () => Buffer): (client: unknown) => void {
+  return (client) => {
+    (client as AutocannonClient).getRequestBuffer = take;
+  };
+}
+
 /** Runs for `durationS` (default DURATION_S), or until `amount` requests are answered. */
 export function load(opts: { target: Target; connections: number; pool: RequestPool; amount?: number; durationS?: number }): Promise<LoadResult> {
   const durationS = opts.durationS ?? DURATION_S;
@@ -33,9 +40,7 @@ export function load(opts: { target: Target; connections: number; pool: RequestP
         method: "POST",
         headers: opts.target.headers,
         body: "{}",
-        setupClient: (client) => {
-          (client as unknown as AutocannonClient).getRequestBuffer = () => opts.pool.take();
-        },
+        setupClient: sendingPrebuilt(() => opts.pool.take()),
       },
       (err, r) => {
         clearTimeout(guard);
