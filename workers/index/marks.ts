@@ -17,7 +17,7 @@ export class Marks {
   }
 
   add(id: number): void {
-    this.stamps = ensureLength(this.stamps, id + 1);
+    if (id >= this.stamps.length) this.stamps = ensureLength(this.stamps, id + 1);
     this.stamps[id] = this.generation;
   }
 

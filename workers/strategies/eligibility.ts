@@ -21,6 +21,10 @@ export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item:
     if (i >= 0) excluded.add(i);
   }
   const filters = Object.entries(req.filters ?? {}).map(([name, want]) => [name, matcher(want)] as const);
+  // Most requests set none of these: their test runs for every candidate a search hands back.
+  if (type === -2 && excluded.size === 0 && filters.length === 0) {
+    return seen ? (i) => catalog.isActive(i) && !seen.has(i) : (i) => catalog.isActive(i);
+  }
   return (i) => {
     if (!catalog.isActive(i)) return false;
     if (type !== -2 && catalog.type[i] !== type) return false;

@@ -54,7 +54,10 @@ const seenMarks = new Marks();
 function seenBy(index: OrgIndex, user: number): Marks {
   const h = index.people.history;
   seenMarks.clear();
+  // Columns read once: RowStores of several shapes make `h.cols.…` a megamorphic load inside the loop.
+  const { key, value } = h.cols;
   const start = h.start(user);
-  for (let k = start; k < start + h.size(user); k++) if (h.cols.value[k]! > 0) seenMarks.add(h.cols.key[k]!);
+  const end = start + h.size(user);
+  for (let k = start; k < end; k++) if (value[k]! > 0) seenMarks.add(key[k]!);
   return seenMarks;
 }

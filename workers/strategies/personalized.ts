@@ -15,7 +15,7 @@ function userVector(ctx: RankContext, model: Model): Float32Array | Float64Array
   const f = model.params.factors;
   if (u < model.userCount && model.userVersions[u] === version) {
     const v = model.userVectors.subarray(u * f, u * f + f);
-    return v.some((x) => x !== 0) ? v : undefined;
+    return isZero(v) ? undefined : v;
   }
   let cache = folded.get(model);
   if (!cache) folded.set(model, (cache = new Map()));
@@ -26,6 +26,11 @@ function userVector(ctx: RankContext, model: Model): Float32Array | Float64Array
   if (cache.size >= FOLDED_MAX) cache.clear();
   cache.set(u, { version, vector });
   return vector;
+}
+
+function isZero(v: Float32Array): boolean {
+  for (let k = 0; k < v.length; k++) if (v[k] !== 0) return false;
+  return true;
 }
 
 /** Collaborative filtering: items whose learned vectors best match the user's (weighted ALS). */
