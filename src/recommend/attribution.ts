@@ -1,16 +1,13 @@
-import { Packr } from "msgpackr";
 import type { WriterPool } from "../ingest/writerPool.js";
 import { log } from "../log.js";
-import type { ServedRow } from "../../workers/writer/served.js";
 import { ByteWriter } from "./byteWriter.js";
 import type { Mode, RankRequest } from "./schema.js";
+import { packServedRow } from "./servedRowPack.js";
 
 const FLUSH_MS = 200;
 const FLUSH_ROWS = 5_000;
 /** Served rows held while the database is unreachable; beyond this the oldest are dropped (and counted). */
 const HELD_MAX = 200_000;
-
-const packr = new Packr({ useRecords: false });
 
 /** Packed rows of one flush, kept until written. */
 interface Chunk {
@@ -46,8 +43,7 @@ export class Attribution {
 
   /** `items`: the page's item ids as a JSON array in UTF-8 (RankResult.items). */
   record(recommendationId: string, req: RankRequest, mode: Mode, items: Uint8Array): void {
-    const row: ServedRow = [req.org, recommendationId, req.strategy, mode, req.userId ?? null, req.contextItemId ?? null, items, Date.now()];
-    this.open.bytes(packr.pack(row));
+    packServedRow(this.open, req.org, recommendationId, req.strategy, mode, req.userId, req.contextItemId, items, Date.now());
     // While a write is in flight the timer's next flush takes these rows: no flush waits per request meanwhile.
     if (++this.openRows >= FLUSH_ROWS && !this.writing) void this.flush();
   }

@@ -56,6 +56,26 @@ export class ByteWriter {
     return this;
   }
 
+  /** One byte. */
+  byte(b: number): this {
+    this.room(1);
+    this.buf[this.at++] = b;
+    return this;
+  }
+
+  /** Big-endian, as msgpack writes lengths. */
+  uint32(n: number): this {
+    this.room(4);
+    this.at = this.buf.writeUInt32BE(n, this.at);
+    return this;
+  }
+
+  float64(n: number): this {
+    this.room(8);
+    this.at = this.buf.writeDoubleBE(n, this.at);
+    return this;
+  }
+
   /** A whole number in decimal, without building its text. */
   int(n: number): this {
     if (!Number.isSafeInteger(n) || n < 0) return this.text(String(n));

@@ -14,16 +14,21 @@ const out = new ByteWriter();
 
 /**
  * The success envelope (spec 2.4) around the shard's rendered `results` bytes: the front thread, which
- * limits the request rate, never rebuilds, re-serialises or re-encodes the results.
+ * limits the request rate, never rebuilds, re-serialises or re-encodes the results. Written piece by piece:
+ * the pieces are constants, held strings or the shard's bytes, so no text is built.
  */
 function answerBytes(id: string, tenant: string, req: RankRequest, r: RankResult, latencyMs: number): Buffer {
-  // Written piece by piece: the pieces are constants, held strings or the shard's bytes, so no text is built.
-  return out
-    .reset()
-    .text('{"success":true,"message":"')
-    .int(r.count)
-    .text(' recommendations","data":{"recommendation_id":"')
-    .text(id)
+  return writeAfterId(writeUpToId(out.reset(), r).text(id), tenant, req, r).text(String(latencyMs)).text("}}").view();
+}
+
+/** Everything before the recommendation id's text. */
+function writeUpToId(w: ByteWriter, r: RankResult): ByteWriter {
+  return w.text('{"success":true,"message":"').int(r.count).text(' recommendations","data":{"recommendation_id":"');
+}
+
+/** Everything between the recommendation id's text and the latency's. */
+function writeAfterId(w: ByteWriter, tenant: string, req: RankRequest, r: RankResult): ByteWriter {
+  return w
     .text('","tenant_id":')
     .jsonString(tenant)
     .text(',"domain":')
@@ -42,26 +47,38 @@ function answerBytes(id: string, tenant: string, req: RankRequest, r: RankResult
     .int(req.limit)
     .text(',"has_next":')
     .text(r.hasNext ? "true" : "false")
-    .text('},"latency_ms":')
-    .text(String(latencyMs))
-    .text("}}")
-    .view();
+    .text('},"latency_ms":');
+}
+
+/**
+ * A shared answer's envelope around its id and latency, written once: every request that shares the answer
+ * (same organisation, strategy, page, limit and fields: see sharedAnswerKey) has the same one.
+ */
+const sharedEnvelopes = new WeakMap<RankResult, { upToId: Uint8Array; afterId: Uint8Array }>();
+
+function sharedAnswerBytes(id: string, tenant: string, req: RankRequest, r: RankResult, latencyMs: number): Buffer {
+  let envelope = sharedEnvelopes.get(r);
+  if (!envelope) {
+    envelope = { upToId: writeUpToId(out.reset(), r).copy(), afterId: writeAfterId(out.reset(), tenant, req, r).copy() };
+    sharedEnvelopes.set(r, envelope);
+  }
+  return out.reset().bytes(envelope.upToId).text(id).bytes(envelope.afterId).text(String(latencyMs)).text("}}").view();
 }
 
 /** request → publishable key → validate → shard (msgpackr) → rendered page → response */
 export function recommendRoutes(s: Services): Route[] {
-  const answer = (ctx: RequestContext, tenant: string, req: RankRequest, ranked: RankResult): Outcome => {
+  const answer = (ctx: RequestContext, tenant: string, req: RankRequest, ranked: RankResult, shared = false): Outcome => {
     const id = recommendationId();
     s.attribution.record(id, req, ranked.mode, ranked.items);
     const latencyMs = Math.round((performance.now() - ctx.startedAt) * 1000) / 1000;
-    sendJson(ctx, 200, answerBytes(id, tenant, req, ranked, latencyMs));
+    sendJson(ctx, 200, (shared ? sharedAnswerBytes : answerBytes)(id, tenant, req, ranked, latencyMs));
     return ANSWERS_LATER;
   };
   /** A shared answer (see sharedAnswerKey) is written at once, costing no promise and no thread hop. */
   const respond = (ctx: RequestContext, key: KeyEntry): Outcome | Promise<Outcome> => {
     const req = toRankRequest(key.orgSeq, validateRecommend(jsonBody(ctx)));
     const shared = s.recommender.sharedAnswer(req);
-    if (shared) return answer(ctx, key.orgId, req, shared);
+    if (shared) return answer(ctx, key.orgId, req, shared, true);
     return s.recommender.rank(req).then((ranked) => answer(ctx, key.orgId, req, ranked));
   };
   return [
