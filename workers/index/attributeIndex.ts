@@ -35,6 +35,10 @@ export class AttributeIndex {
   private readonly taken = new Marks();
   private readonly found = new Neighbours();
   private readonly lists: Set<number>[] = [];
+  /** similarities()'s gathered token counts. */
+  private countsOf = new Uint16Array(256);
+  /** Kept so that the reads that warm the cache are not optimised away. */
+  touched = 0;
 
   set(item: number, attributes: Attributes): void {
     for (const t of this.tokens(item)) this.postings[t]?.delete(item);
@@ -77,6 +81,50 @@ export class AttributeIndex {
   }
 
   /**
+   * similarity(a, items[k]) into out[k] for k < n. The candidates' token counts are read in a pass of their
+   * own, then their tokens: the reads of different candidates (each a likely cache miss) then overlap.
+   */
+  similarities(a: number, items: Int32Array, n: number, out: Float64Array): void {
+    const counts = (this.countsOf = ensureLength(this.countsOf, n));
+    // Reading each candidate's first token here, in a loop without branches, brings its slots into the cache
+    // with the others' in flight; the comparisons below branch on them, which would take the misses one by one.
+    let touched = 0;
+    for (let k = 0; k < n; k++) {
+      const b = items[k]!;
+      counts[k] = b < this.counts.length ? this.counts[b]! : 0;
+      touched += this.inline[b * INLINE] ?? 0;
+    }
+    this.touched = touched;
+    const na = a < this.counts.length ? this.counts[a]! : 0;
+    if (na === 0 || na > INLINE) {
+      for (let k = 0; k < n; k++) out[k] = counts[k] === 0 ? 0 : this.similarity(a, items[k]!);
+      return;
+    }
+    // The common case, both token sets inline, in one loop without calls.
+    const inline = this.inline;
+    const fromA = a * INLINE;
+    for (let k = 0; k < n; k++) {
+      const nb = counts[k]!;
+      if (nb === 0 || nb > INLINE) {
+        out[k] = nb === 0 ? 0 : this.similarity(a, items[k]!);
+        continue;
+      }
+      const fromB = items[k]! * INLINE;
+      let both = 0;
+      for (let i = fromA; i < fromA + na; i++) {
+        const t = inline[i]!;
+        for (let j = fromB; j < fromB + nb; j++) {
+          if (inline[j] === t) {
+            both++;
+            break;
+          }
+        }
+      }
+      out[k] = both / (na + nb - both);
+    }
+  }
+
+  /**
    * Items sharing tokens with `item`, with the Jaccard similarity of their token sets. Posting lists are walked
    * rarest first (the most telling tokens) and the walk stops after `visits` postings, so a token shared by
    * thousands of items costs a bounded amount per request. The answer lives in buffers this index reuses:
@@ -90,14 +138,16 @@ export class AttributeIndex {
     taken.add(item);
     const lists = this.rarestFirst(item);
     let left = visits;
-    for (const list of lists) {
+    walk: for (const list of lists) {
       for (const other of list) {
-        if (left-- <= 0) return found;
+        if (left-- <= 0) break walk;
         if (taken.has(other)) continue;
         taken.add(other);
-        found.add(other, this.similarity(item, other));
+        found.add(other, 0);
       }
     }
+    // Scored together once found, so that their token reads overlap (see similarities).
+    this.similarities(item, found.items, found.size, found.scores);
     return found;
   }
 

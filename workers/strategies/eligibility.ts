@@ -23,7 +23,13 @@ export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item:
   const filters = Object.entries(req.filters ?? {}).map(([name, want]) => [name, matcher(want)] as const);
   // Most requests set none of these: their test runs for every candidate a search hands back.
   if (type === -2 && excluded.size === 0 && filters.length === 0) {
-    return seen ? (i) => catalog.isActive(i) && !seen.has(i) : (i) => catalog.isActive(i);
+    if (!seen) return (i) => catalog.isActive(i);
+    return (i) => {
+      // Both read before either decides: two likely cache misses then overlap instead of following each other.
+      const active = catalog.isActive(i);
+      const unseen = !seen.has(i);
+      return active && unseen;
+    };
   }
   return (i) => {
     if (!catalog.isActive(i)) return false;

@@ -1,7 +1,8 @@
+import { ensureLength } from "../index/growable.js";
 import { Marks } from "../index/marks.js";
 import { searchVectors, unitVector } from "./vectors.js";
 import { TopK } from "./topK.js";
-import type { StrategyFn } from "./types.js";
+import type { RankContext, StrategyFn } from "./types.js";
 
 /** Learned vectors carry most of the similarity; shared attributes the rest, and all of it for new items. */
 const VECTOR_SHARE = 0.7;
@@ -16,6 +17,45 @@ const ATTRIBUTE_VISITS = { withVector: 100, alone: 2_000 };
 const SAME_TYPE_BONUS = 0.05;
 /** The vector candidates of the request being ranked (one thread ranks one request at a time). */
 const offered = new Marks();
+
+/**
+ * The vector candidates' fields, gathered before they are blended: a candidate's support, tokens and type
+ * each sit in another array and likely miss the cache, and loops that do not branch on what they read let
+ * the reads for many candidates overlap instead of waiting one after another.
+ */
+class Candidates {
+  items = new Int32Array(256);
+  vector = new Float64Array(256);
+  attribute = new Float64Array(256);
+  sameType = new Uint8Array(256);
+
+  gather(ctx: RankContext, c: number, near: TopK): number {
+    const n = near.size;
+    this.room(n);
+    const { items, vector, attribute, sameType } = this;
+    const { catalog, signals } = ctx.index;
+    const type = catalog.type[c];
+    for (let k = 0; k < n; k++) {
+      const i = near.item(k);
+      items[k] = i;
+      offered.add(i);
+      vector[k] = VECTOR_SHARE * Math.max(0, near.score(k)) * signals.support(i);
+      sameType[k] = catalog.type[i] === type ? 1 : 0;
+    }
+    catalog.tokens.similarities(c, items, n, attribute);
+    return n;
+  }
+
+  private room(n: number): void {
+    if (n <= this.items.length) return;
+    this.items = ensureLength(this.items, n);
+    this.vector = ensureLength(this.vector, n);
+    this.attribute = ensureLength(this.attribute, n);
+    this.sameType = ensureLength(this.sameType, n);
+  }
+}
+
+const candidates = new Candidates();
 
 /** Items closest to the context item: cosine of item vectors blended with attribute (Jaccard) similarity. */
 export const similar: StrategyFn = (ctx) => {
@@ -32,12 +72,11 @@ export const similar: StrategyFn = (ctx) => {
       cosine: true, firstProbes: VECTOR_PROBES,
     });
     // Every vector candidate already passed `eligible`.
-    for (let k = 0; k < near.size; k++) {
-      const i = near.item(k);
-      offered.add(i);
-      const vector = VECTOR_SHARE * Math.max(0, near.score(k)) * ctx.index.signals.support(i);
-      const total = vector + (1 - VECTOR_SHARE) * catalog.tokens.similarity(c, i) + (catalog.type[i] === type ? SAME_TYPE_BONUS : 0);
-      if (top.wouldTake(total, i)) top.take(i);
+    const n = candidates.gather(ctx, c, near);
+    const { items, vector, attribute, sameType } = candidates;
+    for (let k = 0; k < n; k++) {
+      const total = vector[k]! + (1 - VECTOR_SHARE) * attribute[k]! + (sameType[k] === 1 ? SAME_TYPE_BONUS : 0);
+      if (top.wouldTake(total, items[k]!)) top.take(items[k]!);
     }
   }
   const attributeShare = v ? 1 - VECTOR_SHARE : 1;

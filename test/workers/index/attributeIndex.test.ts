@@ -63,4 +63,18 @@ describe("AttributeIndex", () => {
     expect(index.tokens(0)).toHaveLength(2);
     expect(index.similarity(0, 1)).toBe(1);
   });
+
+  it("scores a batch of candidates as similarity scores each, items without tokens and past the end included", () => {
+    const index = new AttributeIndex();
+    index.set(0, { brand: "acme", colour: "red", tags: ["a", "b", "c", "d", "e", "f", "g"] });
+    index.set(1, { brand: "acme", colour: "red" });
+    index.set(2, { tags: ["a", "b", "c", "d", "e", "f", "g", "h", "i"] });
+    index.set(3, {});
+    const items = Int32Array.from([1, 2, 3, 50_000, 0]);
+    const out = new Float64Array(items.length);
+    index.similarities(0, items, items.length, out);
+    expect(Array.from(out)).toEqual(Array.from(items, (i) => index.similarity(0, i)));
+    expect(out[0]).toBeCloseTo(2 / 9);
+    expect(out[4]).toBe(1);
+  });
 });
