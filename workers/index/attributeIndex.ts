@@ -80,10 +80,7 @@ export class AttributeIndex {
     return both / (na + nb - both);
   }
 
-  /**
-   * similarity(a, items[k]) into out[k] for k < n. The candidates' token counts are read in a pass of their
-   * own, then their tokens: the reads of different candidates (each a likely cache miss) then overlap.
-   */
+  /** similarity(a, items[k]) into out[k] for k < n, the candidates' token slots first read together. */
   similarities(a: number, items: Int32Array, n: number, out: Float64Array): void {
     const counts = (this.countsOf = ensureLength(this.countsOf, n));
     // Reading each candidate's first token here, in a loop without branches, brings its slots into the cache
@@ -95,33 +92,7 @@ export class AttributeIndex {
       touched += this.inline[b * INLINE] ?? 0;
     }
     this.touched = touched;
-    const na = a < this.counts.length ? this.counts[a]! : 0;
-    if (na === 0 || na > INLINE) {
-      for (let k = 0; k < n; k++) out[k] = counts[k] === 0 ? 0 : this.similarity(a, items[k]!);
-      return;
-    }
-    // The common case, both token sets inline, in one loop without calls.
-    const inline = this.inline;
-    const fromA = a * INLINE;
-    for (let k = 0; k < n; k++) {
-      const nb = counts[k]!;
-      if (nb === 0 || nb > INLINE) {
-        out[k] = nb === 0 ? 0 : this.similarity(a, items[k]!);
-        continue;
-      }
-      const fromB = items[k]! * INLINE;
-      let both = 0;
-      for (let i = fromA; i < fromA + na; i++) {
-        const t = inline[i]!;
-        for (let j = fromB; j < fromB + nb; j++) {
-          if (inline[j] === t) {
-            both++;
-            break;
-          }
-        }
-      }
-      out[k] = both / (na + nb - both);
-    }
+    for (let k = 0; k < n; k++) out[k] = counts[k] === 0 ? 0 : this.similarity(a, items[k]!);
   }
 
   /**
