@@ -41,9 +41,10 @@ export class TopK {
     if (this.k === 0) return;
     const score = this.judged;
     if (this.n < this.k) {
+      // Filled in arrival order, and made a heap once full: nothing reads the root before then.
       this.scores[this.n] = score;
       this.items[this.n] = item;
-      this.up(this.n++);
+      if (++this.n === this.k) this.heapify();
     } else if (this.better(score, item, this.scores[0]!, this.items[0]!)) {
       this.scores[0] = score;
       this.items[0] = item;
@@ -74,6 +75,7 @@ export class TopK {
    */
   sorted(): { items: Int32Array; scores: Float64Array } {
     const size = this.n;
+    if (size < this.k) this.heapify();
     // The worst kept pair sits at the root: moving it behind the shrinking heap leaves the best in front.
     while (this.n > 1) {
       this.swap(0, --this.n);
@@ -88,26 +90,28 @@ export class TopK {
     return s1 > s2 || (s1 === s2 && i1 < i2);
   }
 
-  private up(i: number): void {
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.better(this.scores[parent]!, this.items[parent]!, this.scores[i]!, this.items[i]!)) break;
-      this.swap(i, parent);
-      i = parent;
-    }
+  /** Floyd's bottom-up construction: linear, where inserting one by one costs a sift each. */
+  private heapify(): void {
+    for (let i = (this.n >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
+  /** Sinks the pair at i below every child better than it, moving children up into the hole rather than swapping. */
   private down(i: number): void {
+    const { scores, items, n } = this;
+    const s = scores[i]!;
+    const it = items[i]!;
     for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let worst = i;
-      if (l < this.n && this.better(this.scores[worst]!, this.items[worst]!, this.scores[l]!, this.items[l]!)) worst = l;
-      if (r < this.n && this.better(this.scores[worst]!, this.items[worst]!, this.scores[r]!, this.items[r]!)) worst = r;
-      if (worst === i) return;
-      this.swap(i, worst);
-      i = worst;
+      let c = 2 * i + 1;
+      if (c >= n) break;
+      // The worse of the two children is the one that belongs nearer the root.
+      if (c + 1 < n && this.better(scores[c]!, items[c]!, scores[c + 1]!, items[c + 1]!)) c++;
+      if (!this.better(s, it, scores[c]!, items[c]!)) break;
+      scores[i] = scores[c]!;
+      items[i] = items[c]!;
+      i = c;
     }
+    scores[i] = s;
+    items[i] = it;
   }
 
   private swap(a: number, b: number): void {

@@ -10,8 +10,13 @@ describe("TopK", () => {
   it("keeps the k best of many offers and sorts them best first, ties to the lower item id", () => {
     let seed = 7;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-    for (const k of [1, 2, 21, 100]) {
+    for (const k of [1, 2, 7, 21, 100]) {
       const pairs: [number, number][] = Array.from({ length: 1_000 }, (_, item) => [Math.round(random() * 50) / 10, item]);
+      // Offered in a shuffled order, so that ties meet the heap in every order.
+      for (let i = pairs.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [pairs[i], pairs[j]] = [pairs[j]!, pairs[i]!];
+      }
       const offered = new TopK(k);
       const taken = new TopK(k);
       for (const [score, item] of pairs) {
