@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { scoreJson } from "../../../workers/strategies/page.js";
+import type { RankRequest } from "../../../src/recommend/schema.js";
+import { Catalog } from "../../../workers/index/catalog.js";
+import type { OrgIndex } from "../../../workers/index/orgIndex.js";
+import { page, scoreJson } from "../../../workers/strategies/page.js";
 
 const reference = (x: number) => JSON.stringify(Math.round(x * 1e6) / 1e6);
 
@@ -15,5 +18,37 @@ describe("scoreJson", () => {
       if (scoreJson(x) !== reference(x)) wrong.push(x);
     }
     expect(wrong).toEqual([]);
+  });
+});
+
+describe("page", () => {
+  it("renders each item's id, score, reason and metadata, and the ids again, while new texts move the stored ones", () => {
+    const catalog = new Catalog();
+    const index = { catalog } as unknown as OrgIndex;
+    const attributes = (i: number, round: number) => ({ title: `ítem ${i} “${"x".repeat(i % 200)}”`, round });
+    const n = 5_000;
+    for (let i = 0; i < n; i++) catalog.upsert(`id-${i}-é`, "book", "active", attributes(i, 0), 0);
+    const req = { page: 1, limit: 100, fields: undefined } as unknown as RankRequest;
+    for (let round = 0; round < 6; round++) {
+      // Every round re-renders a third of the catalog, leaving the old texts behind in the store.
+      for (let i = round; i < n; i += 3) catalog.upsert(`id-${i}-é`, "book", "active", attributes(i, round), 0);
+      for (let start = 0; start < n; start += 100) {
+        const items = Int32Array.from({ length: 101 }, (_, k) => (start + k * 37) % n);
+        const scores = Float64Array.from(items, (_, k) => 1 - k / 1_000);
+        const reasons = round % 2 === 0 ? "collaborative" : Array.from(items, (i) => `similar-to:${i}`);
+        const result = page(index, req, "personalized", { items, scores, reasons });
+        const shown = Array.from(items.subarray(0, 100));
+        expect(JSON.parse(Buffer.from(result.results).toString("utf8"))).toEqual(
+          shown.map((i, k) => ({
+            item_id: `id-${i}-é`,
+            score: Math.round(scores[k]! * 1e6) / 1e6,
+            reason: typeof reasons === "string" ? reasons : reasons[k],
+            metadata: { ...catalog.attributes[i], item_type: "book" },
+          })),
+        );
+        expect(JSON.parse(Buffer.from(result.items).toString("utf8"))).toEqual(shown.map((i) => `id-${i}-é`));
+        expect([result.count, result.hasNext]).toEqual([100, true]);
+      }
+    }
   });
 });
