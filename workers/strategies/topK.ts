@@ -95,7 +95,7 @@ export class TopK {
     for (let i = (this.n >> 1) - 1; i >= 0; i--) this.down(i);
   }
 
-  /** Sinks the pair at i below every child better than it, moving children up into the hole rather than swapping. */
+  /** Sinks the pair at i while a child is worse than it (the worst belongs at the root), moving children up into the hole rather than swapping. */
   private down(i: number): void {
     const { scores, items, n } = this;
     const s = scores[i]!;
