@@ -7,7 +7,8 @@ const DOUBTFUL_CHARS = /[\u0000\ud800-\udfff]/;
 const JSON_BYTES_PER_CHAR = 6;
 const JSON_BYTES_PER_ENTRY = 8;
 
-function isIdentifier(v: unknown): boolean {
+/** True when v is certainly a valid Identifier (schemas.ts). */
+export function isIdentifier(v: unknown): boolean {
   return typeof v === "string" && v.length >= 1 && v.length <= IDENTIFIER_MAX && IDENTIFIER_CHARS.test(v);
 }
 

@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { plainRecommend } from "../../src/recommend/plainRecommend.js";
+import { RecommendSchema } from "../../src/recommend/schema.js";
+
+/** A seeded generator, so that a failing case can be replayed. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+function pick<T>(rnd: () => number, list: readonly T[]): T {
+  return list[Math.floor(rnd() * list.length)]!;
+}
+
+const IDENTIFIERS = ["u1", "item-7", "x".repeat(256), "x".repeat(257), "", "tab\there", "del\u007f", "é ü ✓", 7, null, ["a"], true];
+const FIELDS: Record<string, readonly unknown[]> = {
+  strategy: ["personalized", "similar", "popular", "buy-again", "new-arrivals", "also-viewed", "Popular", "", 3, null],
+  user_id: IDENTIFIERS,
+  context_item_id: IDENTIFIERS,
+  item_type: IDENTIFIERS,
+  exclude_seen: [true, false, "true", 0, null],
+  limit: [1, 20, 100, 101, 0, -1, 2.5, "20", null, 1e300],
+  page: [1, 2, 100, 101, 10_000, 0, -3, 1.5, "2", 2 ** 53, null],
+  filters: [{ brand: "x" }, {}, null],
+  exclude_item_ids: [["a"], []],
+  fields: [["title"]],
+  extra: [1],
+};
+
+/** A body with each field present or absent, valid or not; the rarer fields less often. */
+function body(rnd: () => number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, values] of Object.entries(FIELDS)) {
+    const often = ["filters", "exclude_item_ids", "fields", "extra"].includes(key) ? 0.03 : 0.6;
+    if (rnd() < often) out[key] = pick(rnd, values);
+  }
+  return out;
+}
+
+describe("the plain recommend body check that spares zod on the front thread", () => {
+  it("vouches only for bodies the schema accepts, and gives what the schema gives, over 100,000 generated bodies", () => {
+    const rnd = random(42);
+    let vouched = 0;
+    let valid = 0;
+    for (let i = 0; i < 100_000; i++) {
+      const b = body(rnd);
+      const r = RecommendSchema.safeParse(b);
+      if (r.success) valid++;
+      const plain = plainRecommend(b);
+      if (plain) {
+        vouched++;
+        expect(r.success, JSON.stringify(b)).toBe(true);
+        expect(plain, JSON.stringify(b)).toStrictEqual(r.data);
+      }
+    }
+    // It must also do its job: most valid bodies are plain enough to be vouched for.
+    expect(valid).toBeGreaterThan(1_000);
+    expect(vouched / valid).toBeGreaterThan(0.8);
+  });
+
+  it("leaves bodies with filters, exclusions or fields to the schema", () => {
+    const base = { strategy: "popular" };
+    expect(plainRecommend(base)).toStrictEqual({ strategy: "popular", limit: 20, page: 1 });
+    for (const extra of [{ filters: {} }, { exclude_item_ids: [] }, { fields: ["title"] }]) {
+      expect(plainRecommend({ ...base, ...extra })).toBeUndefined();
+    }
+  });
+
+  it("leaves a body whose own key is __proto__ to the schema", () => {
+    expect(plainRecommend(JSON.parse('{"strategy":"popular","__proto__":{"limit":5}}') as object)).toBeUndefined();
+  });
+});
