@@ -5,7 +5,7 @@ import { log } from "../log.js";
 import type { RecommenderData } from "../../workers/recommender/index.js";
 import type { AlsParams } from "../../workers/training/als.js";
 import {
-  packMessage, unpackMessage, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type RankAsk, type ToShard,
+  answerFromWire, askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type ToShard,
 } from "./protocol.js";
 import { sharedAnswerKey, type RankRequest, type RankResult } from "./schema.js";
 import { SharedAnswers } from "./sharedAnswers.js";
@@ -44,7 +44,7 @@ export class Recommender {
   /** In insertion order, which is deadline order: every request gets the same timeout. */
   private readonly pending = new Map<number, Pending>();
   /** Rank requests of the current event-loop turn, per shard: they leave together, one message per shard. */
-  private outbox: RankAsk[][] = [];
+  private outbox: AskWire[][] = [];
   private outboxScheduled = false;
   private nextId = 1;
   private closing = false;
@@ -76,7 +76,7 @@ export class Recommender {
   rank(req: RankRequest): Promise<RankResult> {
     const key = sharedAnswerKey(req);
     const asked = this.ask(req.org, (shard, id) => {
-      (this.outbox[shard] ??= []).push({ id, req });
+      (this.outbox[shard] ??= []).push(askToWire({ id, req }));
       if (!this.outboxScheduled) {
         this.outboxScheduled = true;
         setImmediate(() => this.sendOutbox());
@@ -187,7 +187,8 @@ export class Recommender {
       this.take(m.id)?.resolve(m.stats);
       return;
     }
-    for (const a of m.answers) {
+    for (const w of m.answers) {
+      const a = answerFromWire(w);
       const p = this.take(a.id);
       if (!p) continue;
       if ("failed" in a) p.reject(new AppError("internal_error", "the recommender failed on this request"));

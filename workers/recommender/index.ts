@@ -1,5 +1,7 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { packMessage, unpackMessage, type FromShard, type RankAnswer, type RankAsk, type ToShard } from "../../src/recommend/protocol.js";
+import {
+  answerToWire, askFromWire, packMessage, unpackMessage, type AnswerWire, type AskWire, type FromShard, type ToShard,
+} from "../../src/recommend/protocol.js";
 import { log } from "../../src/log.js";
 import type { AlsParams } from "../training/als.js";
 import { loadShard } from "./loader.js";
@@ -27,15 +29,16 @@ function send(m: FromShard): void {
 const ANSWER_HOLD_MS = 1;
 
 /** Ranks a batch of requests, answering in as few messages as possible without holding an answer long. */
-function rankAll(asks: RankAsk[]): void {
-  let answers: RankAnswer[] = [];
+function rankAll(asks: AskWire[]): void {
+  let answers: AnswerWire[] = [];
   let since = performance.now();
-  for (const { id, req } of asks) {
+  for (const wire of asks) {
+    const { id, req } = askFromWire(wire);
     try {
-      answers.push({ id, result: shard.rank(req) });
+      answers.push(answerToWire({ id, result: shard.rank(req) }));
     } catch (err) {
       log.error("recommend failed", { shard: data.shard, error: (err as Error).stack });
-      answers.push({ id, failed: (err as Error).message });
+      answers.push(answerToWire({ id, failed: (err as Error).message }));
     }
     if (performance.now() - since >= ANSWER_HOLD_MS) {
       send({ t: "ranked", answers });
