@@ -20,9 +20,11 @@ export interface RecommenderOptions {
   retrainIntervalMs: number;
 }
 
+/** Receives a shard's answer, or the AppError to answer the request with. */
+export type Done<T> = (err: AppError | undefined, value: T | undefined) => void;
+
 interface Pending {
-  resolve(v: unknown): void;
-  reject(err: AppError): void;
+  done: Done<unknown>;
   deadline: number;
 }
 
@@ -73,24 +75,26 @@ export class Recommender {
     return key === undefined ? undefined : this.shared.get(key);
   }
 
-  rank(req: RankRequest): Promise<RankResult> {
+  /** Ranks on the organisation's shard; `done` is called once. A callback, not a promise: this runs per request. */
+  rank(req: RankRequest, done: Done<RankResult>): void {
     const key = sharedAnswerKey(req);
-    const asked = this.ask(req.org, (shard, id) => {
+    const deliver: Done<RankResult> = key === undefined ? done : (err, result) => {
+      if (result) this.shared.set(key, result);
+      done(err, result);
+    };
+    this.ask(req.org, deliver as Done<unknown>, (shard, id) => {
       (this.outbox[shard] ??= []).push(askToWire({ id, req }));
       if (!this.outboxScheduled) {
         this.outboxScheduled = true;
         setImmediate(() => this.sendOutbox());
       }
-    }) as Promise<RankResult>;
-    if (key === undefined) return asked;
-    return asked.then((result) => {
-      this.shared.set(key, result);
-      return result;
     });
   }
 
   stats(org: number): Promise<OrgStats | undefined> {
-    return this.ask(org, (shard, id) => this.post(shard, { t: "stats", id, org })) as Promise<OrgStats | undefined>;
+    return new Promise((resolve, reject) => {
+      this.ask(org, (err, stats) => (err ? reject(err) : resolve(stats as OrgStats | undefined)), (shard, id) => this.post(shard, { t: "stats", id, org }));
+    });
   }
 
   /** Sends what the index needs of a committed batch to the shards that own its organisations. */
@@ -116,14 +120,15 @@ export class Recommender {
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 
-  private ask(org: number, send: (shard: number, id: number) => void): Promise<unknown> {
+  private ask(org: number, done: Done<unknown>, send: (shard: number, id: number) => void): void {
     const shard = org % this.threads.length;
-    if (!this.threads[shard]!.ready) return Promise.reject(new AppError("unavailable", "the recommender index is loading; retry shortly"));
+    if (!this.threads[shard]!.ready) {
+      done(new AppError("unavailable", "the recommender index is loading; retry shortly"), undefined);
+      return;
+    }
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, deadline: performance.now() + this.opts.timeoutMs });
-      send(shard, id);
-    });
+    this.pending.set(id, { done, deadline: performance.now() + this.opts.timeoutMs });
+    send(shard, id);
   }
 
   private sendOutbox(): void {
@@ -141,7 +146,7 @@ export class Recommender {
     for (const [id, p] of this.pending) {
       if (p.deadline > now) return;
       this.pending.delete(id);
-      p.reject(new AppError("unavailable", "the recommender did not answer in time; retry shortly"));
+      p.done(new AppError("unavailable", "the recommender did not answer in time; retry shortly"), undefined);
     }
   }
 
@@ -184,15 +189,15 @@ export class Recommender {
   private settle(m: FromShard): void {
     if (m.t === "ready") return;
     if (m.t === "stats") {
-      this.take(m.id)?.resolve(m.stats);
+      this.take(m.id)?.done(undefined, m.stats);
       return;
     }
     for (const w of m.answers) {
       const a = answerFromWire(w);
       const p = this.take(a.id);
       if (!p) continue;
-      if ("failed" in a) p.reject(new AppError("internal_error", "the recommender failed on this request"));
-      else p.resolve(a.result);
+      if ("failed" in a) p.done(new AppError("internal_error", "the recommender failed on this request"), undefined);
+      else p.done(undefined, a.result);
     }
   }
 
@@ -204,7 +209,7 @@ export class Recommender {
 
   private failPending(): void {
     for (const [id, p] of this.pending) {
-      p.reject(new AppError("unavailable", "the recommender restarted; retry shortly"));
+      p.done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined);
       this.pending.delete(id);
     }
   }

@@ -1,4 +1,5 @@
 import type { KeyEntry } from "../../auth/keyCache.js";
+import { AppError } from "../../errors.js";
 import { ByteWriter } from "../../recommend/byteWriter.js";
 import { recommendationId } from "../../recommend/recommendationId.js";
 import { toRankRequest, type RankRequest, type RankResult } from "../../recommend/schema.js";
@@ -6,7 +7,7 @@ import { validateRecommend } from "../../recommend/validate.js";
 import type { Services } from "../../services.js";
 import { jsonBody } from "../body.js";
 import type { RequestContext } from "../context.js";
-import { sendJson } from "../respond.js";
+import { sendError, sendJson } from "../respond.js";
 import { ANSWERS_LATER, type Outcome, type Route } from "../router.js";
 
 /** Answers are assembled here and sent at once (uWS copies what it is given), so one buffer serves them all. */
@@ -74,12 +75,20 @@ export function recommendRoutes(s: Services): Route[] {
     sendJson(ctx, 200, (shared ? sharedAnswerBytes : answerBytes)(id, tenant, req, ranked, latencyMs));
     return ANSWERS_LATER;
   };
-  /** A shared answer (see sharedAnswerKey) is written at once, costing no promise and no thread hop. */
-  const respond = (ctx: RequestContext, key: KeyEntry): Outcome | Promise<Outcome> => {
+  /** A shared answer (see sharedAnswerKey) is written at once, with no thread hop. */
+  const respond = (ctx: RequestContext, key: KeyEntry): Outcome => {
     const req = toRankRequest(key.orgSeq, validateRecommend(jsonBody(ctx)));
     const shared = s.recommender.sharedAnswer(req);
     if (shared) return answer(ctx, key.orgId, req, shared, true);
-    return s.recommender.rank(req).then((ranked) => answer(ctx, key.orgId, req, ranked));
+    s.recommender.rank(req, (err, ranked) => {
+      try {
+        if (err || !ranked) throw err ?? new AppError("internal_error", "the recommender gave no answer");
+        answer(ctx, key.orgId, req, ranked);
+      } catch (e) {
+        sendError(ctx, e);
+      }
+    });
+    return ANSWERS_LATER;
   };
   return [
     {
