@@ -4,6 +4,7 @@ import { sql as core } from "./migrations/001_core.js";
 import { sql as catalog } from "./migrations/002_catalog.js";
 import { sql as recommendations } from "./migrations/003_recommendations.js";
 import { sql as statusTriggers } from "./migrations/004_status_triggers.js";
+import { sql as leanAttribution } from "./migrations/005_lean_attribution.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -11,6 +12,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 2, name: "catalog", sql: catalog },
   { id: 3, name: "recommendations", sql: recommendations },
   { id: 4, name: "status triggers", sql: statusTriggers },
+  { id: 5, name: "lean attribution", sql: leanAttribution },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

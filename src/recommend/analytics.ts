@@ -30,6 +30,7 @@ const REPORT = `
 WITH served AS (
   SELECT recommendation_id::text AS rid, strategy FROM served_recommendations
   WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND served_at >= $2 AND served_at < $3
+    AND recommendation_id >= $4::uuid AND recommendation_id < $5::uuid
 ), outcomes AS (
   SELECT recommendation_id AS rid,
          bool_or(event_family = 'engagement' AND weight > 0) AS clicked,
@@ -47,13 +48,27 @@ GROUP BY s.strategy ORDER BY served DESC, s.strategy`;
 export async function strategyReport(pool: pg.Pool, orgId: string, q: AnalyticsQuery) {
   const to = q.to ? new Date(q.to) : new Date();
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY_MS);
-  const rows = await query<{ strategy: string; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgId, from, to]);
+  const ids = [firstIdAt(from.getTime() - ID_TIME_SLACK_MS), firstIdAt(to.getTime() + ID_TIME_SLACK_MS)];
+  const rows = await query<{ strategy: string; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgId, from, to, ...ids]);
   const strategies: StrategyFigures[] = rows.map((r) => ({
     ...r,
     click_through_rate: rate(r.clicks, r.served),
     conversion_rate: rate(r.conversions, r.served),
   }));
   return { from: from.toISOString(), to: to.toISOString(), strategies };
+}
+
+/**
+ * Served rows are found through the primary key: a v7 recommendation_id leads with the milliseconds it was served
+ * at (recommendationId.ts), taken moments before served_at, so an id range a second wider than [from, to)
+ * holds every row in it, and served_at then decides exactly.
+ */
+const ID_TIME_SLACK_MS = 1_000;
+
+/** The lowest v7 id of millisecond `ms`. */
+export function firstIdAt(ms: number): string {
+  const h = Math.max(0, Math.min(ms, 2 ** 48 - 1)).toString(16).padStart(12, "0");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-0000-0000-000000000000`;
 }
 
 function rate(part: number, whole: number): number {

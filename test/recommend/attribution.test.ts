@@ -80,4 +80,18 @@ describe("attribution", () => {
     expect(reversed.status).toBe(400);
     expect((await call(server.url, "GET", "/v1/analytics/strategies", { apiKey: org.pk })).status).toBe(401);
   });
+
+  it("counts a recommendation in a range starting at its millisecond and not in one ending there", async () => {
+    const r = await recommend(server.url, org, { strategy: "recently-viewed", user_id: "x" });
+    const { value } = await eventually(() => served(r.body.data.recommendation_id), (q) => q.rowCount === 1, 3000);
+    const at: number = value.rows[0].served_at.getTime();
+    const count = async (from: number, to: number) => {
+      const q = `from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;
+      const res = await call(server.url, "GET", `/v1/analytics/strategies?${q}`, { token: org.token });
+      return res.body.data.strategies.find((s: { strategy: string }) => s.strategy === "recently-viewed")?.served ?? 0;
+    };
+    expect(await count(at, at + 1)).toBe(1);
+    expect(await count(at - 3_600_000, at)).toBe(0);
+    expect(await count(at - 3_600_000, at + 3_600_000)).toBe(1);
+  });
 });

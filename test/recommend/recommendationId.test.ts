@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { firstIdAt } from "../../src/recommend/analytics.js";
 import { recommendationId } from "../../src/recommend/recommendationId.js";
 
 describe("recommendationId", () => {
@@ -12,6 +13,14 @@ describe("recommendationId", () => {
     expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(at);
     expect(recommendationId(at + 1) > recommendationId(at)).toBe(true);
     expect(recommendationId(at + 86_400_000) > id).toBe(true);
+  });
+
+  it("sorts between the lowest id of its millisecond and that of the next (analytics finds rows by this)", () => {
+    for (let k = 0; k < 1_000; k++) {
+      const at = 1_600_000_000_000 + Math.floor(Math.random() * 1e12);
+      const id = recommendationId(at);
+      expect(id >= firstIdAt(at) && id < firstIdAt(at + 1), `${id} at ${at}`).toBe(true);
+    }
   });
 
   it("differs between ids of the same millisecond", () => {
