@@ -5,7 +5,7 @@ const STRATEGY_NAMES: ReadonlySet<unknown> = new Set(STRATEGIES);
 const DEFAULT_LIMIT = 20;
 
 /**
- * The recommend body as RecommendSchema would give it, when the body is certainly valid and uses only the
+ * The recommend body as RecommendSchema would give it (absent fields as undefined), when the body is certainly valid and uses only the
  * common fields (no filters, exclusions or fields list); otherwise undefined, and the schema decides. zod's
  * parse was a fifth of the front thread's allocations per recommend request. Like isPlainValidItem it never
  * says "invalid": every error message still comes from the schema.
@@ -15,7 +15,10 @@ export function plainRecommend(body: object): RecommendBody | undefined {
   let strategy: Strategy = "personalized";
   let limit = DEFAULT_LIMIT;
   let page = 1;
-  const out: Partial<RecommendBody> = {};
+  let userId: string | undefined;
+  let contextItemId: string | undefined;
+  let itemType: string | undefined;
+  let excludeSeen: boolean | undefined;
   for (const key in body) {
     if (!Object.hasOwn(body, key)) return undefined;
     const v = (body as Record<string, unknown>)[key];
@@ -26,19 +29,19 @@ export function plainRecommend(body: object): RecommendBody | undefined {
         break;
       case "user_id":
         if (!isIdentifier(v)) return undefined;
-        out.user_id = v as string;
+        userId = v as string;
         break;
       case "context_item_id":
         if (!isIdentifier(v)) return undefined;
-        out.context_item_id = v as string;
+        contextItemId = v as string;
         break;
       case "item_type":
         if (!isIdentifier(v)) return undefined;
-        out.item_type = v as string;
+        itemType = v as string;
         break;
       case "exclude_seen":
         if (typeof v !== "boolean") return undefined;
-        out.exclude_seen = v;
+        excludeSeen = v;
         break;
       case "limit":
         if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > LIMIT_MAX) return undefined;
@@ -52,8 +55,9 @@ export function plainRecommend(body: object): RecommendBody | undefined {
         return undefined;
     }
   }
-  if (USER_STRATEGIES.has(strategy) && out.user_id === undefined) return undefined;
-  if (ITEM_STRATEGIES.has(strategy) && out.context_item_id === undefined) return undefined;
+  if (USER_STRATEGIES.has(strategy) && userId === undefined) return undefined;
+  if (ITEM_STRATEGIES.has(strategy) && contextItemId === undefined) return undefined;
   if (page * limit > DEPTH_MAX) return undefined;
-  return { ...out, strategy, limit, page };
+  // One literal, so every body gets one object shape (absent fields undefined); spreading a partial object cost µs.
+  return { strategy, user_id: userId, context_item_id: contextItemId, item_type: itemType, exclude_seen: excludeSeen, limit, page };
 }
