@@ -14,15 +14,8 @@ type Matcher = (value: unknown) => boolean;
  */
 export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item: number): boolean } | undefined): Eligible {
   const catalog = index.catalog;
-  const type = req.itemType === undefined ? -2 : catalog.types.find(req.itemType);
-  const excluded = new Set<number>();
-  for (const id of req.excludeItemIds ?? []) {
-    const i = catalog.ids.find(id);
-    if (i >= 0) excluded.add(i);
-  }
-  const filters = Object.entries(req.filters ?? {}).map(([name, want]) => [name, matcher(want)] as const);
   // Most requests set none of these: their test runs for every candidate a search hands back.
-  if (type === -2 && excluded.size === 0 && filters.length === 0) {
+  if (req.itemType === undefined && !req.excludeItemIds?.length && req.filters === undefined) {
     if (!seen) return (i) => catalog.isActive(i);
     return (i) => {
       // Both read before either decides: two likely cache misses then overlap instead of following each other.
@@ -31,6 +24,13 @@ export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item:
       return active && unseen;
     };
   }
+  const type = req.itemType === undefined ? -2 : catalog.types.find(req.itemType);
+  const excluded = new Set<number>();
+  for (const id of req.excludeItemIds ?? []) {
+    const i = catalog.ids.find(id);
+    if (i >= 0) excluded.add(i);
+  }
+  const filters = Object.entries(req.filters ?? {}).map(([name, want]) => [name, matcher(want)] as const);
   return (i) => {
     if (!catalog.isActive(i)) return false;
     if (type !== -2 && catalog.type[i] !== type) return false;
