@@ -1,5 +1,5 @@
 import { Packr } from "msgpackr";
-import type { FilterValue, Mode, RankRequest, RankResult, Strategy } from "./schema.js";
+import type { FilterValue, RankRequest, Strategy } from "./schema.js";
 
 /**
  * Messages between the front thread and the recommender threads, packed with msgpackr (both directions use
@@ -21,21 +21,16 @@ export interface RankAsk {
   req: RankRequest;
 }
 
-export type RankAnswer = { id: number; result: RankResult } | { id: number; failed: string };
-
 /**
- * Asks and answers travel as tuples, one per request: no field names to pack, and on arrival objects of one
- * shape, built by a literal (msgpackr builds each object key by key). Absent fields travel as null.
+ * Asks travel as tuples, one per request: no field names to pack, and on arrival objects of one shape, built
+ * by a literal (msgpackr builds each object key by key). Absent fields travel as null. Answers travel in an
+ * AnswerBatch (answerBatch.ts).
  */
 export type AskWire = [
   id: number, org: number, strategy: Strategy, userId: string | null, contextItemId: string | null, itemType: string | null,
   filters: Record<string, FilterValue> | null, excludeItemIds: string[] | null, excludeSeen: boolean, fields: string[] | null,
   limit: number, page: number,
 ];
-export type AnswerWire =
-  | [id: number, mode: Mode, count: number, items: Uint8Array, results: Uint8Array, hasNext: boolean]
-  | [id: number, failed: string];
-
 export function askToWire({ id, req: r }: RankAsk): AskWire {
   return [
     id, r.org, r.strategy, r.userId ?? null, r.contextItemId ?? null, r.itemType ?? null, r.filters ?? null, r.excludeItemIds ?? null,
@@ -51,17 +46,6 @@ export function askFromWire(w: AskWire): RankAsk {
   return { id: w[0], req };
 }
 
-export function answerToWire(a: RankAnswer): AnswerWire {
-  if ("failed" in a) return [a.id, a.failed];
-  const r = a.result;
-  return [a.id, r.mode, r.count, r.items, r.results, r.hasNext];
-}
-
-export function answerFromWire(w: AnswerWire): RankAnswer {
-  if (w.length === 2) return { id: w[0], failed: w[1] };
-  return { id: w[0], result: { mode: w[1], count: w[2], items: w[3], results: w[4], hasNext: w[5] } };
-}
-
 export type ToShard =
   | { t: "rank"; asks: AskWire[] }
   | { t: "batch"; items: IndexItem[]; users: IndexUser[]; events: IndexEvent[] }
@@ -75,7 +59,6 @@ export interface OrgStats {
 }
 
 export type FromShard =
-  | { t: "ranked"; answers: AnswerWire[] }
   | { t: "stats"; id: number; stats: OrgStats | undefined }
   | { t: "ready"; orgs: number; events: number; ms: number };
 

@@ -4,8 +4,9 @@ import type { BatchPayload } from "../ingest/rows.js";
 import { log } from "../log.js";
 import type { RecommenderData } from "../../workers/recommender/index.js";
 import type { AlsParams } from "../../workers/training/als.js";
+import { readAnswers } from "./answerBatch.js";
 import {
-  answerFromWire, askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type ToShard,
+  askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type ToShard,
 } from "./protocol.js";
 import { sharedAnswerKey, type RankRequest, type RankResult } from "./schema.js";
 import { SharedAnswers } from "./sharedAnswers.js";
@@ -163,7 +164,11 @@ export class Recommender {
     const thread: ShardThread = { worker, ready: false };
     this.threads[shard] = thread;
     return new Promise((resolve, reject) => {
-      worker.on("message", (raw: Uint8Array) => {
+      worker.on("message", (raw: Uint8Array | ArrayBuffer) => {
+        if (raw instanceof ArrayBuffer) {
+          readAnswers(raw, this.settleAnswer);
+          return;
+        }
         const m = unpackMessage<FromShard>(raw);
         if (m.t === "ready") {
           thread.ready = true;
@@ -187,19 +192,15 @@ export class Recommender {
   }
 
   private settle(m: FromShard): void {
-    if (m.t === "ready") return;
-    if (m.t === "stats") {
-      this.take(m.id)?.done(undefined, m.stats);
-      return;
-    }
-    for (const w of m.answers) {
-      const a = answerFromWire(w);
-      const p = this.take(a.id);
-      if (!p) continue;
-      if ("failed" in a) p.done(new AppError("internal_error", "the recommender failed on this request"), undefined);
-      else p.done(undefined, a.result);
-    }
+    if (m.t === "stats") this.take(m.id)?.done(undefined, m.stats);
   }
+
+  private readonly settleAnswer = (id: number, result: RankResult | undefined): void => {
+    const p = this.take(id);
+    if (!p) return;
+    if (result) p.done(undefined, result);
+    else p.done(new AppError("internal_error", "the recommender failed on this request"), undefined);
+  };
 
   private take(id: number): Pending | undefined {
     const p = this.pending.get(id);

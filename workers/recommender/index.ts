@@ -1,7 +1,6 @@
 import { parentPort, workerData } from "node:worker_threads";
-import {
-  answerToWire, askFromWire, packMessage, unpackMessage, type AnswerWire, type AskWire, type FromShard, type ToShard,
-} from "../../src/recommend/protocol.js";
+import { AnswerBatch } from "../../src/recommend/answerBatch.js";
+import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/recommend/protocol.js";
 import { log } from "../../src/log.js";
 import type { AlsParams } from "../training/als.js";
 import { loadShard } from "./loader.js";
@@ -28,25 +27,30 @@ function send(m: FromShard): void {
 /** Answers that waited this long for the rest of their batch leave at once. */
 const ANSWER_HOLD_MS = 1;
 
+const answers = new AnswerBatch();
+
+function sendAnswers(): void {
+  const batch = answers.take();
+  port.postMessage(batch, [batch]);
+}
+
 /** Ranks a batch of requests, answering in as few messages as possible without holding an answer long. */
 function rankAll(asks: AskWire[]): void {
-  let answers: AnswerWire[] = [];
   let since = performance.now();
   for (const wire of asks) {
     const { id, req } = askFromWire(wire);
     try {
-      answers.push(answerToWire({ id, result: shard.rank(req) }));
+      answers.add(id, shard.rank(req));
     } catch (err) {
       log.error("recommend failed", { shard: data.shard, error: (err as Error).stack });
-      answers.push(answerToWire({ id, failed: (err as Error).message }));
+      answers.fail(id);
     }
     if (performance.now() - since >= ANSWER_HOLD_MS) {
-      send({ t: "ranked", answers });
-      answers = [];
+      sendAnswers();
       since = performance.now();
     }
   }
-  if (answers.length > 0) send({ t: "ranked", answers });
+  if (answers.size > 0) sendAnswers();
 }
 
 function handle(m: ToShard): void {
