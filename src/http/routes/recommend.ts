@@ -1,5 +1,4 @@
 import type { KeyEntry } from "../../auth/keyCache.js";
-import { AppError } from "../../errors.js";
 import { ByteWriter } from "../../recommend/byteWriter.js";
 import { recommendationId } from "../../recommend/recommendationId.js";
 import { toRankRequest, type RankRequest, type RankResult } from "../../recommend/schema.js";
@@ -82,8 +81,8 @@ export function recommendRoutes(s: Services): Route[] {
     if (shared) return answer(ctx, key.orgId, req, shared, true);
     s.recommender.rank(req, (err, ranked) => {
       try {
-        if (err || !ranked) throw err ?? new AppError("internal_error", "the recommender gave no answer");
-        answer(ctx, key.orgId, req, ranked);
+        if (err) sendError(ctx, err);
+        else answer(ctx, key.orgId, req, ranked!);
       } catch (e) {
         sendError(ctx, e);
       }
