@@ -5,6 +5,6 @@
  * `json`: it is only ever stored and returned whole, and jsonb rebuilt every array into its binary form.
  */
 export const sql = `
-DROP INDEX served_recommendations_at;
+DROP INDEX IF EXISTS served_recommendations_at;
 ALTER TABLE served_recommendations ALTER COLUMN items TYPE json USING items::json;
 `;
