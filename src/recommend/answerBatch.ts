@@ -73,6 +73,8 @@ export function readAnswers(batch: ArrayBuffer, each: (id: number, result: RankR
   for (let at = 0; at < batch.byteLength; ) {
     const id = v.getUint32(at, true);
     const flags = v.getUint8(at + 4);
+    const mode = MODES[v.getUint8(at + 5)]!;
+    const count = v.getUint16(at + 6, true);
     const resultsBytes = v.getUint32(at + 8, true);
     const itemsBytes = v.getUint32(at + 12, true);
     const from = at + HEAD_BYTES;
@@ -82,8 +84,8 @@ export function readAnswers(batch: ArrayBuffer, each: (id: number, result: RankR
       continue;
     }
     each(id, {
-      mode: MODES[v.getUint8(from - HEAD_BYTES + 5)]!,
-      count: v.getUint16(from - HEAD_BYTES + 6, true),
+      mode,
+      count,
       results: new Uint8Array(batch, from, resultsBytes),
       items: new Uint8Array(batch, from + resultsBytes, itemsBytes),
       hasNext: (flags & HAS_NEXT) !== 0,

@@ -5,10 +5,10 @@ const STRATEGY_NAMES: ReadonlySet<unknown> = new Set(STRATEGIES);
 const DEFAULT_LIMIT = 20;
 
 /**
- * The recommend body as RecommendSchema would give it (absent fields as undefined), when the body is certainly valid and uses only the
- * common fields (no filters, exclusions or fields list); otherwise undefined, and the schema decides. zod's
- * parse was a fifth of the front thread's allocations per recommend request. Like isPlainValidItem it never
- * says "invalid": every error message still comes from the schema.
+ * The recommend body as RecommendSchema would give it (absent fields as undefined), when the body is certainly
+ * valid and uses only the common fields (no filters, exclusions or fields list); otherwise undefined, and the
+ * schema decides. zod's parse was a fifth of the front thread's allocations per recommend request. Like
+ * isPlainValidItem it never says "invalid": every error message still comes from the schema.
  */
 export function plainRecommend(body: object): RecommendBody | undefined {
   if (Object.getPrototypeOf(body) !== Object.prototype) return undefined;
