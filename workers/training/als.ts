@@ -1,4 +1,5 @@
 import { gram, matVec, seededRandom } from "./linalg.js";
+import { EXACT_MAX_ENTRIES, SparseRowSolver } from "./sparseRowSolver.js";
 
 /** Interactions as compressed rows: row r's columns are indices[indptr[r] .. indptr[r+1]), with their strengths. */
 export interface SparseRows {
@@ -48,10 +49,15 @@ export function trainAls(byUser: SparseRows, params: AlsParams, progress?: (iter
   return { userVectors, itemVectors };
 }
 
-/** For every row r, improves x_r towards argmin Σ c (1 − x_r·y)² + λ|x_r|² with the other side's vectors Y fixed. */
+/**
+ * For every row r, improves x_r towards argmin Σ c (1 − x_r·y)² + λ|x_r|² with the other side's vectors Y fixed:
+ * exactly for a row with few entries, by a few conjugate-gradient steps for the others.
+ */
 function solveRows(m: SparseRows, fixed: Float32Array, solved: Float32Array, params: AlsParams): void {
   const f = params.factors;
   const yty = gram(fixed, m.cols, f);
+  const sparse = new SparseRowSolver(yty, params.regularization, fixed, m.cols, f);
+  const confidences = new Float64Array(EXACT_MAX_ENTRIES);
   const x = new Float64Array(f);
   const r = new Float64Array(f);
   const p = new Float64Array(f);
@@ -61,6 +67,11 @@ function solveRows(m: SparseRows, fixed: Float32Array, solved: Float32Array, par
     const to = m.indptr[row + 1]!;
     if (from === to) continue;
     const off = row * f;
+    if (to - from <= EXACT_MAX_ENTRIES) {
+      for (let j = from; j < to; j++) confidences[j - from] = confidence(m.values[j]!, params.alpha);
+      sparse.solve(m.indices, from, to, confidences, solved, off);
+      continue;
+    }
     for (let k = 0; k < f; k++) x[k] = solved[off + k]!;
     // r = b − A·x, with A = YᵀY + λI + Σ (c − 1) y yᵀ and b = Σ c y
     matVec(yty, x, r, f);

@@ -49,6 +49,12 @@ export function matVec(m: Float64Array, v: Float64Array, out: Float64Array, f: n
 
 /** Solves A·x = b in place (x returned in b) for a symmetric positive definite A (row-major, overwritten). */
 export function choleskySolve(a: Float64Array, b: Float64Array, f: number): void {
+  choleskyFactor(a, f);
+  choleskySubstitute(a, b, f);
+}
+
+/** Overwrites the lower triangle of a symmetric positive definite A (row-major) with L, where A = L·Lᵀ. */
+export function choleskyFactor(a: Float64Array, f: number): void {
   for (let j = 0; j < f; j++) {
     let d = a[j * f + j]!;
     for (let k = 0; k < j; k++) d -= a[j * f + k]! * a[j * f + k]!;
@@ -60,15 +66,19 @@ export function choleskySolve(a: Float64Array, b: Float64Array, f: number): void
       a[i * f + j] = s / ljj;
     }
   }
+}
+
+/** Solves L·Lᵀ·x = b in place, with L from choleskyFactor. */
+export function choleskySubstitute(l: Float64Array, b: Float64Array, f: number): void {
   for (let i = 0; i < f; i++) {
     let s = b[i]!;
-    for (let k = 0; k < i; k++) s -= a[i * f + k]! * b[k]!;
-    b[i] = s / a[i * f + i]!;
+    for (let k = 0; k < i; k++) s -= l[i * f + k]! * b[k]!;
+    b[i] = s / l[i * f + i]!;
   }
   for (let i = f - 1; i >= 0; i--) {
     let s = b[i]!;
-    for (let k = i + 1; k < f; k++) s -= a[k * f + i]! * b[k]!;
-    b[i] = s / a[i * f + i]!;
+    for (let k = i + 1; k < f; k++) s -= l[k * f + i]! * b[k]!;
+    b[i] = s / l[i * f + i]!;
   }
 }
 
