@@ -8,6 +8,8 @@ const HEX = new TextEncoder().encode("0123456789abcdef");
 const text = Buffer.alloc(36, "-");
 /** Where each of the 16 bytes' two hex digits go (the dashes stay where they are). */
 const AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+/** The millisecond whose digits the text holds: ids of the same millisecond share them. */
+let writtenMs = -1;
 
 /**
  * A UUIDv7 (RFC 9562): 48 bits of milliseconds, then random bits. Served recommendations are keyed by this id,
@@ -21,12 +23,22 @@ export function recommendationId(nowMs = Date.now()): string {
   }
   const r = used;
   used += 10;
-  for (let k = 0; k < 6; k++) hex(k, Math.floor(nowMs / 2 ** (40 - 8 * k)) % 256);
+  if (nowMs !== writtenMs) writeMs(nowMs);
   hex(6, 0x70 | (pool[r]! & 0x0f));
   hex(7, pool[r + 1]!);
   hex(8, 0x80 | (pool[r + 2]! & 0x3f));
   for (let k = 9; k < 16; k++) hex(k, pool[r + k - 6]!);
   return text.toString("latin1", 0, 36);
+}
+
+/** The 48-bit millisecond count, big-endian, as the first six bytes (division: it exceeds 32 bits). */
+function writeMs(nowMs: number): void {
+  writtenMs = nowMs;
+  let rest = nowMs;
+  for (let k = 5; k >= 0; k--) {
+    hex(k, rest % 256);
+    rest = Math.floor(rest / 256);
+  }
 }
 
 function hex(k: number, byte: number): void {

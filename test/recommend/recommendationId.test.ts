@@ -15,6 +15,12 @@ describe("recommendationId", () => {
     expect(recommendationId(at + 86_400_000) > id).toBe(true);
   });
 
+  it("carries the right millisecond whether or not the id before it had the same one", () => {
+    const at = Date.UTC(2026, 10, 23, 21, 0, 0, 0);
+    const msOf = (id: string) => parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+    for (const ms of [at, at, at + 255, at + 256, at + 256, at, 2 ** 48 - 1, 0]) expect(msOf(recommendationId(ms))).toBe(ms);
+  });
+
   it("sorts between the lowest id of its millisecond and that of the next (analytics finds rows by this)", () => {
     for (let k = 0; k < 1_000; k++) {
       const at = 1_600_000_000_000 + Math.floor(Math.random() * 1e12);
