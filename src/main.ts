@@ -63,7 +63,7 @@ async function start(config: Config): Promise<Running> {
     lingerMs: config.INGEST_LINGER_MS,
     batchMax: config.INGEST_BATCH_MAX,
     queueMax: config.INGEST_QUEUE_MAX,
-    onCommitted: (batch, notStored) => recommender.publish(batch, notStored),
+    onCommitted: (batch, packed, notStored) => recommender.publish(batch, packed, notStored),
   });
   const services: Services = {
     config,

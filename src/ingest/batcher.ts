@@ -1,6 +1,7 @@
 import { AppError } from "../errors.js";
 import { log } from "../log.js";
 import type { DatabaseHealth } from "../db/health.js";
+import { packBatch } from "./batchPack.js";
 import type { BatchPayload, EventRow, ItemRow, UserRow } from "./rows.js";
 import type { WriteResult } from "../../workers/writer/index.js";
 import type { WriterPool } from "./writerPool.js";
@@ -16,8 +17,11 @@ export interface BatcherOptions {
    * records; smaller ones wait for the writer in flight and grow (default: batchMax / 20, 500 records).
    */
   parallelMin?: number;
-  /** Called with each batch once it is committed, and the positions of its events that it did not store. */
-  onCommitted?: (batch: BatchPayload, notStored: ReadonlySet<number> | undefined) => void;
+  /**
+   * Called with each batch once it is committed: the batch, its bytes as packBatch made them (the caller's own
+   * copy), and the positions of its events that it did not store.
+   */
+  onCommitted?: (batch: BatchPayload, packed: Uint8Array<ArrayBuffer>, notStored: readonly number[] | undefined) => void;
 }
 
 /** Who hears of a request's records: once, resolve or reject. */
@@ -36,6 +40,8 @@ interface Batch {
   payload: BatchPayload;
   size: number;
   parts: Part[];
+  /** The payload's bytes, kept for onCommitted while the writer has its own copy. */
+  packed?: Uint8Array<ArrayBuffer>;
 }
 
 export interface Submission {
@@ -187,7 +193,9 @@ export class Batcher {
       }
       this.inFlight++;
       const sent = batch;
-      this.writers.write(sent.payload).then(
+      const packed = packBatch(sent.payload);
+      if (this.opts.onCommitted) sent.packed = packed.slice();
+      this.writers.write(packed).then(
         (r) => this.finish(sent, r),
         (err: Error) => this.finish(sent, { ok: false, unavailable: false, message: err.message }),
       );
@@ -198,7 +206,7 @@ export class Batcher {
     this.inFlight--;
     if (result.ok) {
       this.settle(batch);
-      this.publish(batch.payload, result.notStored);
+      this.publish(batch, result.notStored);
       // The next batch leaves before the answers are written, so the database works while they go out.
       this.dispatch();
       for (const p of batch.parts) p.waiter?.resolve();
@@ -211,10 +219,10 @@ export class Batcher {
     if (this.open.size > 0) this.schedule();
   }
 
-  private publish(payload: BatchPayload, notStored: number[] | undefined): void {
-    if (!this.opts.onCommitted) return;
+  private publish(batch: Batch, notStored: number[] | undefined): void {
+    if (!this.opts.onCommitted || !batch.packed) return;
     try {
-      this.opts.onCommitted(payload, notStored && notStored.length > 0 ? new Set(notStored) : undefined);
+      this.opts.onCommitted(batch.payload, batch.packed, notStored && notStored.length > 0 ? notStored : undefined);
     } catch (err) {
       log.error("a committed batch could not be published", { error: (err as Error).stack });
     }

@@ -1,22 +1,24 @@
 import { fileURLToPath } from "node:url";
-import { Packr } from "msgpackr";
 import { Piscina } from "piscina";
 import type { WriteResult, WriteTask } from "../../workers/writer/index.js";
 import type { ServedResult, ServedTask } from "../../workers/writer/served.js";
-import type { BatchPayload } from "./rows.js";
 
 const WORKER_FILE = fileURLToPath(new URL("../../workers/writer/index.js", import.meta.url));
 const SERVED_FILE = fileURLToPath(new URL("../../workers/writer/served.js", import.meta.url));
 
 export interface WriterPool {
-  write(batch: BatchPayload): Promise<WriteResult>;
+  /** Writes one batch packed by packBatch; its memory is moved to the writer thread. */
+  write(payload: Uint8Array<ArrayBuffer>): Promise<WriteResult>;
   /** Served recommendations (attribution), packed one after another, written by the same threads with a COPY of their own. */
   writeServed(payload: Uint8Array<ArrayBuffer>): Promise<ServedResult>;
   readonly threads: number;
   close(): Promise<void>;
 }
 
-/** The piscina pool of writer threads; a batch crosses as one packed buffer whose memory is moved, not copied. */
+/**
+ * The piscina pool of writer threads. A batch crosses as one packed buffer whose memory is moved, not copied:
+ * a structured clone of thousands of rows costs the front thread twice as much.
+ */
 export function createWriterPool(databaseUrl: string, threads: number): WriterPool {
   const pool = new Piscina<WriteTask | ServedTask, WriteResult | ServedResult>({
     filename: WORKER_FILE,
@@ -26,18 +28,9 @@ export function createWriterPool(databaseUrl: string, threads: number): WriterPo
     idleTimeout: Infinity,
     workerData: { databaseUrl },
   });
-  const packr = new Packr({ useRecords: false });
-  /** One packed buffer, moved rather than cloned: a structured clone of thousands of rows costs the front thread twice as much. */
-  const packed = (value: unknown): Uint8Array<ArrayBuffer> => {
-    const p = packr.pack(value);
-    const payload = new Uint8Array(p.length);
-    payload.set(p);
-    return payload;
-  };
   return {
     threads,
-    write(batch) {
-      const payload = packed(batch);
+    write(payload) {
       return pool.run({ payload }, { transferList: [payload.buffer] }) as Promise<WriteResult>;
     },
     writeServed(payload) {

@@ -7,14 +7,6 @@ import type { FilterValue, RankRequest, Strategy } from "./schema.js";
  */
 export const packr = new Packr({ useRecords: false, moreTypes: false });
 
-/** Only what the index needs of a committed record: tuples, without free-form context; events stored by this batch only. */
-export type IndexItem = [org: number, itemId: string, itemType: string, status: string, attributes: unknown, createdAt: string | null];
-export type IndexUser = [org: number, userId: string, status: string];
-export type IndexEvent = [
-  org: number, userId: string, itemId: string | null, family: string, name: string, weight: number,
-  previousUserId: string | null, occurredAt: string,
-];
-
 /** One recommend request; the front thread sends those of one event-loop turn together. */
 export interface RankAsk {
   id: number;
@@ -48,7 +40,12 @@ export function askFromWire(w: AskWire): RankAsk {
 
 export type ToShard =
   | { t: "rank"; asks: AskWire[] }
-  | { t: "batch"; items: IndexItem[]; users: IndexUser[]; events: IndexEvent[] }
+  /**
+   * A committed ingest batch, as the bytes the writer thread was given (packBatch): sent to each shard owning
+   * one of its organisations, which applies its own organisations' records. `notStored`: positions of events
+   * the batch did not store (already held), which the index must not count again.
+   */
+  | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null }
   | { t: "stats"; id: number; org: number };
 
 export interface OrgStats {

@@ -6,7 +6,7 @@ import type { RecommenderData } from "../../workers/recommender/index.js";
 import type { AlsParams } from "../../workers/training/als.js";
 import { readAnswers } from "./answerBatch.js";
 import {
-  askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type IndexEvent, type IndexItem, type IndexUser, type OrgStats, type ToShard,
+  askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type OrgStats, type ToShard,
 } from "./protocol.js";
 import { sharedAnswerKey, type RankRequest, type RankResult } from "./schema.js";
 import { SharedAnswers } from "./sharedAnswers.js";
@@ -98,21 +98,16 @@ export class Recommender {
     });
   }
 
-  /** Sends what the index needs of a committed batch to the shards that own its organisations. */
-  publish(batch: BatchPayload, notStored: ReadonlySet<number> | undefined): void {
+  /** Sends a committed batch (its packed bytes) to the shards that own its organisations. */
+  publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined): void {
     const n = this.threads.length;
-    const parts = Array.from({ length: n }, () => ({ items: [] as IndexItem[], users: [] as IndexUser[], events: [] as IndexEvent[] }));
-    for (const r of batch.items) parts[r[0] % n]!.items.push(r);
-    for (const r of batch.users) parts[r[0] % n]!.users.push([r[0], r[1], r[2]]);
-    const { events } = batch;
-    for (let i = 0; i < events.length; i++) {
-      const e = events[i]!;
-      if (e[4] === "exposure" || notStored?.has(i)) continue;
-      parts[e[0] % n]!.events.push([e[0], e[2], e[3], e[4], e[5], e[6], e[7], e[10]]);
+    let owners = 0;
+    for (const r of batch.items) owners |= 1 << r[0] % n;
+    for (const r of batch.users) owners |= 1 << r[0] % n;
+    for (const r of batch.events) owners |= 1 << r[0] % n;
+    for (let shard = 0; shard < n; shard++) {
+      if (owners & (1 << shard)) this.post(shard, { t: "batch", payload: packed, notStored: notStored ?? null });
     }
-    parts.forEach((p, shard) => {
-      if (p.items.length + p.users.length + p.events.length > 0) this.post(shard, { t: "batch", ...p });
-    });
   }
 
   async close(): Promise<void> {

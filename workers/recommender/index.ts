@@ -1,4 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
+import { unpackBatch } from "../../src/ingest/batchPack.js";
 import { AnswerBatch } from "../../src/recommend/answerBatch.js";
 import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/recommend/protocol.js";
 import { log } from "../../src/log.js";
@@ -16,6 +17,8 @@ export interface RecommenderData {
 }
 
 const data = workerData as RecommenderData;
+/** Organisations live on shard `seq % shards`; a batch may hold other shards' records too. */
+const ownsOrg = (org: number): boolean => org % data.shards === data.shard;
 const shard = new Shard();
 const port = parentPort!;
 
@@ -59,7 +62,7 @@ function handle(m: ToShard): void {
       rankAll(m.asks);
       return;
     case "batch":
-      shard.apply(m.items, m.users, m.events);
+      shard.apply(unpackBatch(m.payload), m.notStored, ownsOrg);
       return;
     case "stats":
       send({ t: "stats", id: m.id, stats: shard.stats(m.org) });

@@ -1,4 +1,5 @@
-import type { IndexEvent, IndexItem, IndexUser, OrgStats } from "../../src/recommend/protocol.js";
+import type { BatchPayload } from "../../src/ingest/rows.js";
+import type { OrgStats } from "../../src/recommend/protocol.js";
 import type { RankRequest, RankResult } from "../../src/recommend/schema.js";
 import { OrgIndex } from "../index/orgIndex.js";
 import { rank } from "../strategies/index.js";
@@ -21,17 +22,24 @@ export class Shard {
     return rank(this.org(req.org), req);
   }
 
-  /** A committed ingest batch: items and users first, so that events in the same batch see them. */
-  apply(items: IndexItem[], users: IndexUser[], events: IndexEvent[]): void {
-    for (const [org, id, type, status, attributes, createdAt] of items) {
+  /**
+   * A committed ingest batch: the records of the organisations `owns` says are this shard's, items and users
+   * first so that events in the same batch see them; events at `notStored` (already held) are not counted again.
+   */
+  apply(batch: BatchPayload, notStored: readonly number[] | null, owns: (org: number) => boolean): void {
+    for (const [org, id, type, status, attributes, createdAt] of batch.items) {
+      if (!owns(org)) continue;
       this.org(org).upsertItem(id, type, status, (attributes ?? {}) as Record<string, unknown>, createdAt === null ? null : Date.parse(createdAt) / 1000);
     }
-    for (const [org, id, status] of users) this.org(org).upsertUser(id, status);
+    for (const [org, id, status] of batch.users) if (owns(org)) this.org(org).upsertUser(id, status);
+    const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
     const nowS = Date.now() / 1000;
     let lastText = "";
     let lastS = 0;
-    for (const [org, userId, itemId, family, name, weight, previousUserId, occurredAt] of events) {
-      if (family === "exposure") continue;
+    const { events } = batch;
+    for (let i = 0; i < events.length; i++) {
+      const [org, , userId, itemId, family, name, weight, previousUserId, , , occurredAt] = events[i]!;
+      if (family === "exposure" || !owns(org) || skip?.has(i)) continue;
       // Events stamped at receipt share their time text: parse it once.
       if (occurredAt !== lastText) {
         lastText = occurredAt;

@@ -1,6 +1,6 @@
-import { unpack } from "msgpackr";
 import pg from "pg";
 import { workerData } from "piscina";
+import { unpackBatch } from "../../src/ingest/batchPack.js";
 import type { BatchPayload } from "../../src/ingest/rows.js";
 import { isUnavailable, isUniqueViolation } from "../../src/db/errors.js";
 import { copyRows } from "./copyText.js";
@@ -123,7 +123,7 @@ async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): P
 
 /** Writes one batch (see writeBatch). The caller acknowledges its requests only after this resolves ok. */
 export default async function write(task: WriteTask): Promise<WriteResult> {
-  const batch = unpack(task.payload) as BatchPayload;
+  const batch = unpackBatch(task.payload);
   let c: pg.Client | undefined;
   try {
     c = await connection();
