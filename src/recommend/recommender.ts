@@ -40,7 +40,8 @@ interface ShardThread {
 /**
  * The front thread's side of the recommender threads. Each organisation lives on one shard (its seq modulo the
  * number of shards): a request needs one message to one thread, and all of an organisation's state (histories,
- * co-occurrences, model) stays together without locks. Committed ingest batches are split by shard and sent on.
+ * co-occurrences, model) stays together without locks. A committed ingest batch goes, as the bytes the writer got,
+ * to each shard that owns one of its organisations.
  */
 export class Recommender {
   private readonly threads: ShardThread[] = [];
