@@ -82,14 +82,31 @@ export function choleskySubstitute(l: Float64Array, b: Float64Array, f: number):
   }
 }
 
-/** Gram matrix VᵀV (f×f) of n row vectors. */
+/**
+ * Gram matrix VᵀV (f×f) of n row vectors. Four rows at a time: each entry of the upper triangle is then read
+ * and written once per four rows rather than once per row, which is what bounds this loop.
+ */
 export function gram(v: Float32Array, n: number, f: number): Float64Array {
   const g = new Float64Array(f * f);
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const o0 = i * f;
+    const o1 = o0 + f;
+    const o2 = o1 + f;
+    const o3 = o2 + f;
+    for (let r = 0; r < f; r++) {
+      const a0 = v[o0 + r]!;
+      const a1 = v[o1 + r]!;
+      const a2 = v[o2 + r]!;
+      const a3 = v[o3 + r]!;
+      const row = r * f;
+      for (let c = r; c < f; c++) g[row + c]! += a0 * v[o0 + c]! + a1 * v[o1 + c]! + a2 * v[o2 + c]! + a3 * v[o3 + c]!;
+    }
+  }
+  for (; i < n; i++) {
     const off = i * f;
     for (let r = 0; r < f; r++) {
       const vr = v[off + r]!;
-      if (vr === 0) continue;
       const row = r * f;
       for (let c = r; c < f; c++) g[row + c]! += vr * v[off + c]!;
     }
