@@ -33,3 +33,22 @@ describe("ScoreBoard", () => {
     expect(board.sum(1)).toBe(8);
   });
 });
+
+describe("ScoreBoard as the table grows", () => {
+  it("keeps every item's sum and tag across growth, and forgets them all on clear", () => {
+    const board = new ScoreBoard();
+    const ids = Array.from({ length: 5_000 }, (_, k) => k * 4_096 + (k % 7)); // spread ids, many sharing low bits
+    ids.forEach((id, k) => board.add(id, k, k));
+    ids.forEach((id, k) => board.add(id, 0.5, -5));
+    expect(board.size).toBe(5_000);
+    expect(ids.every((id, k) => board.sum(id) === k + 0.5)).toBe(true);
+    expect(ids.slice(1).every((id, k) => board.bestTag(id) === k + 1)).toBe(true);
+    expect(board.bestTag(ids[0]!)).toBe(-5); // 0.5 beat the first part, 0
+    expect(Array.from(board.items.subarray(0, board.size))).toEqual(ids);
+    board.clear();
+    expect(ids.some((id) => board.sum(id) !== 0)).toBe(false);
+    board.add(ids[42]!, 3, 1);
+    expect(board.size).toBe(1);
+    expect(board.sum(ids[42]!)).toBe(3);
+  });
+});
