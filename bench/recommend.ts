@@ -90,24 +90,26 @@ async function main(): Promise<void> {
     // The ceiling answers with a real answer of this run: a personalized one, limit 20 with metadata.
     const canned = (await sample(on.url, on.pk, bodyMaker("personalized", on.spec), 1)).example;
     if (!canned) throw new Error("no 200 answer to take the ceiling's canned response from");
-    const measureCeiling = (when: string) => {
-      log(`ceiling (${when}): bare uWS with a canned ${Buffer.byteLength(canned)}-byte answer`);
-      return recommendCeiling(canned, bodyMaker("personalized", on.spec), CONNECTIONS, DURATION_S, WARMUP_S);
+    const fixedStrategies = FIXED_RATE_STRATEGIES.filter((x) => strategies.includes(x));
+    const measureCeiling = (when: string, withFixedRate: boolean) => {
+      log(`ceiling (${when}): bare uWS with a canned ${Buffer.byteLength(canned)}-byte answer${withFixedRate ? ", also at the fixed rate" : ""}`);
+      const fixed = withFixedRate && fixedStrategies.length > 0 ? { rate: FIXED_RATE, connections: FIXED_CONNECTIONS } : undefined;
+      return recommendCeiling(canned, bodyMaker("personalized", on.spec), CONNECTIONS, DURATION_S, WARMUP_S, fixed);
     };
-    const ceilingBefore = await measureCeiling("before");
+    const ceilingBefore = await measureCeiling("before", true);
 
     log("server: POST /v1/recommend");
     const runs: StrategyRun[] = [];
     for (const s of strategies) runs.push(await runStrategy(on, s, CONNECTIONS, DURATION_S, WARMUP_S));
     log("server: fixed rate");
     const fixed: FixedRateRun[] = [];
-    for (const s of FIXED_RATE_STRATEGIES.filter((x) => strategies.includes(x))) {
+    for (const s of fixedStrategies) {
       for (const c of FIXED_CONNECTIONS) fixed.push(await runFixedRate(on, s, FIXED_RATE, c, DURATION_S));
     }
     const afterLoadRssMb = rssMb(server.proc.pid);
     // Measured again after the runs, and the higher one kept: other work on a shared machine only ever lowers
     // a ceiling, and a low ceiling would flatter every ratio.
-    const ceilingAfter = await measureCeiling("after");
+    const ceilingAfter = await measureCeiling("after", false);
     const ceiling = ceilingAfter.reqPerS > ceilingBefore.reqPerS ? ceilingAfter : ceilingBefore;
 
     const { pk: _pk, sk: _sk, ...shown } = manifest;

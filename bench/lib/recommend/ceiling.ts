@@ -5,17 +5,36 @@ import { drive, type DriveResult } from "./drive.js";
 
 const CANNED_SERVER = fileURLToPath(new URL("./cannedUws.js", import.meta.url));
 
-export interface Ceiling extends DriveResult {
-  responseBytes: number;
+/** The canned endpoint at a fixed rate: the latency autocannon's bursts cost an answer that takes no work. */
+export interface CeilingFixedRun {
+  connections: number;
+  rate: number;
+  load: DriveResult;
 }
 
-/** Drives the canned endpoint with `body()` exactly as the strategies are driven (same connections, same setup). */
-export async function recommendCeiling(cannedResponse: string, body: () => string, connections: number, durationS: number, warmupS: number): Promise<Ceiling> {
+export interface Ceiling extends DriveResult {
+  responseBytes: number;
+  fixedRate: CeilingFixedRun[];
+}
+
+/**
+ * Drives the canned endpoint with `body()` exactly as the strategies are driven (same connections, same setup),
+ * then, when asked, at the fixed rate of the strategies' fixed-rate runs with each of their connection counts.
+ */
+export async function recommendCeiling(
+  cannedResponse: string, body: () => string, connections: number, durationS: number, warmupS: number,
+  fixed?: { rate: number; connections: number[] },
+): Promise<Ceiling> {
   const { child, match } = await startChild(CANNED_SERVER, { ...process.env, CANNED_BODY: cannedResponse }, /listening on (\d+)/);
   try {
     const opts = { url: `http://127.0.0.1:${match[1]}/v1/recommend`, headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" }, body, connections, ours: { pid: child.proc.pid } };
     await drive({ ...opts, durationS: warmupS });
-    return { ...(await drive({ ...opts, durationS })), responseBytes: Buffer.byteLength(cannedResponse) };
+    const load = await drive({ ...opts, durationS });
+    const fixedRate: CeilingFixedRun[] = [];
+    for (const c of fixed?.connections ?? []) {
+      fixedRate.push({ connections: c, rate: fixed!.rate, load: await drive({ ...opts, connections: c, durationS, overallRate: fixed!.rate }) });
+    }
+    return { ...load, responseBytes: Buffer.byteLength(cannedResponse), fixedRate };
   } finally {
     await stopChild(child);
   }
