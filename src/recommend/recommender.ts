@@ -5,6 +5,7 @@ import { log } from "../log.js";
 import type { RecommenderData } from "../../workers/recommender/index.js";
 import type { AlsParams } from "../../workers/training/als.js";
 import { readAnswers } from "./answerBatch.js";
+import { PendingRequests } from "./pendingRequests.js";
 import {
   askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type OrgStats, type ToShard,
 } from "./protocol.js";
@@ -24,11 +25,6 @@ export interface RecommenderOptions {
 /** Receives a shard's answer, or the AppError to answer the request with. */
 export type Done<T> = (err: AppError | undefined, value: T | undefined) => void;
 
-interface Pending {
-  done: Done<unknown>;
-  deadline: number;
-}
-
 /** How often unanswered requests are checked against their deadline (one timer, not one per request). */
 const SWEEP_MS = 100;
 
@@ -45,12 +41,10 @@ interface ShardThread {
  */
 export class Recommender {
   private readonly threads: ShardThread[] = [];
-  /** In insertion order, which is deadline order: every request gets the same timeout. */
-  private readonly pending = new Map<number, Pending>();
+  private readonly pending = new PendingRequests<Done<unknown>>();
   /** Rank requests of the current event-loop turn, per shard: they leave together, one message per shard. */
   private outbox: AskWire[][] = [];
   private outboxScheduled = false;
-  private nextId = 1;
   private closing = false;
   private readonly sweeper: NodeJS.Timeout;
   private readonly shared = new SharedAnswers();
@@ -123,9 +117,7 @@ export class Recommender {
       done(new AppError("unavailable", "the recommender index is loading; retry shortly"), undefined);
       return;
     }
-    const id = this.nextId++;
-    this.pending.set(id, { done, deadline: performance.now() + this.opts.timeoutMs });
-    send(shard, id);
+    send(shard, this.pending.add(done, performance.now() + this.opts.timeoutMs));
   }
 
   private sendOutbox(): void {
@@ -137,14 +129,9 @@ export class Recommender {
     });
   }
 
-  /** Fails the requests whose deadline has passed (the oldest come first in the map). */
+  /** Fails the requests whose deadline has passed. */
   private sweep(): void {
-    const now = performance.now();
-    for (const [id, p] of this.pending) {
-      if (p.deadline > now) return;
-      this.pending.delete(id);
-      p.done(new AppError("unavailable", "the recommender did not answer in time; retry shortly"), undefined);
-    }
+    this.pending.expire(performance.now(), (done) => done(new AppError("unavailable", "the recommender did not answer in time; retry shortly"), undefined));
   }
 
   private post(shard: number, m: ToShard): void {
@@ -188,26 +175,17 @@ export class Recommender {
   }
 
   private settle(m: FromShard): void {
-    if (m.t === "stats") this.take(m.id)?.done(undefined, m.stats);
+    if (m.t === "stats") this.pending.take(m.id)?.(undefined, m.stats);
   }
 
   private readonly settleAnswer = (id: number, result: RankResult | undefined): void => {
-    const p = this.take(id);
-    if (!p) return;
-    if (result) p.done(undefined, result);
-    else p.done(new AppError("internal_error", "the recommender failed on this request"), undefined);
+    const done = this.pending.take(id);
+    if (!done) return;
+    if (result) done(undefined, result);
+    else done(new AppError("internal_error", "the recommender failed on this request"), undefined);
   };
 
-  private take(id: number): Pending | undefined {
-    const p = this.pending.get(id);
-    this.pending.delete(id);
-    return p;
-  }
-
   private failPending(): void {
-    for (const [id, p] of this.pending) {
-      p.done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined);
-      this.pending.delete(id);
-    }
+    this.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
   }
 }
