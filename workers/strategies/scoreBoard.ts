@@ -1,3 +1,5 @@
+import { ensureLength } from "../index/growable.js";
+
 /** Per slot: the item and the generation it was written in (keys), then its sum, largest part and that part's tag. */
 const KEY = 0;
 const STAMP = 1;
@@ -92,11 +94,7 @@ export class ScoreBoard {
   }
 
   private append(item: number): void {
-    if (this.size === this.items.length) {
-      const items = new Int32Array(this.items.length * 2);
-      items.set(this.items);
-      this.items = items;
-    }
+    if (this.size === this.items.length) this.items = ensureLength(this.items, this.size + 1);
     this.items[this.size++] = item;
   }
 
