@@ -31,8 +31,10 @@ export async function recommendCeiling(
     await drive({ ...opts, durationS: warmupS });
     const load = await drive({ ...opts, durationS });
     const fixedRate: CeilingFixedRun[] = [];
-    for (const c of fixed?.connections ?? []) {
-      fixedRate.push({ connections: c, rate: fixed!.rate, load: await drive({ ...opts, connections: c, durationS, overallRate: fixed!.rate }) });
+    if (fixed) {
+      for (const c of fixed.connections) {
+        fixedRate.push({ connections: c, rate: fixed.rate, load: await drive({ ...opts, connections: c, durationS, overallRate: fixed.rate }) });
+      }
     }
     return { ...load, responseBytes: Buffer.byteLength(cannedResponse), fixedRate };
   } finally {
