@@ -30,7 +30,7 @@ export function searchVectors(
   const query = queryOf(q);
   const simd = scorersOf(model);
   simd?.items.setQuery(query);
-  simd?.cells?.setQuery(query);
+  if (simd) simd.cells?.setQueryOf(simd.items);
   const top = new TopK(want);
   const ivf = model.ivf;
   if (!ivf) {
@@ -110,8 +110,14 @@ function quantizeCells(ivf: Ivf, f: number): SimdScorer | undefined {
   return SimdScorer.over(codes, scales, f);
 }
 
-/** Rows the SIMD scan hands back at a time: small enough that the threshold rises soon after the top fills. */
-const SCAN_CHUNK = 64;
+/**
+ * Rows the SIMD scan takes per call: few while the top is filling (every row comes back then, and the
+ * threshold should start rising soon), more once it is full (only rows that reach the threshold come back,
+ * and a call costs about as much as scoring 30 rows).
+ */
+const FILL_CHUNK = 32;
+const SCAN_CHUNK = 256;
+const chunkAfter = (threshold: number) => (threshold === -Infinity ? FILL_CHUNK : SCAN_CHUNK);
 /** Scale sets of the scorers (see SimdScorer.adopt and .over). */
 const ITEM_SCALES = 0;
 const COSINE_SCALES = 1;
@@ -121,8 +127,11 @@ const CELL_SCALES = 0;
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
   const scorer = scorersOf(model)?.items;
   if (scorer) {
-    for (let at = from; at < to; at += SCAN_CHUNK) {
-      const n = scorer.scan(at, Math.min(at + SCAN_CHUNK, to), cosine ? COSINE_SCALES : ITEM_SCALES, top.threshold());
+    for (let at = from; at < to; ) {
+      const threshold = top.threshold();
+      const end = Math.min(at + chunkAfter(threshold), to);
+      const n = scorer.scan(at, end, cosine ? COSINE_SCALES : ITEM_SCALES, threshold);
+      at = end;
       const { rows, scores } = scorer;
       for (let k = 0; k < n; k++) {
         const item = model.itemOfRow[rows[k]!]!;
@@ -145,8 +154,11 @@ function scanRows(model: Model, q: Float64Array, from: number, to: number, top: 
 function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, scorer: SimdScorer | undefined): Int32Array {
   const top = new TopK(probes);
   if (scorer) {
-    for (let at = 0; at < ivf.cells; at += SCAN_CHUNK) {
-      const n = scorer.scan(at, Math.min(at + SCAN_CHUNK, ivf.cells), CELL_SCALES, top.threshold());
+    for (let at = 0; at < ivf.cells; ) {
+      const threshold = top.threshold();
+      const end = Math.min(at + chunkAfter(threshold), ivf.cells);
+      const n = scorer.scan(at, end, CELL_SCALES, threshold);
+      at = end;
       for (let k = 0; k < n; k++) if (top.wouldTake(scorer.scores[k]!, scorer.rows[k]!)) top.take(scorer.rows[k]!);
     }
     return top.sorted().items;

@@ -32,7 +32,7 @@ function exactScores(model: Model, codes: Int8Array, scales: Float32Array, q: Fl
 }
 
 describe("SimdScorer (WebAssembly SIMD scan of item codes)", () => {
-  for (const f of [16, 64, 128]) {
+  for (const f of [16, 64, 128, 256]) {
     it(`scores every row as the JavaScript scan does, under either scale set (${f} factors)`, () => {
       const model = randomModel(500, f, f);
       const codes = Int8Array.from(model.itemCodes);
