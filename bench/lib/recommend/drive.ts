@@ -35,6 +35,8 @@ export interface DriveResult {
   p50: number;
   p90: number;
   p99: number;
+  /** The p99 of the answers to requests sent after the run's first second, once its connections are open. */
+  p99AfterFirstSecond: number;
   max: number;
   /** Response bytes per 2xx answer (headers included), as autocannon counts them. */
   bytesPerResponse: number;
@@ -45,6 +47,8 @@ export interface DriveResult {
   pgCores: number;
   otherCores: number;
 }
+
+const FIRST_SECOND_MS = 1000;
 
 /** Distinct requests per run, used in turn: far more than the connections, so no two in flight ask the same. */
 const PREBUILT = 20_000;
@@ -65,6 +69,8 @@ export function drive(o: DriveOptions): Promise<DriveResult> {
   const url = new URL(o.url);
   const take = prebuilt(url, o.headers, o.body);
   const latencies = new Latencies();
+  const afterFirstSecond = new Latencies();
+  const start = performance.now();
   const cpuBefore = process.cpuUsage();
   const share = cpuShare(o.ours);
   return new Promise((resolve, reject) => {
@@ -97,6 +103,7 @@ export function drive(o: DriveOptions): Promise<DriveResult> {
           durationS: r.duration,
           reqPerS: ok / r.duration,
           p50: p50!, p90: p90!, p99: p99!, max: max!,
+          p99AfterFirstSecond: afterFirstSecond.percentiles([0.99])[0]!,
           bytesPerResponse: r.throughput.total / Math.max(1, ok),
           clientCpuShare: (cpu.user + cpu.system) / 1e6 / r.duration,
           serverCores,
@@ -107,7 +114,9 @@ export function drive(o: DriveOptions): Promise<DriveResult> {
     );
     // Only 2xx times: a fast error must not make the percentiles look better.
     instance.on("response", (_client, status, _bytes, ms) => {
-      if (status >= 200 && status < 300) latencies.add(ms);
+      if (status < 200 || status >= 300) return;
+      latencies.add(ms);
+      if (performance.now() - ms - start >= FIRST_SECOND_MS) afterFirstSecond.add(ms);
     });
     const guard = setTimeout(() => instance.stop(), o.durationS * 3000 + 5000);
   });
