@@ -86,6 +86,18 @@ describe("SimdScorer (WebAssembly SIMD scan of item codes)", () => {
     expect(Array.from(scorer.scores.subarray(0, 20))).toEqual(new Array(20).fill(0));
   });
 
+  it("scores with another scorer's query as if it had been given the query itself", () => {
+    const q = Float64Array.from({ length: 64 }, (_, k) => Math.sin(2 * k) - 0.3);
+    const own = SimdScorer.adopt(randomModel(300, 64, 11))!;
+    const borrowing = SimdScorer.adopt(randomModel(300, 64, 11))!;
+    const lender = SimdScorer.adopt(randomModel(10, 64, 12))!;
+    own.setQuery(q);
+    lender.setQuery(q);
+    borrowing.setQueryOf(lender);
+    expect(borrowing.scan(0, 300, 1, -Infinity)).toBe(own.scan(0, 300, 1, -Infinity));
+    expect(borrowing.scores.subarray(0, 300)).toEqual(own.scores.subarray(0, 300));
+  });
+
   it("declines a factor count that is not a multiple of 16 (the JavaScript scan serves it)", () => {
     const model = randomModel(10, 24, 1);
     const codes = model.itemCodes;
