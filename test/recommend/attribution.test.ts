@@ -31,6 +31,11 @@ describe("attribution", () => {
     expect(Math.abs(Date.now() - value.rows[0].served_at.getTime())).toBeLessThan(60_000);
   });
 
+  it("has the served log vacuumed at a fifth of the default pace, so that its upkeep does not take the serving cores", async () => {
+    const { rows } = await server.db().query("SELECT reloptions FROM pg_class WHERE relname = 'served_recommendations'");
+    expect(rows[0].reloptions).toContain("autovacuum_vacuum_cost_delay=10");
+  });
+
   it("keeps item ids that need JSON escapes or are not ASCII exact, in the answer and in the logged row", async () => {
     const odd = await newOrg(server.url);
     const ids = ['say "hi"', "back\\slash", "café 日本", "😀/tab"];
