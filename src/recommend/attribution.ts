@@ -2,14 +2,14 @@ import type { WriterPool } from "../ingest/writerPool.js";
 import { log } from "../log.js";
 import { ByteWriter } from "./byteWriter.js";
 import type { Mode, RankRequest } from "./schema.js";
-import { packServedRow } from "./servedRowPack.js";
+import { writeServedTuple } from "./servedTuple.js";
 
 const FLUSH_MS = 200;
 const FLUSH_ROWS = 5_000;
 /** Served rows held while the database is unreachable; beyond this the oldest are dropped (and counted). */
 const HELD_MAX = 200_000;
 
-/** Packed rows of one flush, kept until written. */
+/** The COPY tuples of one flush, kept until written. */
 interface Chunk {
   payload: Uint8Array;
   rows: number;
@@ -19,8 +19,8 @@ interface Chunk {
  * The log of served recommendations, so that later events carrying a recommendation_id can be attributed.
  * Rows are buffered and written in batches by the writer threads; a recommendation is answered without
  * waiting for its row (serving must not pay a commit), so a crash can lose the last fraction of a second.
- * Each row is packed (msgpack, one after another) as it is served: a fifth of a second of rows held as bytes
- * costs the young-generation collector nothing, whereas as objects it was copied at every collection.
+ * Each row is written as it is served, as a binary COPY tuple (servedTuple.ts): a fifth of a second of rows held
+ * as bytes costs the young-generation collector nothing, whereas as objects it was copied at every collection.
  */
 export class Attribution {
   private readonly open = new ByteWriter();
@@ -43,7 +43,7 @@ export class Attribution {
 
   /** `items`: the page's item ids as a JSON array in UTF-8 (RankResult.items). */
   record(recommendationId: string, req: RankRequest, mode: Mode, items: Uint8Array): void {
-    packServedRow(this.open, req.org, recommendationId, req.strategy, mode, req.userId, req.contextItemId, items, Date.now());
+    writeServedTuple(this.open, req.org, recommendationId, req.strategy, mode, req.userId, req.contextItemId, items, Date.now());
     // While a write is in flight the timer's next flush takes these rows: no flush waits per request meanwhile.
     if (++this.openRows >= FLUSH_ROWS && !this.writing) void this.flush();
   }

@@ -39,6 +39,16 @@ export class ByteWriter {
     return this;
   }
 
+  /** `s` in UTF-8 after its length in bytes (4, big-endian), as a binary COPY field. */
+  sizedText(s: string): this {
+    this.room(4);
+    const lengthAt = this.at;
+    this.at += 4;
+    this.text(s);
+    this.buf.writeUInt32BE(this.at - lengthAt - 4, lengthAt);
+    return this;
+  }
+
   /** `s` as a JSON string literal, quotes included: plain ASCII is copied, anything needing escapes goes through JSON.stringify. */
   jsonString(s: string): this {
     const n = s.length;
@@ -63,7 +73,14 @@ export class ByteWriter {
     return this;
   }
 
-  /** Big-endian, as msgpack writes lengths. */
+  /** Big-endian, as msgpack and PostgreSQL's binary COPY write numbers. */
+  uint16(n: number): this {
+    this.room(2);
+    this.at = this.buf.writeUInt16BE(n, this.at);
+    return this;
+  }
+
+  /** Big-endian, as msgpack and PostgreSQL's binary COPY write numbers. */
   uint32(n: number): this {
     this.room(4);
     this.at = this.buf.writeUInt32BE(n, this.at);

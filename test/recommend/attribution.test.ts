@@ -31,6 +31,13 @@ describe("attribution", () => {
     expect(Math.abs(Date.now() - value.rows[0].served_at.getTime())).toBeLessThan(60_000);
   });
 
+  it("logs user and context item ids that are not ASCII exactly as sent", async () => {
+    const r = await recommend(server.url, await newOrg(server.url), { strategy: "also-viewed", context_item_id: "café ☕ 日本", user_id: "usér-ß 😀" });
+    expect(r.status).toBe(200);
+    const { value } = await eventually(() => served(r.body.data.recommendation_id), (q) => q.rowCount === 1, 3000);
+    expect(value.rows[0]).toMatchObject({ user_id: "usér-ß 😀", context_item_id: "café ☕ 日本", items: r.body.data.recommended_items });
+  });
+
   it("has the served log vacuumed at a fifth of the default pace, so that its upkeep does not take the serving cores", async () => {
     const { rows } = await server.db().query("SELECT reloptions FROM pg_class WHERE relname = 'served_recommendations'");
     expect(rows[0].reloptions).toContain("autovacuum_vacuum_cost_delay=10");

@@ -19,4 +19,15 @@ describe("ByteWriter", () => {
       expect(written(w.reset().int(n))).toBe(String(n));
     }
   });
+
+  it("writes text after its length in UTF-8 bytes, also when the buffer grows in the middle of it", () => {
+    const w = new ByteWriter();
+    const samples = ["", "popular", "usér-ß-☃ 😀", "日本".repeat(10_000)];
+    for (const s of samples) {
+      const b = Buffer.from(w.reset().byte(9).sizedText(s).view());
+      expect(b[0]).toBe(9);
+      expect(b.readUInt32BE(1)).toBe(Buffer.byteLength(s));
+      expect(b.subarray(5).toString("utf8")).toBe(s);
+    }
+  });
 });
