@@ -8,13 +8,16 @@ const COUNT_MAX = 0xffff;
 /**
  * Item-to-item co-occurrence counts (how many users engaged with both, within a time window), kept
  * incrementally, with per-item user counts so that scores can discount merely popular items (log-likelihood
- * ratio). Each item keeps its ROW_CAP strongest neighbours; a new pair displaces only a neighbour seen once.
+ * ratio). Each item keeps its ROW_CAP strongest neighbours; a new pair displaces only a neighbour seen once,
+ * taking such neighbours in turn round the row (see `replaceable`).
  */
 export class CoOccurrence {
   /** (neighbour, users who engaged with both) pairs; counts stop at the column's maximum. */
   private readonly rows = new RowStore(ROW_CAP, { value: Uint16Array, timed: false });
   /** Users who engaged with each item (the margins of the 2×2 table). */
   private margin = new Float32Array(1024);
+  /** Per item, where in its full row the search for a neighbour to displace starts next. */
+  private nextToReplace = new Uint8Array(1024);
   total = 0;
 
   countItem(item: number): void {
@@ -70,12 +73,29 @@ export class CoOccurrence {
       this.rows.push(a, b, 1);
       return;
     }
-    for (let k = start; k < end; k++) {
-      if (value[k]! <= 1) {
-        key[k] = b; // count stays 1: the newcomer inherits a single sighting
-        return;
-      }
-    }
+    const at = this.replaceable(a, start);
+    if (at >= 0) key[at] = b; // count stays 1: the newcomer inherits a single sighting
+  }
+
+  /**
+   * The slot of a's full row to give a newcomer: the next neighbour seen only once, counting round the row from
+   * the slot after the last one given (-1 when every neighbour was seen more than once). In turn rather than
+   * the first such slot: that slot went to every newcomer, each displacing the one before it, so once a row
+   * filled with single sightings no new neighbour could stay long enough to be seen twice. In turn, a newcomer
+   * stays until the other single sightings have each been displaced once.
+   */
+  private replaceable(a: number, start: number): number {
+    this.nextToReplace = ensureLength(this.nextToReplace, a + 1);
+    const value = this.rows.cols.value;
+    const from = this.nextToReplace[a]!;
+    for (let i = from; i < ROW_CAP; i++) if (value[start + i]! <= 1) return this.given(a, start, i);
+    for (let i = 0; i < from; i++) if (value[start + i]! <= 1) return this.given(a, start, i);
+    return -1;
+  }
+
+  private given(a: number, start: number, i: number): number {
+    this.nextToReplace[a] = (i + 1) % ROW_CAP;
+    return start + i;
   }
 }
 

@@ -27,7 +27,7 @@ describe("CoOccurrence", () => {
     expect(counts(co, 2)).toEqual(new Map([[0, 1]]));
   });
 
-  it("keeps 64 neighbours per item; a newcomer displaces the first neighbour seen only once", () => {
+  it("keeps 64 neighbours per item; a newcomer displaces a neighbour seen only once", () => {
     const co = table(200);
     for (let b = 1; b <= 64; b++) {
       co.addPair(0, b);
@@ -48,6 +48,18 @@ describe("CoOccurrence", () => {
     expect([row.has(101), row.get(102)]).toEqual([false, 1]);
   });
 
+  it("lets in a neighbour that keeps coming back among many one-off pairs, once the row is full", () => {
+    const co = table(2_000);
+    for (let b = 1; b <= 64; b++) co.addPair(0, b); // a full row of single sightings
+    let noise = 100;
+    for (let round = 0; round < 20; round++) {
+      for (let k = 0; k < 9; k++) co.addPair(0, noise++);
+      co.addPair(0, 1_500); // seen again every tenth new pair
+    }
+    expect(counts(co, 0).get(1_500)).toBeGreaterThanOrEqual(10);
+    expect(co.neighbourCount(0)).toBe(64);
+  });
+
   it("drops a newcomer when every neighbour was seen more than once", () => {
     const co = table(200);
     for (let b = 1; b <= 64; b++) for (let k = 0; k < 2; k++) co.addPair(0, b);
@@ -62,14 +74,20 @@ describe("CoOccurrence", () => {
     const items = 300;
     const co = table(items);
     const reference = Array.from({ length: items }, () => [] as Array<[number, number]>);
+    /** Per row, where the search for a single sighting to displace starts: round the row, after the last one. */
+    const cursor = new Array<number>(items).fill(0);
     const bump = (a: number, b: number) => {
       const row = reference[a]!;
       const found = row.find(([key]) => key === b);
       if (found) found[1] = Math.min(found[1] + 1, 0xffff);
       else if (row.length < 64) row.push([b, 1]);
       else {
-        const weakest = row.find(([, count]) => count <= 1);
-        if (weakest) weakest[0] = b;
+        const order = [...row.keys()].map((k) => (cursor[a]! + k) % 64);
+        const weakest = order.find((k) => row[k]![1] <= 1);
+        if (weakest !== undefined) {
+          row[weakest]![0] = b;
+          cursor[a] = (weakest + 1) % 64;
+        }
       }
     };
     let seed = 7;
