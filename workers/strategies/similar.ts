@@ -1,5 +1,7 @@
 import { ensureLength } from "../index/growable.js";
 import { Marks } from "../index/marks.js";
+import type { Model } from "../training/model.js";
+import { END, slotCosine, slotItem } from "../training/neighbours.js";
 import { searchVectors, unitVector } from "./vectors.js";
 import { TopK } from "./topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
@@ -57,6 +59,35 @@ class Candidates {
 
 const candidates = new Candidates();
 
+/**
+ * The eligible items among the context item's precomputed neighbours (see neighbourTable), or undefined when
+ * the list cannot stand in for a search: no list, a page deeper than it reaches, or a filter that leaves fewer
+ * than half the candidates wanted (a search then finds them further out).
+ */
+function listedCandidates(ctx: RankContext, model: Model, c: number, wanted: number): TopK | undefined {
+  const table = model.neighbours;
+  if (!table) return undefined;
+  const { perItem, slots } = table;
+  const top = new TopK(wanted);
+  const base = c * perItem;
+  let listed = 0;
+  for (; listed < perItem; listed++) {
+    const slot = slots[base + listed]!;
+    if (slot === END) break;
+    const i = slotItem(slot);
+    if (ctx.eligible(i)) top.offer(slotCosine(slot), i);
+  }
+  // A list that ends early holds every item with a vector: nothing further out to find.
+  if (listed === perItem && (wanted > perItem || top.size * 2 < wanted)) return undefined;
+  return top;
+}
+
+/** The `wanted` eligible items nearest to c by vector, from its neighbour list or else by searching. */
+function vectorCandidates(ctx: RankContext, model: Model, c: number, v: Float64Array, wanted: number): TopK {
+  return listedCandidates(ctx, model, c, wanted)
+    ?? searchVectors(model, v, wanted, (i) => i !== c && ctx.eligible(i), { cosine: true, firstProbes: VECTOR_PROBES });
+}
+
 /** Items closest to the context item: cosine of item vectors blended with attribute (Jaccard) similarity. */
 export const similar: StrategyFn = (ctx) => {
   const c = ctx.context;
@@ -68,9 +99,7 @@ export const similar: StrategyFn = (ctx) => {
   offered.clear();
   // Loops over the candidates rather than callbacks: each callback would box its fractional score.
   if (model && v) {
-    const near = searchVectors(model, v, Math.max(ctx.want * 4, VECTOR_CANDIDATES_MIN), (i) => i !== c && ctx.eligible(i), {
-      cosine: true, firstProbes: VECTOR_PROBES,
-    });
+    const near = vectorCandidates(ctx, model, c, v, Math.max(ctx.want * 4, VECTOR_CANDIDATES_MIN));
     // Every vector candidate already passed `eligible`.
     const n = candidates.gather(ctx, c, near);
     const { items, vector, attribute, sameType } = candidates;

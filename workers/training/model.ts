@@ -1,5 +1,6 @@
 import { confidence, type AlsParams } from "./als.js";
 import type { Ivf } from "./ivf.js";
+import type { NeighbourTable } from "./neighbours.js";
 import { choleskySolve } from "./linalg.js";
 
 /** What training produces for one organisation; swapped into its index whole. */
@@ -25,6 +26,8 @@ export interface Model {
   /** YᵀY of the item vectors, the shared part of every fold-in solve. */
   itemGram: Float64Array;
   ivf: Ivf | undefined;
+  /** Each item's nearest items by these vectors (see neighbourTable); undefined for very large catalogs. */
+  neighbours: NeighbourTable | undefined;
   trainedAt: number;
   trainingMs: number;
 }

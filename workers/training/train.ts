@@ -2,11 +2,12 @@ import { trainAls, type AlsParams, type SparseRows } from "./als.js";
 import { buildIvf } from "./ivf.js";
 import { gram } from "./linalg.js";
 import type { Model } from "./model.js";
+import { neighbourTable } from "./neighbours.js";
 
 /** Below this many items a query scores every item; above, it probes the IVF cells. */
 export const EXHAUSTIVE_MAX_ITEMS = 5_000;
 
-/** Trains the factors and derives what serving needs (search order, int8 codes, Gram matrix, IVF cells). */
+/** Trains the factors and derives what serving needs (search order, int8 codes, Gram matrix, IVF cells, neighbour lists). */
 export function trainModel(matrix: SparseRows, userVersions: Int32Array, params: AlsParams, progress?: (it: number) => void): Model {
   const started = performance.now();
   const { userVectors, itemVectors } = trainAls(matrix, params, progress);
@@ -17,7 +18,7 @@ export function trainModel(matrix: SparseRows, userVersions: Int32Array, params:
   const itemOfRow = searchOrder(n, built?.members);
   const rowOf = new Int32Array(n);
   itemOfRow.forEach((item, row) => (rowOf[item] = row));
-  return {
+  const model: Model = {
     params,
     itemCount: n,
     ...quantize(permuteRows(itemVectors, itemOfRow, f), permuteRows(inverseNorms, itemOfRow, 1), f),
@@ -28,9 +29,14 @@ export function trainModel(matrix: SparseRows, userVersions: Int32Array, params:
     userVersions,
     itemGram: gram(itemVectors, n, f),
     ivf: built?.ivf,
-    trainedAt: Date.now(),
-    trainingMs: performance.now() - started,
+    neighbours: undefined,
+    trainedAt: 0,
+    trainingMs: 0,
   };
+  model.neighbours = neighbourTable(model);
+  model.trainedAt = Date.now();
+  model.trainingMs = performance.now() - started;
+  return model;
 }
 
 /** 1/|v| per item; 0 for an item nobody interacted with (it has no learned position). */

@@ -20,5 +20,6 @@ parentPort!.on("message", (job: TrainJob) => {
   const arrays = [model.itemCodes, model.itemScales, model.cosineScales, model.rowOf, model.itemOfRow, model.userVectors, model.userVersions, model.itemGram];
   const buffers = arrays.map((a) => a.buffer);
   if (model.ivf) buffers.push(model.ivf.centroids.buffer, model.ivf.offsets.buffer);
+  if (model.neighbours) buffers.push(model.neighbours.slots.buffer);
   parentPort!.postMessage(model, buffers as ArrayBuffer[]);
 });

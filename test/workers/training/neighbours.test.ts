@@ -1,0 +1,102 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { unitVector } from "../../../workers/strategies/vectors.js";
+import { DEFAULT_ALS, type SparseRows } from "../../../workers/training/als.js";
+import { seededRandom } from "../../../workers/training/linalg.js";
+import type { Model } from "../../../workers/training/model.js";
+import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/training/neighbours.js";
+import { EXHAUSTIVE_MAX_ITEMS, trainModel } from "../../../workers/training/train.js";
+
+const ITEMS = EXHAUSTIVE_MAX_ITEMS + 1_000;
+const TOPICS = 30;
+const USERS = 3_000;
+const UNTOUCHED = 100;
+
+/** Users who each engage with a dozen items of one topic (item % TOPICS); the last 100 items are never touched. */
+function topicMatrix(): SparseRows {
+  const random = seededRandom(11);
+  const indptr = new Int32Array(USERS + 1);
+  const indices: number[] = [];
+  for (let u = 0; u < USERS; u++) {
+    const row = new Set<number>();
+    while (row.size < 12) row.add((u % TOPICS) + TOPICS * Math.floor(random() * Math.floor((ITEMS - UNTOUCHED) / TOPICS)));
+    indices.push(...[...row].sort((a, b) => a - b));
+    indptr[u + 1] = indices.length;
+  }
+  return { rows: USERS, cols: ITEMS, indptr, indices: Int32Array.from(indices), values: new Float32Array(indices.length).fill(1) };
+}
+
+/** Item `item`'s list as items and cosines, best first. */
+function listOf(model: Model, item: number): { items: number[]; cosines: number[] } {
+  const { perItem, slots } = model.neighbours!;
+  const items: number[] = [];
+  const cosines: number[] = [];
+  for (let k = 0; k < perItem && slots[item * perItem + k] !== END; k++) {
+    items.push(slotItem(slots[item * perItem + k]!));
+    cosines.push(slotCosine(slots[item * perItem + k]!));
+  }
+  return { items, cosines };
+}
+
+/** The exact cosine of two items' (quantized) vectors. */
+function cosine(model: Model, a: number, b: number): number {
+  const va = unitVector(model, a)!;
+  const vb = unitVector(model, b)!;
+  return va.reduce((sum, x, k) => sum + x * vb[k]!, 0);
+}
+
+let model: Model;
+beforeAll(() => {
+  model = trainModel(topicMatrix(), new Int32Array(USERS), { ...DEFAULT_ALS, factors: 16, iterations: 4 });
+});
+
+describe("the neighbour lists built with each model", () => {
+  it("list an item's nearest items by cosine, best first, without the item itself", () => {
+    expect(model.ivf).toBeDefined();
+    let found = 0;
+    let asked = 0;
+    for (let item = 0; item < ITEMS - UNTOUCHED; item += 173) {
+      if (!unitVector(model, item)) continue;
+      asked++;
+      const { items, cosines } = listOf(model, item);
+      expect(items).toHaveLength(NEIGHBOURS_PER_ITEM);
+      expect(items).not.toContain(item);
+      for (let k = 1; k < cosines.length; k++) expect(cosines[k]!).toBeLessThanOrEqual(cosines[k - 1]!);
+      for (let k = 0; k < items.length; k++) expect(Math.abs(cosines[k]! - cosine(model, item, items[k]!))).toBeLessThan(2e-4);
+      const exact = Array.from({ length: ITEMS - UNTOUCHED }, (_, i) => i)
+        .filter((i) => i !== item && unitVector(model, i) !== undefined)
+        .map((i) => ({ i, c: cosine(model, item, i) }))
+        .sort((x, y) => y.c - x.c)
+        .slice(0, NEIGHBOURS_PER_ITEM)
+        .map((x) => x.i);
+      const listed = new Set(items);
+      found += exact.filter((i) => listed.has(i)).length / exact.length;
+    }
+    // The lists come from the cells nearest each item, not from every item: nearly all, not always all.
+    expect(asked).toBeGreaterThan(30);
+    expect(found / asked).toBeGreaterThan(0.97);
+  });
+
+  it("hold nothing for an item without a learned vector", () => {
+    for (let item = ITEMS - UNTOUCHED; item < ITEMS; item += 7) expect(listOf(model, item).items).toEqual([]);
+  });
+
+});
+
+describe("a neighbour slot", () => {
+  it("holds an item id up to the table's largest catalog and its cosine to within 1/8,000", () => {
+    for (const item of [0, 1, 4_097, TABLE_MAX_ITEMS - 1]) {
+      for (const c of [-1, -0.5, 0, 0.123_456, 0.999_9, 1]) {
+        const slot = slotOf(item, c);
+        expect(slot).not.toBe(END);
+        expect(slotItem(slot)).toBe(item);
+        expect(Math.abs(slotCosine(slot) - c)).toBeLessThanOrEqual(1 / 8_000);
+      }
+    }
+  });
+
+  it("clamps a cosine a rounding error put past ±1", () => {
+    expect(slotCosine(slotOf(5, 1.000_001))).toBe(1);
+    expect(slotCosine(slotOf(5, -1.000_001))).toBe(-1);
+    expect(slotItem(slotOf(5, 1.000_001))).toBe(5);
+  });
+});
