@@ -1,4 +1,6 @@
 import { KIND } from "../index/people.js";
+import type { Model } from "../training/model.js";
+import { END, slotCosine, slotItem } from "../training/neighbours.js";
 import { searchVectors, unitVector } from "./vectors.js";
 import { ScoreBoard } from "./scoreBoard.js";
 import { TopK } from "./topK.js";
@@ -10,8 +12,9 @@ const REPURCHASE_HALF_LIFE_S = 90 * 86_400;
 const ANCHORS = 5;
 const NEIGHBOURS_PER_ANCHOR = 50;
 /**
- * An anchor's nearest vectors lie in its own IVF cell, scanned first (other cells only when it holds too few):
- * on 20,000 items because-you-viewed scores as with two probed cells (Recall@20 0.254).
+ * An anchor's nearest vectors are the head of its neighbour list. Without lists (catalogs too large for them)
+ * they are searched in its own IVF cell first (other cells only when it holds too few): on 20,000 items
+ * because-you-viewed scored as with two probed cells (Recall@20 0.254).
  */
 
 /** Calls visit(item, weight, time, kind) over the user's kept history, newest first; stop by returning false. */
@@ -108,15 +111,32 @@ export function itemNeighbours(ctx: RankContext, item: number): ScoreBoard {
     out.setSum(b, 0.5 * (out.sum(b) / strongest));
   }
   const model = ctx.index.model;
-  const v = model && unitVector(model, item);
-  if (model && v) {
-    const signals = ctx.index.signals;
-    // Order does not matter here: the caller sums every anchor's neighbours before ranking.
-    const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item });
-    for (let k = 0; k < near.size; k++) {
-      const b = near.item(k);
-      out.add(b, Math.max(0, near.score(k)) * signals.support(b));
-    }
-  }
+  if (model) addNearestVectors(ctx, model, item, out);
   return out;
+}
+
+/** Adds the item's nearest items by vector to `out`, cosine × support: from its neighbour list, or searched. */
+function addNearestVectors(ctx: RankContext, model: Model, item: number, out: ScoreBoard): void {
+  const signals = ctx.index.signals;
+  const table = model.neighbours;
+  if (table) {
+    // An item newer than the model has no list; one without a learned vector has an empty one.
+    if (item >= model.itemCount) return;
+    const base = item * table.perItem;
+    for (let k = 0; k < NEIGHBOURS_PER_ANCHOR; k++) {
+      const slot = table.slots[base + k]!;
+      if (slot === END) break;
+      const b = slotItem(slot);
+      out.add(b, Math.max(0, slotCosine(slot)) * signals.support(b));
+    }
+    return;
+  }
+  const v = unitVector(model, item);
+  if (!v) return;
+  // Order does not matter here: the caller sums every anchor's neighbours before ranking.
+  const near = searchVectors(model, v, NEIGHBOURS_PER_ANCHOR, (i) => i !== item, { cosine: true, near: item });
+  for (let k = 0; k < near.size; k++) {
+    const b = near.item(k);
+    out.add(b, Math.max(0, near.score(k)) * signals.support(b));
+  }
 }

@@ -1,33 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { searchVectors, unitVector } from "../../../workers/strategies/vectors.js";
-import type { SparseRows } from "../../../workers/training/als.js";
-import { DEFAULT_ALS } from "../../../workers/training/als.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
 import type { Model } from "../../../workers/training/model.js";
-import { EXHAUSTIVE_MAX_ITEMS, trainModel } from "../../../workers/training/train.js";
+import { EXHAUSTIVE_MAX_ITEMS } from "../../../workers/training/train.js";
+import { topicModel } from "../../helpers/topicModel.js";
 
 const ITEMS = EXHAUSTIVE_MAX_ITEMS + 1_000;
 const TOPICS = 30;
 const USERS = 3_000;
 
-/** Users who each engage with a dozen items of one topic (item % TOPICS); the last 100 items are never touched. */
-function topicMatrix(): SparseRows {
-  const random = seededRandom(7);
-  const indptr = new Int32Array(USERS + 1);
-  const indices: number[] = [];
-  for (let u = 0; u < USERS; u++) {
-    const topic = u % TOPICS;
-    const row = new Set<number>();
-    while (row.size < 12) row.add(topic + TOPICS * Math.floor(random() * ((ITEMS - 100) / TOPICS)));
-    indices.push(...[...row].sort((a, b) => a - b));
-    indptr[u + 1] = indices.length;
-  }
-  return { rows: USERS, cols: ITEMS, indptr, indices: Int32Array.from(indices), values: new Float32Array(indices.length).fill(1) };
-}
-
 let model: Model;
 beforeAll(() => {
-  model = trainModel(topicMatrix(), new Int32Array(USERS), { ...DEFAULT_ALS, factors: 16, iterations: 4 });
+  model = topicModel({ items: ITEMS, topics: TOPICS, users: USERS, untouched: 100, seed: 7 });
 });
 
 describe("vector search over a catalog large enough for IVF cells", () => {

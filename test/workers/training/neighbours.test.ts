@@ -1,29 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { unitVector } from "../../../workers/strategies/vectors.js";
-import { DEFAULT_ALS, type SparseRows } from "../../../workers/training/als.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
 import type { Model } from "../../../workers/training/model.js";
 import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/training/neighbours.js";
-import { EXHAUSTIVE_MAX_ITEMS, trainModel } from "../../../workers/training/train.js";
+import { EXHAUSTIVE_MAX_ITEMS } from "../../../workers/training/train.js";
+import { topicModel } from "../../helpers/topicModel.js";
 
 const ITEMS = EXHAUSTIVE_MAX_ITEMS + 1_000;
 const TOPICS = 30;
 const USERS = 3_000;
 const UNTOUCHED = 100;
 
-/** Users who each engage with a dozen items of one topic (item % TOPICS); the last 100 items are never touched. */
-function topicMatrix(): SparseRows {
-  const random = seededRandom(11);
-  const indptr = new Int32Array(USERS + 1);
-  const indices: number[] = [];
-  for (let u = 0; u < USERS; u++) {
-    const row = new Set<number>();
-    while (row.size < 12) row.add((u % TOPICS) + TOPICS * Math.floor(random() * Math.floor((ITEMS - UNTOUCHED) / TOPICS)));
-    indices.push(...[...row].sort((a, b) => a - b));
-    indptr[u + 1] = indices.length;
-  }
-  return { rows: USERS, cols: ITEMS, indptr, indices: Int32Array.from(indices), values: new Float32Array(indices.length).fill(1) };
-}
 
 /** Item `item`'s list as items and cosines, best first. */
 function listOf(model: Model, item: number): { items: number[]; cosines: number[] } {
@@ -46,7 +32,7 @@ function cosine(model: Model, a: number, b: number): number {
 
 let model: Model;
 beforeAll(() => {
-  model = trainModel(topicMatrix(), new Int32Array(USERS), { ...DEFAULT_ALS, factors: 16, iterations: 4 });
+  model = topicModel({ items: ITEMS, topics: TOPICS, users: USERS, untouched: UNTOUCHED, seed: 11 });
 });
 
 describe("the neighbour lists built with each model", () => {
