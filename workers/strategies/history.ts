@@ -10,12 +10,12 @@ const RECENT_HALF_LIFE_S = 7 * 86_400;
 const REPURCHASE_HALF_LIFE_S = 90 * 86_400;
 /** because-you-viewed starts from the user's latest few items, the newest counting most. */
 const ANCHORS = 5;
-const NEIGHBOURS_PER_ANCHOR = 50;
 /**
  * An anchor's nearest vectors are the head of its neighbour list. Without lists (catalogs too large for them)
  * they are searched in its own IVF cell first (other cells only when it holds too few): on 20,000 items
  * because-you-viewed scored as with two probed cells (Recall@20 0.254).
  */
+const NEIGHBOURS_PER_ANCHOR = 50;
 
 /** Calls visit(item, weight, time, kind) over the user's kept history, newest first; stop by returning false. */
 function newestFirst(ctx: RankContext, visit: (item: number, weight: number, atS: number, kind: number) => boolean | void): void {
