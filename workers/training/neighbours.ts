@@ -3,8 +3,8 @@ import type { Model } from "./model.js";
 
 /**
  * Each item's nearest items by cosine of the learned vectors, found once per model in the training thread, so
- * that `similar` reads a list instead of searching the vectors on every request (a third of its ranking time
- * at 100,000 items). The vectors only change when the model is retrained, and so do the lists.
+ * that `similar` and `because-you-viewed` read a list instead of searching the vectors on every request (a
+ * third of similar's ranking time at 100,000 items). The vectors only change with the model, and so do the lists.
  */
 export interface NeighbourTable {
   /** Slots per item: item i's neighbours fill slots[i·perItem ..], best first, ended early by END. */
@@ -34,6 +34,7 @@ export function slotItem(slot: number): number {
 export function slotCosine(slot: number): number {
   return ((slot & COSINE_STEPS) / COSINE_STEPS) * 2 - 1;
 }
+
 /** More cells than a request probes (2): the lists are built once, so they can afford to miss fewer neighbours. */
 const BUILD_PROBES = 6;
 
