@@ -4,6 +4,13 @@ import { RowStore } from "./rowStore.js";
 /** Neighbours kept per item: enough for a page of related items after filters, small enough for 100k items. */
 const ROW_CAP = 64;
 const COUNT_MAX = 0xffff;
+/**
+ * Each row's keys are also marked in a 256-bit signature (32 bytes an item): most pairs are new ones, and a
+ * clear bit proves a key absent without reading the row (four cache lines of keys when full). With 64 keys
+ * about a fifth of the bits are set. Displaced keys leave their bits behind (harmless: a set bit only means
+ * "look"), so a row's signature is rebuilt from its keys once it has given up ROW_CAP of them.
+ */
+const SIGNATURE_WORDS = 8;
 
 /**
  * Item-to-item co-occurrence counts (how many users engaged with both, within a time window), kept
@@ -18,6 +25,11 @@ export class CoOccurrence {
   private margin = new Float32Array(1024);
   /** Per item, where in its full row the search for a neighbour to displace starts next. */
   private nextToReplace = new Uint8Array(1024);
+  /** Per item, which slots of its row hold a neighbour seen once (the ones a newcomer may displace): 64 bits in two words. */
+  private singles = new Int32Array(1024 * 2);
+  /** Per item, neighbours displaced since its signature was last rebuilt. */
+  private displaced = new Uint8Array(1024);
+  private signatures = new Int32Array(1024 * SIGNATURE_WORDS);
   total = 0;
 
   countItem(item: number): void {
@@ -59,44 +71,91 @@ export class CoOccurrence {
   }
 
   private bump(a: number, b: number): void {
+    this.room(a);
     const start = this.rows.start(a);
     const end = start + this.rows.size(a);
     const { key, value } = this.rows.cols;
-    // Most pairs are new ones: look for the key alone first, and for a slot to give up only when it is absent.
-    for (let k = start; k < end; k++) {
-      if (key[k] === b) {
-        if (value[k]! < COUNT_MAX) value[k]!++;
-        return;
+    if (this.mayHold(a, b)) {
+      for (let k = start; k < end; k++) {
+        if (key[k] === b) {
+          if (value[k] === 1) this.singles[2 * a + ((k - start) >>> 5)]! &= ~(1 << ((k - start) & 31));
+          if (value[k]! < COUNT_MAX) value[k]!++;
+          return;
+        }
       }
     }
     if (end - start < ROW_CAP) {
       this.rows.push(a, b, 1);
+      this.singles[2 * a + ((end - start) >>> 5)]! |= 1 << ((end - start) & 31);
+      this.mark(a, b);
       return;
     }
-    const at = this.replaceable(a, start);
-    if (at >= 0) key[at] = b; // count stays 1: the newcomer inherits a single sighting
+    const at = this.replaceable(a);
+    // -1: every neighbour was seen more than once; the row keeps them, and the newcomer is not counted.
+    if (at < 0) return;
+    key[start + at] = b; // count stays 1: the newcomer inherits a single sighting
+    this.mark(a, b);
+    if (++this.displaced[a]! === ROW_CAP) this.resign(a, start);
+  }
+
+  private room(a: number): void {
+    if (a < this.displaced.length) return;
+    this.nextToReplace = ensureLength(this.nextToReplace, a + 1);
+    this.displaced = ensureLength(this.displaced, a + 1);
+    this.singles = ensureLength(this.singles, this.displaced.length * 2);
+    this.signatures = ensureLength(this.signatures, this.displaced.length * SIGNATURE_WORDS);
+  }
+
+  /** False when b is certainly not in a's row; true when it may be. */
+  private mayHold(a: number, b: number): boolean {
+    const bit = signatureBit(b);
+    return (this.signatures[a * SIGNATURE_WORDS + (bit >>> 5)]! & (1 << (bit & 31))) !== 0;
+  }
+
+  private mark(a: number, b: number): void {
+    const bit = signatureBit(b);
+    this.signatures[a * SIGNATURE_WORDS + (bit >>> 5)]! |= 1 << (bit & 31);
+  }
+
+  /** Rebuilds a's signature from the keys its row holds now. */
+  private resign(a: number, start: number): void {
+    this.displaced[a] = 0;
+    this.signatures.fill(0, a * SIGNATURE_WORDS, (a + 1) * SIGNATURE_WORDS);
+    const key = this.rows.cols.key;
+    for (let k = start; k < start + ROW_CAP; k++) this.mark(a, key[k]!);
   }
 
   /**
-   * The slot of a's full row to give a newcomer: the next neighbour seen only once, counting round the row from
-   * the slot after the last one given (-1 when every neighbour was seen more than once). In turn rather than
-   * the first such slot: that slot went to every newcomer, each displacing the one before it, so once a row
+   * The position in a's full row to give a newcomer: the next neighbour seen only once, counting round the row
+   * from the position after the last one given (-1 when every neighbour was seen more than once). In turn rather
+   * than the first such slot: that slot went to every newcomer, each displacing the one before it, so once a row
    * filled with single sightings no new neighbour could stay long enough to be seen twice. In turn, a newcomer
    * stays until the other single sightings have each been displaced once.
    */
-  private replaceable(a: number, start: number): number {
-    this.nextToReplace = ensureLength(this.nextToReplace, a + 1);
-    const value = this.rows.cols.value;
-    const from = this.nextToReplace[a]!;
-    for (let i = from; i < ROW_CAP; i++) if (value[start + i]! <= 1) return this.given(a, start, i);
-    for (let i = 0; i < from; i++) if (value[start + i]! <= 1) return this.given(a, start, i);
-    return -1;
+  private replaceable(a: number): number {
+    const at = nextSetBit(this.singles[2 * a]!, this.singles[2 * a + 1]!, this.nextToReplace[a]!);
+    if (at >= 0) this.nextToReplace[a] = (at + 1) % ROW_CAP;
+    return at;
   }
+}
 
-  private given(a: number, start: number, i: number): number {
-    this.nextToReplace[a] = (i + 1) % ROW_CAP;
-    return start + i;
-  }
+/** The first set bit of the 64-bit mask (lo, hi) at or after `from`, else the first before it; -1 when none is set. */
+function nextSetBit(lo: number, hi: number, from: number): number {
+  const lowFrom = from < 32 ? lo & (-1 << from) : 0;
+  if (lowFrom !== 0) return lowestBit(lowFrom);
+  const highFrom = from < 32 ? hi : hi & (-1 << (from - 32));
+  if (highFrom !== 0) return 32 + lowestBit(highFrom);
+  if (lo !== 0) return lowestBit(lo);
+  return hi !== 0 ? 32 + lowestBit(hi) : -1;
+}
+
+function lowestBit(x: number): number {
+  return 31 - Math.clz32(x & -x);
+}
+
+/** The signature bit of key b: a multiplicative hash, so that ids that differ by a stride still spread. */
+function signatureBit(b: number): number {
+  return Math.imul(b, 0x9e3779b1) >>> 24;
 }
 
 /**
