@@ -10,7 +10,6 @@ const TOPICS = 30;
 const USERS = 3_000;
 const UNTOUCHED = 100;
 
-
 /** Item `item`'s list as items and cosines, best first. */
 function listOf(model: Model, item: number): { items: number[]; cosines: number[] } {
   const { perItem, slots } = model.neighbours!;
@@ -65,7 +64,6 @@ describe("the neighbour lists built with each model", () => {
   it("hold nothing for an item without a learned vector", () => {
     for (let item = ITEMS - UNTOUCHED; item < ITEMS; item += 7) expect(listOf(model, item).items).toEqual([]);
   });
-
 });
 
 describe("a neighbour slot", () => {
