@@ -17,3 +17,8 @@ export function packBatch(batch: BatchPayload): Uint8Array<ArrayBuffer> {
 export function unpackBatch(bytes: Uint8Array): BatchPayload {
   return packr.unpack(bytes) as BatchPayload;
 }
+
+/** One packed value of a batch (a writer reading the rest in place decodes only these). */
+export function unpackValue(bytes: Uint8Array): unknown {
+  return packr.unpack(bytes);
+}

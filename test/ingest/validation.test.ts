@@ -40,6 +40,23 @@ describe("events ingest", () => {
     expect(rows[0].event_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it("stores ids and contexts with backslashes, tabs, line breaks and non-ASCII text exactly as sent", async () => {
+    const user = `u\\${randomUUID()} ünïcødé 用户 🎉`;
+    const context = { note: "tab\there\nnew\rline \\ \"quoted\"", n: [1, 2.5, -3e-7], deep: { ok: true, none: null } };
+    const sent = [
+      { user_id: user, event_family: "engagement", event_name: "view", item_id: "it\\em/1", context },
+      { user_id: user, event_family: "engagement", event_name: "click", item_id: "item-2", recommendation_id: "rec\\1" },
+    ];
+    expect((await events(sent)).status).toBe(202);
+    const { rows } = await server.db().query(
+      "SELECT item_id, recommendation_id, context FROM events WHERE user_id = $1 ORDER BY event_name DESC", [user],
+    );
+    expect(rows).toEqual([
+      { item_id: "it\\em/1", recommendation_id: null, context },
+      { item_id: "item-2", recommendation_id: "rec\\1", context: null },
+    ]);
+  });
+
   it("stores a duplicate event_id once and still counts it as accepted", async () => {
     const user = `u-${randomUUID()}`;
     const e = viewEvent(user, "i1");

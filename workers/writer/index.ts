@@ -5,7 +5,8 @@ import type { BatchPayload } from "../../src/ingest/rows.js";
 import { isUnavailable, isUniqueViolation } from "../../src/db/errors.js";
 import { copyRows } from "./copyText.js";
 import * as sql from "./merge.js";
-import { PipelinedCopy } from "./pipelinedCopy.js";
+import { directEventsCopy, reuseEventsCopy, type EventsCopy } from "./eventsCopy.js";
+import { copyMessage, PipelinedCopy } from "./pipelinedCopy.js";
 
 export interface WriteTask {
   /** A msgpackr-packed BatchPayload, transferred (not copied) from the front thread. */
@@ -37,7 +38,7 @@ async function connection(): Promise<pg.Client> {
 }
 
 function copyInto(c: pg.Client, statement: string, text: string): Promise<void> {
-  return new PipelinedCopy(statement, text).run(c);
+  return new PipelinedCopy(copyMessage(statement, text)).run(c);
 }
 
 /**
@@ -121,27 +122,49 @@ async function writeBatch(c: pg.Client, batch: BatchPayload, direct: boolean): P
   }
 }
 
+/**
+ * The usual batch, events only, COPYed from its packed bytes without unpacking it (eventsCopy.ts). False when
+ * an event id was already stored: nothing was, and the batch goes the merge way.
+ */
+async function storedDirectly(c: pg.Client, copy: EventsCopy): Promise<boolean> {
+  try {
+    await new PipelinedCopy(copy.message).run(c);
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+  reuseEventsCopy(copy);
+  return true;
+}
+
+/** Writes a batch that needs its values: items, users, identify aliases, ids repeated within it, merges. */
+async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: boolean): Promise<WriteResult> {
+  let notStored: number[] | undefined;
+  if (!directFailed && batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {
+    try {
+      notStored = await writeBatch(c, batch, true);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      mergeBatchesLeft = MERGE_AFTER_CONFLICT;
+    }
+  } else if (!directFailed && mergeBatchesLeft > 0) {
+    mergeBatchesLeft--;
+  }
+  notStored ??= await writeBatch(c, batch, false);
+  return {
+    ok: true, events: batch.events.length, items: batch.items.length, users: batch.users.length, notStored: notStored.length > 0 ? notStored : undefined,
+  };
+}
+
 /** Writes one batch (see writeBatch). The caller acknowledges its requests only after this resolves ok. */
 export default async function write(task: WriteTask): Promise<WriteResult> {
-  const batch = unpackBatch(task.payload);
   let c: pg.Client | undefined;
   try {
     c = await connection();
-    let notStored: number[] | undefined;
-    if (batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {
-      try {
-        notStored = await writeBatch(c, batch, true);
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        mergeBatchesLeft = MERGE_AFTER_CONFLICT;
-      }
-    } else if (mergeBatchesLeft > 0) {
-      mergeBatchesLeft--;
-    }
-    notStored ??= await writeBatch(c, batch, false);
-    return {
-      ok: true, events: batch.events.length, items: batch.items.length, users: batch.users.length, notStored: notStored.length > 0 ? notStored : undefined,
-    };
+    const direct = mergeBatchesLeft === 0 ? directEventsCopy(task.payload, sql.COPY_EVENTS_DIRECT) : undefined;
+    if (direct && (await storedDirectly(c, direct))) return { ok: true, events: direct.events, items: 0, users: 0 };
+    if (direct) mergeBatchesLeft = MERGE_AFTER_CONFLICT;
+    return await writeUnpacked(c, unpackBatch(task.payload), direct !== undefined);
   } catch (err) {
     // The connection's state is unknown after a failure: drop it rather than reuse it.
     if (c) {

@@ -5,6 +5,41 @@ interface Connection {
   stream: { write(data: Buffer): boolean };
 }
 
+/** Bytes the frame adds around the statement and the rows: 'Q', length, NUL, 'd', length, then 'c', length. */
+const FRAME_BYTES = 1 + 4 + 1 + 1 + 4 + 1 + 4;
+
+/** Room a COPY message needs besides its rows. */
+export function frameBytes(statement: string): number {
+  return FRAME_BYTES + Buffer.byteLength(statement);
+}
+
+/** Writes the Query message and the CopyData header into `out`; returns where the rows start. */
+export function writeCopyHead(out: Buffer, statement: string): number {
+  const statementBytes = Buffer.byteLength(statement);
+  let at = 0;
+  out[at++] = 0x51; // 'Q'
+  at = out.writeInt32BE(4 + statementBytes + 1, at);
+  at += out.write(statement, at, "utf8");
+  out[at++] = 0;
+  out[at++] = 0x64; // 'd'
+  return at + 4; // the CopyData length, filled in by endCopyMessage
+}
+
+/** Fills in the CopyData length and appends CopyDone; returns the whole message (a view of `out`). */
+export function endCopyMessage(out: Buffer, rowsStart: number, rowsEnd: number): Buffer {
+  out.writeInt32BE(4 + rowsEnd - rowsStart, rowsStart - 4);
+  out[rowsEnd] = 0x63; // 'c'
+  out.writeInt32BE(4, rowsEnd + 1);
+  return out.subarray(0, rowsEnd + 5);
+}
+
+/** Query ('Q'), CopyData ('d') and CopyDone ('c') messages for `rows` in COPY text, in one buffer. */
+export function copyMessage(statement: string, rows: string): Buffer {
+  const out = Buffer.allocUnsafe(frameBytes(statement) + Buffer.byteLength(rows));
+  const start = writeCopyHead(out, statement);
+  return endCopyMessage(out, start, start + out.write(rows, start, "utf8"));
+}
+
 /**
  * `COPY … FROM STDIN` with its rows sent in the same write as the statement: one round trip to the
  * database instead of two (a streaming COPY waits for the server's CopyInResponse before it sends data).
@@ -18,34 +53,24 @@ export class PipelinedCopy {
   private error: Error | null = null;
   private readonly done: Promise<void>;
 
-  constructor(private readonly statement: string, private readonly rows: string) {
+  /** `message`: from copyMessage, or built in place with writeCopyHead and endCopyMessage. */
+  constructor(private readonly message: Buffer) {
     this.done = new Promise<void>((resolve, reject) => {
       this.callback = (err) => (err ? reject(err) : resolve());
     });
   }
 
-  /** Resolves once the COPY has ended (and, outside a transaction, is committed). */
+  /**
+   * Resolves once the COPY has ended (and, outside a transaction, is committed). The server has then read the
+   * whole message, so its buffer may be reused; after a failure it may not have.
+   */
   run(client: pg.Client): Promise<void> {
     client.query(this as unknown as pg.QueryConfig);
     return this.done;
   }
 
-  /** Query ('Q'), CopyData ('d') and CopyDone ('c') messages, built into one buffer and written at once. */
   submit(connection: Connection): void {
-    const statementBytes = Buffer.byteLength(this.statement);
-    const rowBytes = Buffer.byteLength(this.rows);
-    const out = Buffer.allocUnsafe(1 + 4 + statementBytes + 1 + 1 + 4 + rowBytes + 1 + 4);
-    let at = 0;
-    out[at++] = 0x51; // 'Q'
-    at = out.writeInt32BE(4 + statementBytes + 1, at);
-    at += out.write(this.statement, at, "utf8");
-    out[at++] = 0;
-    out[at++] = 0x64; // 'd'
-    at = out.writeInt32BE(4 + rowBytes, at);
-    at += out.write(this.rows, at, "utf8");
-    out[at++] = 0x63; // 'c'
-    out.writeInt32BE(4, at);
-    connection.stream.write(out);
+    connection.stream.write(this.message);
   }
 
   handleCopyInResponse(): void {
