@@ -36,6 +36,13 @@ export class Catalog {
     return i;
   }
 
+  /** intern() for an id given as UTF-8 bytes (in a packed batch). */
+  internBytes(bytes: Uint8Array, at: number, n: number): number {
+    const i = this.ids.internBytes(bytes, at, n);
+    this.grow(i + 1);
+    return i;
+  }
+
   upsert(itemId: string, itemType: string, status: string, attributes: Attributes, createdS: number | null): number {
     const i = this.intern(itemId);
     this.type[i] = this.types.intern(itemType);

@@ -1,7 +1,11 @@
+import { ByteKeys } from "./byteKeys.js";
+
 /** String ids ↔ dense integer ids (0, 1, 2, …), so that the index works on typed arrays. */
 export class Interner {
   private readonly ids = new Map<string, number>();
   readonly names: string[] = [];
+  /** The same ids by their UTF-8 bytes, for text read in place from packed batches; filled as such text comes. */
+  private readonly byBytes = new ByteKeys();
 
   get size(): number {
     return this.names.length;
@@ -19,6 +23,16 @@ export class Interner {
       id = this.names.length;
       this.ids.set(name, id);
       this.names.push(name);
+    }
+    return id;
+  }
+
+  /** intern() for the text whose UTF-8 bytes are `bytes[at, at + n)`; makes a string only for text new to it. */
+  internBytes(bytes: Uint8Array, at: number, n: number): number {
+    let id = this.byBytes.find(bytes, at, n);
+    if (id < 0) {
+      id = this.intern(Buffer.from(bytes.buffer, bytes.byteOffset + at, n).toString("utf8"));
+      this.byBytes.add(bytes, at, n, id);
     }
     return id;
   }

@@ -1,5 +1,6 @@
 import type { Model } from "../training/model.js";
 import { Catalog, type Attributes } from "./catalog.js";
+import { FAMILY, utf8, type PackedEvent } from "./packedEvents.js";
 import { KIND, People } from "./people.js";
 import { Signals } from "./signals.js";
 
@@ -56,15 +57,31 @@ export class OrgIndex {
       return;
     }
     const u = this.people.intern(e.userId);
-    if (e.itemId === null || (e.family !== "engagement" && e.family !== "conversion")) return;
-    const item = this.catalog.intern(e.itemId);
-    const kind = e.family === "conversion" ? KIND.conversion : KIND.engagement;
-    if (e.weight > 0) {
-      this.pairWithRecent(u, item, kind, e.atS);
-      this.signals.countInteraction(item, e.weight, e.atS, nowS);
+    const kind = e.family === "conversion" ? KIND.conversion : e.family === "engagement" ? KIND.engagement : 0;
+    if (e.itemId !== null && kind !== 0) this.applyInteraction(u, this.catalog.intern(e.itemId), kind, e.weight, e.atS, nowS);
+  }
+
+  /** applyEvent() for an event read in place from a packed batch: ids are looked up by their bytes. */
+  applyPackedEvent(e: PackedEvent, nowS: number): void {
+    if (e.identify && e.previousUserBytes > 0) {
+      const { bytes } = e;
+      this.people.alias(utf8(bytes, e.previousUserAt, e.previousUserBytes), utf8(bytes, e.userAt, e.userBytes));
+      this.people.internBytes(bytes, e.userAt, e.userBytes);
+      return;
+    }
+    const u = this.people.internBytes(e.bytes, e.userAt, e.userBytes);
+    const kind = e.family === FAMILY.conversion ? KIND.conversion : e.family === FAMILY.engagement ? KIND.engagement : 0;
+    if (e.itemBytes >= 0 && kind !== 0) this.applyInteraction(u, this.catalog.internBytes(e.bytes, e.itemAt, e.itemBytes), kind, e.weight, e.atS, nowS);
+  }
+
+  /** An engagement or a conversion of user `u` with `item`, both interned. */
+  private applyInteraction(u: number, item: number, kind: number, weight: number, atS: number, nowS: number): void {
+    if (weight > 0) {
+      this.pairWithRecent(u, item, kind, atS);
+      this.signals.countInteraction(item, weight, atS, nowS);
       if (kind === KIND.conversion) this.signals.countPurchase(item, this.purchasesOf(u, item));
     }
-    this.people.record(u, item, e.weight, e.atS, kind);
+    this.people.record(u, item, weight, atS, kind);
     this.eventsSinceTraining++;
   }
 

@@ -41,7 +41,16 @@ export class People {
   }
 
   intern(userId: string): number {
-    const u = this.ids.intern(this.canonical(userId));
+    return this.grown(this.ids.intern(this.canonical(userId)));
+  }
+
+  /** intern() for an id given as UTF-8 bytes (in a packed batch); a string is made only when aliases may apply. */
+  internBytes(bytes: Uint8Array, at: number, n: number): number {
+    if (this.aliases.size > 0) return this.intern(Buffer.from(bytes.buffer, bytes.byteOffset + at, n).toString("utf8"));
+    return this.grown(this.ids.internBytes(bytes, at, n));
+  }
+
+  private grown(u: number): number {
     if (u >= this.status.length) {
       this.status = ensureLength(this.status, u + 1);
       this.version = ensureLength(this.version, u + 1);

@@ -1,5 +1,4 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { unpackBatch } from "../../src/ingest/batchPack.js";
 import { AnswerBatch } from "../../src/recommend/answerBatch.js";
 import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/recommend/protocol.js";
 import { log } from "../../src/log.js";
@@ -62,7 +61,7 @@ function handle(m: ToShard): void {
       rankAll(m.asks);
       return;
     case "batch":
-      shard.apply(unpackBatch(m.payload), m.notStored, ownsOrg);
+      shard.applyPacked(m.payload, m.notStored, ownsOrg);
       return;
     case "stats":
       send({ t: "stats", id: m.id, stats: shard.stats(m.org) });

@@ -1,7 +1,9 @@
 import type { BatchPayload } from "../../src/ingest/rows.js";
 import type { OrgStats } from "../../src/recommend/protocol.js";
 import type { RankRequest, RankResult } from "../../src/recommend/schema.js";
+import { unpackBatch } from "../../src/ingest/batchPack.js";
 import { OrgIndex } from "../index/orgIndex.js";
+import { eachPackedEvent, FAMILY } from "../index/packedEvents.js";
 import { rank } from "../strategies/index.js";
 
 /** The organisations one recommender thread owns (org seq modulo the number of shards) and their indexes. */
@@ -47,6 +49,19 @@ export class Shard {
       }
       this.org(org).applyEvent({ userId, itemId, family, name, weight, previousUserId, atS: lastS }, nowS);
     }
+  }
+
+  /**
+   * apply() for a batch as packBatch made it, its events read in place (index/packedEvents.ts) unless it also
+   * holds items or users.
+   */
+  applyPacked(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean): void {
+    const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
+    const nowS = Date.now() / 1000;
+    const inPlace = eachPackedEvent(packed, (e) => {
+      if (e.family !== FAMILY.exposure && owns(e.org) && !skip?.has(e.position)) this.org(e.org).applyPackedEvent(e, nowS);
+    });
+    if (!inPlace) this.apply(unpackBatch(packed), notStored, owns);
   }
 
   stats(org: number): OrgStats | undefined {

@@ -1,14 +1,10 @@
 import { unpackValue } from "../../src/ingest/batchPack.js";
+import { MsgpackCursor } from "../../src/ingest/msgpackCursor.js";
+import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/ingest/rows.js";
 import { EventIdSet } from "./eventIdSet.js";
-import { MsgpackCursor } from "./msgpackCursor.js";
 import { endCopyMessage, frameBytes, writeCopyHead } from "./pipelinedCopy.js";
 
-/** EventRow's columns (src/ingest/rows.ts) that this reads by position. */
-const COLUMNS = 11;
-const EVENT_ID = 1;
-const WEIGHT = 6;
-const PREVIOUS_USER_ID = 7;
-const CONTEXT = 9;
+const { eventId: EVENT_ID, weight: WEIGHT, previousUserId: PREVIOUS_USER_ID, context: CONTEXT } = EVENT_COLUMN;
 /** Output bytes a row may need besides twice its input: separators, `\N`s, and numbers' text. */
 const ROW_SLACK = 64;
 const UUID_BYTES = 36;
@@ -77,11 +73,11 @@ function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string):
   seen.reset(rows);
   for (let r = 0; r < rows; r++) {
     room(at, rows - r, 0);
-    if (c.arrayLength() !== COLUMNS) return undefined;
+    if (c.arrayLength() !== EVENT_COLUMNS) return undefined;
     const org = c.number();
     if (org === undefined || !Number.isInteger(org)) return undefined;
     at = writeNumber(out, at, org);
-    for (let col = 1; col < COLUMNS; col++) {
+    for (let col = 1; col < EVENT_COLUMNS; col++) {
       out[at++] = 0x09;
       if (col === WEIGHT) {
         const w = c.number();
