@@ -1,5 +1,5 @@
 /**
- * (organisation, event id) pairs seen in one batch, the ids as 128-bit numbers parsed from their uuid text: an
+ * (organisation, event id) pairs seen in one batch, the ids as 128-bit numbers (see parseUuid): an
  * open-addressing table reused from batch to batch (a stamp per slot says which batch filled it, so nothing is
  * cleared between batches).
  */
@@ -25,16 +25,12 @@ export class EventIdSet {
     }
   }
 
-  /**
-   * Adds the uuid whose 36 bytes of text start at `bytes[at]`; false when it is already in the set, undefined
-   * when the text is not a uuid.
-   */
-  add(org: number, bytes: Uint8Array, at: number): boolean | undefined {
-    const w0 = hexWord(bytes, at, 0);
-    const w1 = hexWord(bytes, at, 1);
-    const w2 = hexWord(bytes, at, 2);
-    const w3 = hexWord(bytes, at, 3);
-    if (w0 === undefined || w1 === undefined || w2 === undefined || w3 === undefined) return undefined;
+  /** Adds a uuid (parseUuid's words) of `org`; false when it is already in the set. */
+  add(org: number, words: Int32Array): boolean {
+    const w0 = words[0]!;
+    const w1 = words[1]!;
+    const w2 = words[2]!;
+    const w3 = words[3]!;
     const { keys, stamps, mask } = this;
     for (let slot = (w3 ^ Math.imul(org, 0x9e3779b1)) & mask; ; slot = (slot + 1) & mask) {
       if (stamps[slot] !== this.stamp) {
@@ -53,6 +49,21 @@ export class EventIdSet {
   }
 }
 
+/** The uuid whose 36 bytes of text start at `bytes[at]`, as four 32-bit words into `words`; false when it is not a uuid. */
+export function parseUuid(bytes: Uint8Array, at: number, words: Int32Array): boolean {
+  for (const d of DASHES) if (bytes[at + d] !== 0x2d) return false;
+  for (let word = 0; word < 4; word++) {
+    let w = 0;
+    for (let i = word * 8; i < word * 8 + 8; i++) {
+      const nibble = NIBBLE[bytes[at + DIGIT_AT[i]!]!]!;
+      if (nibble < 0) return false;
+      w = (w << 4) | nibble;
+    }
+    words[word] = w;
+  }
+  return true;
+}
+
 /** The uuid's hex digits in text order, skipping its dashes (at 8, 13, 18 and 23). */
 const DIGIT_AT = [0, 1, 2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 14, 15, 16, 17, 19, 20, 21, 22, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35];
 const DASHES = [8, 13, 18, 23];
@@ -61,15 +72,3 @@ const DASHES = [8, 13, 18, 23];
 const NIBBLE = new Int8Array(256).fill(-1);
 for (let i = 0; i < 10; i++) NIBBLE[0x30 + i] = i;
 for (let i = 0; i < 6; i++) NIBBLE[0x41 + i] = NIBBLE[0x61 + i] = 10 + i;
-
-/** The `word`th 32 bits of the uuid at `at`, or undefined when its digits (or the dashes) are not a uuid's. */
-function hexWord(bytes: Uint8Array, at: number, word: number): number | undefined {
-  if (word === 0) for (const d of DASHES) if (bytes[at + d] !== 0x2d) return undefined;
-  let w = 0;
-  for (let i = word * 8; i < word * 8 + 8; i++) {
-    const nibble = NIBBLE[bytes[at + DIGIT_AT[i]!]!]!;
-    if (nibble < 0) return undefined;
-    w = (w << 4) | nibble;
-  }
-  return w;
-}

@@ -161,7 +161,7 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
   let c: pg.Client | undefined;
   try {
     c = await connection();
-    const direct = mergeBatchesLeft === 0 ? directEventsCopy(task.payload, sql.COPY_EVENTS_DIRECT) : undefined;
+    const direct = mergeBatchesLeft === 0 ? directEventsCopy(task.payload, sql.COPY_EVENTS_DIRECT_BINARY) : undefined;
     if (direct && (await storedDirectly(c, direct))) return { ok: true, events: direct.events, items: 0, users: 0 };
     if (direct) mergeBatchesLeft = MERGE_AFTER_CONFLICT;
     return await writeUnpacked(c, unpackBatch(task.payload), direct !== undefined);

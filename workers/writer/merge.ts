@@ -19,6 +19,8 @@ export const COPY_EVENTS = "COPY stage_events FROM STDIN";
 /** Straight into the real table; its primary key refuses the whole COPY if an event id is already stored. */
 export const COPY_EVENTS_DIRECT = `COPY events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id,
   recommendation_id, context, occurred_at) FROM STDIN`;
+/** The same in PostgreSQL's binary format, as workers/writer/eventsCopy.ts writes a batch of events only. */
+export const COPY_EVENTS_DIRECT_BINARY = `${COPY_EVENTS_DIRECT} (FORMAT binary)`;
 export const COPY_ITEMS = "COPY stage_items FROM STDIN";
 export const COPY_USERS = "COPY stage_users FROM STDIN";
 

@@ -3,6 +3,7 @@ import pg from "pg";
 import copyStreams from "pg-copy-streams";
 import { workerData } from "piscina";
 import { isUnavailable } from "../../src/db/errors.js";
+import { BINARY_HEADER, BINARY_TRAILER } from "./binaryCopy.js";
 
 /** Served recommendations as binary COPY tuples, one after another (src/recommend/servedTuple.ts). */
 export interface ServedTask {
@@ -13,10 +14,6 @@ export type ServedResult = { ok: true } | { ok: false; unavailable: boolean; mes
 
 const COPY_SERVED = `COPY served_recommendations (org, recommendation_id, strategy, mode, user_id, context_item_id, items, served_at)
   FROM STDIN (FORMAT binary)`;
-/** The binary COPY signature, then no flags and no header extension. */
-const HEADER = Buffer.concat([Buffer.from("PGCOPY\n\xff\r\n\0", "latin1"), Buffer.alloc(8)]);
-/** A field count of -1 ends the data. */
-const TRAILER = Buffer.from([0xff, 0xff]);
 
 const { databaseUrl } = workerData as { databaseUrl: string };
 let client: pg.Client | undefined;
@@ -38,9 +35,9 @@ export default async function writeServed(task: ServedTask): Promise<ServedResul
   try {
     c = await connection();
     const stream = c.query(copyStreams.from(COPY_SERVED));
-    stream.write(HEADER);
+    stream.write(BINARY_HEADER);
     stream.write(task.payload);
-    stream.end(TRAILER);
+    stream.end(BINARY_TRAILER);
     await once(stream, "finish");
     return { ok: true };
   } catch (err) {
