@@ -1,11 +1,8 @@
-import { EVENT_FAMILIES, EVENT_NAME, EventUuid, IDENTIFIER_CHARS, IDENTIFIER_MAX } from "./schemas.js";
+import { isIdentifier } from "./plainRecord.js";
+import { EVENT_FAMILIES, EVENT_NAME, EventUuid } from "./schemas.js";
 
 const UUID = EventUuid._zod.def.pattern ?? /$^/;
 const FAMILIES: ReadonlySet<unknown> = new Set(EVENT_FAMILIES);
-
-function isIdentifier(v: unknown): boolean {
-  return typeof v === "string" && v.length >= 1 && v.length <= IDENTIFIER_MAX && IDENTIFIER_CHARS.test(v);
-}
 
 /**
  * True only when an event is certainly valid under EventSchema and "plain" (identifiers, family, name, id;

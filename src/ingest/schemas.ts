@@ -1,13 +1,16 @@
 import { z } from "zod";
 
-/** 1 to 256 characters, no control characters (CONTRACT 4). */
+/**
+ * 1 to 256 characters, no control characters (CONTRACT 4), and no unpaired surrogate: PostgreSQL's text holds
+ * only valid UTF-8, so such an id could not be stored as sent (it would become U+FFFD, merging distinct ids).
+ */
 export const IDENTIFIER_MAX = 256;
-export const IDENTIFIER_CHARS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+export const IDENTIFIER_CHARS = /^(?:[^\u0000-\u001f\u007f-\u009f\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
 export const Identifier = z
   .string()
   .min(1, "must not be empty")
   .max(IDENTIFIER_MAX, `must be at most ${IDENTIFIER_MAX} characters`)
-  .regex(IDENTIFIER_CHARS, "must not contain control characters");
+  .regex(IDENTIFIER_CHARS, "must not contain control characters or unpaired surrogates");
 
 export const MAX_FREEFORM_BYTES = 32 * 1024;
 /** An escape JSON.stringify writes for NUL or an unpaired surrogate (paired ones stay raw), not preceded by an escaped backslash. */

@@ -93,6 +93,8 @@ describe("events ingest", () => {
     ["an upper-case event_name", { user_id: "u", event_family: "engagement", event_name: "View" }, "event.event_name"],
     ["a 257-character user_id", { user_id: "x".repeat(257), event_family: "engagement", event_name: "view" }, "event.user_id"],
     ["a control character in item_id", { user_id: "u", event_family: "engagement", event_name: "view", item_id: "a\u0007b" }, "event.item_id"],
+    ["an unpaired surrogate in user_id (PostgreSQL could not store it)", { user_id: "a\ud800b", event_family: "engagement", event_name: "view" }, "event.user_id"],
+    ["a lone low surrogate ending recommendation_id", { user_id: "u", event_family: "engagement", event_name: "view", recommendation_id: "r\udc00" }, "event.recommendation_id"],
     ["an event_id that is not a UUID", { user_id: "u", event_family: "engagement", event_name: "view", event_id: "123" }, "event.event_id"],
     ["a timestamp more than 24 h ahead", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: new Date(Date.now() + 25 * 3600e3).toISOString() }, "event.timestamp"],
     ["a timestamp in year 0", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: "0000-06-01T00:00:00Z" }, "event.timestamp"],
