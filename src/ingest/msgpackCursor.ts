@@ -1,16 +1,13 @@
 /**
- * Reads msgpack in place, value by value, without building JavaScript values: enough of the format to walk a
- * packed batch and copy its strings' bytes straight into a COPY message. Throws on a byte it does not expect.
+ * Reads msgpack in place, value by value, without building JavaScript values: enough of the format for the
+ * writer to turn a packed batch into a COPY message and for a shard to apply it, leaving strings as bytes.
+ * Throws on a byte it does not expect.
  */
 export class MsgpackCursor {
   private readonly view: DataView;
 
   constructor(readonly bytes: Uint8Array, public at = 0) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  get done(): boolean {
-    return this.at >= this.bytes.length;
   }
 
   isNil(): boolean {
@@ -73,7 +70,7 @@ export class MsgpackCursor {
   string(): string {
     const n = this.stringLength();
     if (n < 0) throw unexpected(0xc0, "a string");
-    const s = Buffer.from(this.bytes.buffer, this.bytes.byteOffset + this.at, n).toString("utf8");
+    const s = utf8Text(this.bytes, this.at, n);
     this.at += n;
     return s;
   }
@@ -124,6 +121,18 @@ const FIXED_SIZES: Record<number, number> = {
   0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8, 0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8,
   0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17,
 };
+
+/** The text whose UTF-8 bytes are `bytes[at, at + n)`. */
+export function utf8Text(bytes: Uint8Array, at: number, n: number): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset + at, n).toString("utf8");
+}
+
+/** Whether `bytes[at, at + n)` and `bytes[otherAt, otherAt + otherN)` hold the same bytes. */
+export function sameBytes(bytes: Uint8Array, at: number, n: number, otherAt: number, otherN: number): boolean {
+  if (n !== otherN) return false;
+  for (let i = 0; i < n; i++) if (bytes[at + i] !== bytes[otherAt + i]) return false;
+  return true;
+}
 
 function unexpected(b: number, wanted: string): Error {
   return new Error(`msgpack: byte 0x${b.toString(16)} where ${wanted} was expected`);

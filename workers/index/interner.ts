@@ -1,3 +1,4 @@
+import { utf8Text } from "../../src/ingest/msgpackCursor.js";
 import { ByteKeys } from "./byteKeys.js";
 
 /** String ids ↔ dense integer ids (0, 1, 2, …), so that the index works on typed arrays. */
@@ -31,7 +32,7 @@ export class Interner {
   internBytes(bytes: Uint8Array, at: number, n: number): number {
     let id = this.byBytes.find(bytes, at, n);
     if (id < 0) {
-      id = this.intern(Buffer.from(bytes.buffer, bytes.byteOffset + at, n).toString("utf8"));
+      id = this.intern(utf8Text(bytes, at, n));
       this.byBytes.add(bytes, at, n, id);
     }
     return id;

@@ -1,6 +1,7 @@
 import type { Model } from "../training/model.js";
 import { Catalog, type Attributes } from "./catalog.js";
-import { FAMILY, utf8, type PackedEvent } from "./packedEvents.js";
+import { utf8Text } from "../../src/ingest/msgpackCursor.js";
+import { FAMILY, type PackedEvent } from "./packedEvents.js";
 import { KIND, People } from "./people.js";
 import { Signals } from "./signals.js";
 
@@ -65,7 +66,7 @@ export class OrgIndex {
   applyPackedEvent(e: PackedEvent, nowS: number): void {
     if (e.identify && e.previousUserBytes > 0) {
       const { bytes } = e;
-      this.people.alias(utf8(bytes, e.previousUserAt, e.previousUserBytes), utf8(bytes, e.userAt, e.userBytes));
+      this.people.alias(utf8Text(bytes, e.previousUserAt, e.previousUserBytes), utf8Text(bytes, e.userAt, e.userBytes));
       this.people.internBytes(bytes, e.userAt, e.userBytes);
       return;
     }

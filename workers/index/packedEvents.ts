@@ -1,4 +1,4 @@
-import { MsgpackCursor } from "../../src/ingest/msgpackCursor.js";
+import { MsgpackCursor, sameBytes, utf8Text } from "../../src/ingest/msgpackCursor.js";
 import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/ingest/rows.js";
 
 export const FAMILY = { other: 0, engagement: 1, conversion: 2, exposure: 3 } as const;
@@ -74,7 +74,7 @@ export function eachPackedEvent(packed: Uint8Array, visit: (e: PackedEvent) => v
           if (timeAt < 0 || !sameBytes(c.bytes, c.at - n, n, timeAt, timeBytes)) {
             timeAt = c.at - n;
             timeBytes = n;
-            e.atS = Date.parse(utf8(c.bytes, timeAt, n)) / 1000;
+            e.atS = Date.parse(utf8Text(c.bytes, timeAt, n)) / 1000;
           }
           break;
         }
@@ -84,11 +84,6 @@ export function eachPackedEvent(packed: Uint8Array, visit: (e: PackedEvent) => v
     visit(e);
   }
   return true;
-}
-
-/** The text of `bytes[at, at + n)`. */
-export function utf8(bytes: Uint8Array, at: number, n: number): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset + at, n).toString("utf8");
 }
 
 function number(c: MsgpackCursor): number {
@@ -122,11 +117,5 @@ function familyOf(bytes: Uint8Array, at: number, n: number): number {
 function same(bytes: Uint8Array, at: number, n: number, word: Uint8Array): boolean {
   if (n !== word.length) return false;
   for (let i = 0; i < n; i++) if (bytes[at + i] !== word[i]) return false;
-  return true;
-}
-
-function sameBytes(bytes: Uint8Array, at: number, n: number, otherAt: number, otherBytes: number): boolean {
-  if (n !== otherBytes) return false;
-  for (let i = 0; i < n; i++) if (bytes[at + i] !== bytes[otherAt + i]) return false;
   return true;
 }

@@ -1,3 +1,4 @@
+import { utf8Text } from "../../src/ingest/msgpackCursor.js";
 import { ensureLength } from "./growable.js";
 import { Interner } from "./interner.js";
 import { RowStore } from "./rowStore.js";
@@ -46,7 +47,7 @@ export class People {
 
   /** intern() for an id given as UTF-8 bytes (in a packed batch); a string is made only when aliases may apply. */
   internBytes(bytes: Uint8Array, at: number, n: number): number {
-    if (this.aliases.size > 0) return this.intern(Buffer.from(bytes.buffer, bytes.byteOffset + at, n).toString("utf8"));
+    if (this.aliases.size > 0) return this.intern(utf8Text(bytes, at, n));
     return this.grown(this.ids.internBytes(bytes, at, n));
   }
 

@@ -1,5 +1,5 @@
 import { unpackValue } from "../../src/ingest/batchPack.js";
-import { MsgpackCursor } from "../../src/ingest/msgpackCursor.js";
+import { MsgpackCursor, sameBytes } from "../../src/ingest/msgpackCursor.js";
 import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/ingest/rows.js";
 import { BINARY_HEADER, BINARY_TRAILER } from "./binaryCopy.js";
 import { EventIdSet, parseUuid } from "./eventIdSet.js";
@@ -176,12 +176,6 @@ function copyBytes(src: Uint8Array, from: number, n: number, out: Buffer, at: nu
   if (n > 64) out.set(src.subarray(from, from + n), at);
   else for (let i = 0; i < n; i++) out[at + i] = src[from + i]!;
   return at + n;
-}
-
-function sameBytes(bytes: Uint8Array, at: number, n: number, otherAt: number, otherBytes: number): boolean {
-  if (n !== otherBytes) return false;
-  for (let i = 0; i < n; i++) if (bytes[at + i] !== bytes[otherAt + i]) return false;
-  return true;
 }
 
 /** A bigger buffer holding the first `used` bytes of `out`. */
