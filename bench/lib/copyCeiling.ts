@@ -10,8 +10,7 @@ import { randomItemId, randomUserId } from "./events.js";
 import { DURATION_S, WARMUP_S } from "./settings.js";
 
 const CHUNK_ROWS = 10_000;
-const COPY_SQL =
-  "COPY bench_copy_ceiling (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at) FROM STDIN";
+const COLUMNS = "org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at";
 
 /** Rows per second stored by `clients` connections COPYing at once. */
 export async function copyCeiling(databaseUrl: string, org: number, clients: number): Promise<number> {
@@ -19,17 +18,16 @@ export async function copyCeiling(databaseUrl: string, org: number, clients: num
   await admin.connect();
   const conns: pg.Client[] = [];
   try {
-    await admin.query("DROP TABLE IF EXISTS bench_copy_ceiling");
-    await admin.query("CREATE TABLE bench_copy_ceiling (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (org, event_id))");
+    await createEventsLike(admin, "bench_copy_ceiling");
     for (let i = 0; i < clients; i++) conns.push(await connect(databaseUrl));
     let rows = 0;
     let measuring = false;
     // Each client: warm-up, then the measured stretch; its next chunk is built while the current one is written.
     const loop = async (c: pg.Client, until: number) => {
-      let next = chunk(org);
+      let next = eventRows(org, CHUNK_ROWS);
       while (performance.now() < until) {
-        const p = copy(c, next);
-        next = chunk(org);
+        const p = copyRows(c, "bench_copy_ceiling", next);
+        next = eventRows(org, CHUNK_ROWS);
         await p;
         if (measuring) rows += CHUNK_ROWS;
       }
@@ -50,24 +48,31 @@ export async function copyCeiling(databaseUrl: string, org: number, clients: num
   }
 }
 
-async function connect(databaseUrl: string): Promise<pg.Client> {
+/** A fresh table shaped like `events`, keyed by (org, event_id) as `events` is. */
+export async function createEventsLike(admin: pg.Client, table: string): Promise<void> {
+  await admin.query(`DROP TABLE IF EXISTS ${table}`);
+  await admin.query(`CREATE TABLE ${table} (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (org, event_id))`);
+}
+
+export async function connect(databaseUrl: string): Promise<pg.Client> {
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   return c;
 }
 
-/** CHUNK_ROWS events in COPY text format, all stamped now. */
-function chunk(org: number): string {
+/** `count` events with random v4 ids, in COPY text format, all stamped now. */
+export function eventRows(org: number, count: number): string {
   const at = new Date().toISOString();
   let s = "";
-  for (let i = 0; i < CHUNK_ROWS; i++) {
+  for (let i = 0; i < count; i++) {
     s += `${org}\t${randomUUID()}\t${randomUserId()}\t${randomItemId()}\tengagement\tview\t1\t\\N\t\\N\t\\N\t${at}\n`;
   }
   return s;
 }
 
-async function copy(c: pg.Client, text: string): Promise<void> {
-  const stream = c.query(copyStreams.from(COPY_SQL));
+/** One COPY of `text` into `table`: one statement, one transaction. */
+export async function copyRows(c: pg.Client, table: string, text: string): Promise<void> {
+  const stream = c.query(copyStreams.from(`COPY ${table} (${COLUMNS}) FROM STDIN`));
   await new Promise<void>((resolve, reject) => {
     stream.once("finish", resolve);
     stream.once("error", reject);

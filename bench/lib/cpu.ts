@@ -21,6 +21,16 @@ function statSeconds(file: string): number {
   }
 }
 
+/** CPU seconds a process has used so far in user space and in the kernel (NaN when it cannot be read). */
+export function userSystemSeconds(pid: number): { user: number; system: number } {
+  try {
+    const { fields } = readStat(`/proc/${pid}/stat`);
+    return { user: Number(fields[11]) / TICKS_PER_S, system: Number(fields[12]) / TICKS_PER_S };
+  } catch {
+    return { user: NaN, system: NaN };
+  }
+}
+
 /** CPU seconds used so far by a process (all threads) and by its main thread. */
 export function cpuSeconds(pid: number | undefined): { all: number; main: number } {
   if (pid === undefined) return { all: NaN, main: NaN };
