@@ -21,6 +21,14 @@ const RETRAIN_GAP_MS = 10_000;
  * meanwhile by fold-in; the scheduled retrain (RECOMMEND_RETRAIN_S) is not held back.
  */
 const RETRAIN_GAP_PER_TRAINING = 10;
+/**
+ * A retrain for new interactions waits while this shard takes at least this many events a second: training
+ * takes cores that a bulk load needs (a retrain overlapping `npm run bench:ingest`'s 1,000-event run cost it
+ * about 13%), and the load's model is better trained once on all of it…
+ */
+const BUSY_EVENTS_PER_S = 20_000;
+/** …but no longer than this past the moment it could have started, so a steady heavy stream still retrains. */
+const RETRAIN_DEFER_MAX_MS = 60_000;
 
 export interface TrainingSettings {
   params: AlsParams;
@@ -36,13 +44,17 @@ export interface OrgTraining {
   firstEventAt: number;
 }
 
-/** Whether an organisation with new events (and `trained`: a model already) should be trained at `now`. */
-export function isTrainingDue(s: OrgTraining, trained: boolean, newEvents: number, now: number, retrainIntervalMs: number): boolean {
+/**
+ * Whether an organisation with new events (and `trained`: a model already) should be trained at `now`, while
+ * its shard takes `ingestPerS` events a second.
+ */
+export function isTrainingDue(s: OrgTraining, trained: boolean, newEvents: number, now: number, retrainIntervalMs: number, ingestPerS: number): boolean {
   if (!trained) return now - s.firstEventAt >= FIRST_TRAINING_DELAY_MS && now - s.lastStart >= FIRST_TRAINING_DELAY_MS;
   const sinceStart = now - s.lastStart;
   if (sinceStart >= retrainIntervalMs) return true;
-  return sinceStart >= Math.max(RETRAIN_GAP_MS, RETRAIN_GAP_PER_TRAINING * s.lastMs) &&
-    newEvents >= Math.max(RETRAIN_MIN_EVENTS, RETRAIN_GROWTH * s.trainedOn);
+  const gap = Math.max(RETRAIN_GAP_MS, RETRAIN_GAP_PER_TRAINING * s.lastMs);
+  if (sinceStart < gap || newEvents < Math.max(RETRAIN_MIN_EVENTS, RETRAIN_GROWTH * s.trainedOn)) return false;
+  return ingestPerS < BUSY_EVENTS_PER_S || sinceStart >= gap + RETRAIN_DEFER_MAX_MS;
 }
 
 /**
@@ -54,6 +66,9 @@ export class TrainingScheduler {
   private busy = false;
   private readonly state = new Map<OrgIndex, OrgTraining>();
   private readonly timer: NodeJS.Timeout;
+  /** Each organisation's eventsSinceTraining at the last rate reading, and when that was. */
+  private readonly counted = new Map<OrgIndex, number>();
+  private countedAt = Date.now();
 
   constructor(private readonly orgs: () => Iterable<OrgIndex>, private readonly settings: TrainingSettings) {
     this.timer = setInterval(() => this.check(), CHECK_MS);
@@ -73,15 +88,28 @@ export class TrainingScheduler {
   private check(): void {
     if (this.busy) return;
     const now = Date.now();
+    const ingestPerS = this.ingestRate(now);
     for (const index of this.orgs()) {
       if (index.eventsSinceTraining === 0) continue;
       const s = this.stateOf(index);
       if (s.firstEventAt === 0) s.firstEventAt = now;
-      if (isTrainingDue(s, index.model !== undefined, index.eventsSinceTraining, now, this.settings.retrainIntervalMs)) {
+      if (isTrainingDue(s, index.model !== undefined, index.eventsSinceTraining, now, this.settings.retrainIntervalMs, ingestPerS)) {
         this.train(index).catch((err) => log.error("model training failed", { org: index.org, error: (err as Error).stack }));
         return;
       }
     }
+  }
+
+  /** Events a second this shard's organisations took since the last reading. */
+  private ingestRate(now: number): number {
+    let events = 0;
+    for (const index of this.orgs()) {
+      events += index.eventsSinceTraining - (this.counted.get(index) ?? 0);
+      this.counted.set(index, index.eventsSinceTraining);
+    }
+    const seconds = (now - this.countedAt) / 1000;
+    this.countedAt = now;
+    return seconds > 0 ? events / seconds : 0;
   }
 
   private stateOf(index: OrgIndex): OrgTraining {
@@ -99,6 +127,7 @@ export class TrainingScheduler {
       const { matrix, userVersions } = trainingSet(index, Date.now() / 1000);
       s.trainedOn = matrix.indptr[matrix.rows]!;
       index.eventsSinceTraining = 0;
+      this.counted.set(index, 0);
       if (s.trainedOn === 0) return;
       const model = await this.run({ matrix, userVersions, params: this.settings.params });
       index.model = model;

@@ -9,25 +9,44 @@ const trainedAtZero = (lastMs: number): OrgTraining => ({ lastStart: 0, lastMs, 
 describe("isTrainingDue", () => {
   it("trains a first model a second after an organisation's first events", () => {
     const s: OrgTraining = { lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 5 * S };
-    expect([isTrainingDue(s, false, 10, 5.5 * S, HOUR), isTrainingDue(s, false, 10, 6 * S, HOUR)]).toEqual([false, true]);
+    expect([isTrainingDue(s, false, 10, 5.5 * S, HOUR, 0), isTrainingDue(s, false, 10, 6 * S, HOUR, 0)]).toEqual([false, true]);
   });
 
   it("retrains after 20% new interactions, at most every 10 s", () => {
     const s = trainedAtZero(100);
-    expect(isTrainingDue(s, true, 19_999, 60 * S, HOUR)).toBe(false);
-    expect(isTrainingDue(s, true, 20_000, 9 * S, HOUR)).toBe(false);
-    expect(isTrainingDue(s, true, 20_000, 10 * S, HOUR)).toBe(true);
+    expect(isTrainingDue(s, true, 19_999, 60 * S, HOUR, 0)).toBe(false);
+    expect(isTrainingDue(s, true, 20_000, 9 * S, HOUR, 0)).toBe(false);
+    expect(isTrainingDue(s, true, 20_000, 10 * S, HOUR, 0)).toBe(true);
   });
 
   it("waits ten times the last training's length before retraining for new interactions", () => {
     const s = trainedAtZero(6 * S);
-    expect(isTrainingDue(s, true, 50_000, 59 * S, HOUR)).toBe(false);
-    expect(isTrainingDue(s, true, 50_000, 60 * S, HOUR)).toBe(true);
+    expect(isTrainingDue(s, true, 50_000, 59 * S, HOUR, 0)).toBe(false);
+    expect(isTrainingDue(s, true, 50_000, 60 * S, HOUR, 0)).toBe(true);
+  });
+
+  it("holds a retrain for new interactions back while the shard takes 20,000 events a second or more", () => {
+    const s = trainedAtZero(100);
+    expect(isTrainingDue(s, true, 20_000, 10 * S, HOUR, 19_999)).toBe(true);
+    expect(isTrainingDue(s, true, 20_000, 10 * S, HOUR, 20_000)).toBe(false);
+    expect(isTrainingDue(s, true, 20_000, 69 * S, HOUR, 150_000)).toBe(false);
+  });
+
+  it("retrains a minute after it could have started even while the stream stays heavy", () => {
+    const s = trainedAtZero(6 * S);
+    expect(isTrainingDue(s, true, 50_000, 119 * S, HOUR, 150_000)).toBe(false);
+    expect(isTrainingDue(s, true, 50_000, 120 * S, HOUR, 150_000)).toBe(true);
+  });
+
+  it("does not hold back a first model or the scheduled retrain for a heavy stream", () => {
+    const first: OrgTraining = { lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 5 * S };
+    expect(isTrainingDue(first, false, 10, 6 * S, HOUR, 150_000)).toBe(true);
+    expect(isTrainingDue(trainedAtZero(100), true, 1, 10 * 60 * S, 10 * 60 * S, 150_000)).toBe(true);
   });
 
   it("keeps the scheduled retrain however long the last training took", () => {
     const s = trainedAtZero(600 * S);
-    expect(isTrainingDue(s, true, 1, 10 * 60 * S - 1, 10 * 60 * S)).toBe(false);
-    expect(isTrainingDue(s, true, 1, 10 * 60 * S, 10 * 60 * S)).toBe(true);
+    expect(isTrainingDue(s, true, 1, 10 * 60 * S - 1, 10 * 60 * S, 0)).toBe(false);
+    expect(isTrainingDue(s, true, 1, 10 * 60 * S, 10 * 60 * S, 0)).toBe(true);
   });
 });
