@@ -29,6 +29,15 @@ const RETRAIN_GAP_PER_TRAINING = 10;
 const BUSY_EVENTS_PER_S = 20_000;
 /** …but no longer than this past the moment it could have started, so a steady heavy stream still retrains. */
 const RETRAIN_DEFER_MAX_MS = 60_000;
+/** The rate is smoothed over about this long, so that a loader's pause of a second or two between files is not a lull. */
+const RATE_SMOOTHING_S = 5;
+
+/** The ingest rate smoothed exponentially: `previous`, moved towards `events` taken over `seconds`. */
+export function smoothedRate(previous: number, events: number, seconds: number): number {
+  if (seconds <= 0) return previous;
+  const weight = 1 - Math.exp(-seconds / RATE_SMOOTHING_S);
+  return previous + weight * (events / seconds - previous);
+}
 
 export interface TrainingSettings {
   params: AlsParams;
@@ -69,6 +78,7 @@ export class TrainingScheduler {
   /** Each organisation's eventsSinceTraining at the last rate reading, and when that was. */
   private readonly counted = new Map<OrgIndex, number>();
   private countedAt = Date.now();
+  private rate = 0;
 
   constructor(private readonly orgs: () => Iterable<OrgIndex>, private readonly settings: TrainingSettings) {
     this.timer = setInterval(() => this.check(), CHECK_MS);
@@ -100,16 +110,16 @@ export class TrainingScheduler {
     }
   }
 
-  /** Events a second this shard's organisations took since the last reading. */
+  /** Events a second this shard's organisations take, smoothed over the last few seconds. */
   private ingestRate(now: number): number {
     let events = 0;
     for (const index of this.orgs()) {
       events += index.eventsSinceTraining - (this.counted.get(index) ?? 0);
       this.counted.set(index, index.eventsSinceTraining);
     }
-    const seconds = (now - this.countedAt) / 1000;
+    this.rate = smoothedRate(this.rate, events, (now - this.countedAt) / 1000);
     this.countedAt = now;
-    return seconds > 0 ? events / seconds : 0;
+    return this.rate;
   }
 
   private stateOf(index: OrgIndex): OrgTraining {

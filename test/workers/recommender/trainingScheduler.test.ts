@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isTrainingDue, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
+import { isTrainingDue, smoothedRate, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
 
 const S = 1000;
 const HOUR = 3600 * S;
@@ -48,5 +48,32 @@ describe("isTrainingDue", () => {
     const s = trainedAtZero(600 * S);
     expect(isTrainingDue(s, true, 1, 10 * 60 * S - 1, 10 * 60 * S, 0)).toBe(false);
     expect(isTrainingDue(s, true, 1, 10 * 60 * S, 10 * 60 * S, 0)).toBe(true);
+  });
+});
+
+describe("smoothedRate", () => {
+  /** The rate after `seconds` of half-second readings of `perS` events a second, from `start`. */
+  const after = (start: number, perS: number, seconds: number) => {
+    let rate = start;
+    for (let t = 0; t < seconds; t += 0.5) rate = smoothedRate(rate, perS / 2, 0.5);
+    return rate;
+  };
+
+  it("still counts a 150,000 events/s load as heavy two seconds into a pause", () => {
+    expect(after(after(0, 150_000, 30), 0, 2)).toBeGreaterThan(20_000);
+  });
+
+  it("reads a lull once the pause lasts about ten seconds", () => {
+    expect(after(after(0, 150_000, 30), 0, 9)).toBeGreaterThan(20_000);
+    expect(after(after(0, 150_000, 30), 0, 11)).toBeLessThan(20_000);
+  });
+
+  it("comes within 1% of a steady rate in 25 seconds, and never past it", () => {
+    expect(after(0, 30_000, 25)).toBeGreaterThan(29_700);
+    expect(after(0, 30_000, 25)).toBeLessThanOrEqual(30_000);
+  });
+
+  it("keeps the rate when no time has passed", () => {
+    expect(smoothedRate(12_345, 100, 0)).toBe(12_345);
   });
 });
