@@ -14,6 +14,7 @@ import { connectionUrl, prepareStorage, type Storage } from "./lib/database.js";
 import { startServer, stopChild, type Child } from "./lib/processes.js";
 import { int, table } from "./lib/report.js";
 import { DURATION_S, log } from "./lib/settings.js";
+import { runBenchmark } from "./lib/run.js";
 
 const TABLE = "bench_commit_cost";
 const SIZES = (process.env.BENCH_COMMIT_ROWS ?? "1,10,40,100,1000").split(",").map(Number);
@@ -84,10 +85,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    log(`benchmark failed: ${(err as Error).stack ?? String(err)}`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

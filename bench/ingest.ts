@@ -27,6 +27,7 @@ import { startServer, stopChild, type Child } from "./lib/processes.js";
 import { report, type Ceilings } from "./lib/report.js";
 import { ingestScenario, type Bench, type ScenarioResult } from "./lib/scenario.js";
 import { log, SCENARIOS, SKIP_CEILINGS } from "./lib/settings.js";
+import { runBenchmark } from "./lib/run.js";
 
 const NOT_MEASURED: Ceilings = { copy: NaN, copy2: NaN, uws: { reqPerS: NaN, p50: NaN, p99: NaN, frontCpuUsPerReq: NaN, otherCores: NaN } };
 
@@ -71,10 +72,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    log(`benchmark failed: ${(err as Error).stack ?? String(err)}`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

@@ -37,6 +37,7 @@ import {
 import { benchSpec, specLine } from "./lib/recommend/spec.js";
 import { emptyServerRss, startOnData } from "./lib/recommend/startPhase.js";
 import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./lib/recommend/strategies.js";
+import { runBenchmark } from "./lib/run.js";
 
 const RESULTS_DIR = fileURLToPath(new URL("../../bench/results/", import.meta.url));
 const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
@@ -139,10 +140,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    log(`benchmark failed: ${(err as Error).stack ?? String(err)}`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);

@@ -20,6 +20,7 @@ import { connectionUrl, prepareStorage, serverVersion, type Storage } from "./li
 import { registerOrg } from "./lib/org.js";
 import { startServer, stopChild, type Child } from "./lib/processes.js";
 import { log } from "./lib/settings.js";
+import { runBenchmark } from "./lib/run.js";
 
 const ROWS = Number(process.env.BENCH_UPLOAD_ROWS ?? 1_000_000);
 const DISTINCT = Number(process.env.BENCH_UPLOAD_DISTINCT ?? ROWS);
@@ -161,10 +162,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    log(`benchmark failed: ${(err as Error).stack ?? String(err)}`);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
