@@ -76,7 +76,7 @@ export class TrainingScheduler {
   private readonly state = new Map<OrgIndex, OrgTraining>();
   private readonly timer: NodeJS.Timeout;
   /** Each organisation's eventsSinceTraining at the last rate reading, and when that was. */
-  private readonly counted = new Map<OrgIndex, number>();
+  private readonly counted = new WeakMap<OrgIndex, number>();
   private countedAt = Date.now();
   private rate = 0;
 
