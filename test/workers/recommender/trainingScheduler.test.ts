@@ -1,5 +1,8 @@
-import { describe, expect, it } from "vitest";
-import { isTrainingDue, smoothedRate, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { OrgIndex } from "../../../workers/index/orgIndex.js";
+import { isTrainingDue, smoothedRate, TrainingScheduler, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
+import type { AlsParams } from "../../../workers/training/als.js";
+import type { Model } from "../../../workers/training/model.js";
 
 const S = 1000;
 const HOUR = 3600 * S;
@@ -75,5 +78,52 @@ describe("smoothedRate", () => {
 
   it("keeps the rate when no time has passed", () => {
     expect(smoothedRate(12_345, 100, 0)).toBe(12_345);
+  });
+});
+
+describe("TrainingScheduler", () => {
+  const TICK_MS = 500;
+  let index: OrgIndex;
+  let scheduler: TrainingScheduler;
+
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    index = new OrgIndex(1);
+    // Only whether a model exists matters to the schedule; the index holds no interactions, so a training
+    // started here ends at once without a training thread and shows as eventsSinceTraining back at 0.
+    index.model = {} as Model;
+    scheduler = new TrainingScheduler(() => [index], { params: {} as AlsParams, retrainIntervalMs: 3600 * S });
+    await scheduler.trainNow(index);
+  });
+
+  afterEach(async () => {
+    await scheduler.stop();
+    vi.useRealTimers();
+  });
+
+  /** Seconds until a training starts while `perS` events a second arrive, or undefined within `seconds`. */
+  function secondsUntilTrained(perS: number, seconds: number): number | undefined {
+    for (let t = TICK_MS; t <= seconds * S; t += TICK_MS) {
+      const before = index.eventsSinceTraining + (perS * TICK_MS) / S;
+      index.eventsSinceTraining = before;
+      vi.advanceTimersByTime(TICK_MS);
+      if (index.eventsSinceTraining < before) return t / S;
+    }
+    return undefined;
+  }
+
+  it("retrains 10 s after the last training under a light stream", () => {
+    expect(secondsUntilTrained(2_000, 30)).toBe(10);
+  });
+
+  it("holds the retrain back during a bulk load and trains once the load has stopped for a few seconds", () => {
+    expect(secondsUntilTrained(150_000, 40)).toBeUndefined();
+    const quietFor = secondsUntilTrained(0, 30);
+    expect(quietFor).toBeGreaterThan(5);
+    expect(quietFor).toBeLessThan(15);
+  });
+
+  it("retrains a minute late under a load that does not stop", () => {
+    expect(secondsUntilTrained(150_000, 90)).toBe(70);
   });
 });
