@@ -85,18 +85,23 @@ export class MsgpackCursor {
     const fixed = FIXED_SIZES[b];
     if (fixed !== undefined) return void (this.at += fixed);
     switch (b) {
-      case 0xc4: case 0xd9: return void (this.at += 1 + this.bytes[this.at]!);
-      case 0xc5: case 0xda: return void (this.at += this.u16());
-      case 0xc6: case 0xdb: return void (this.at += this.u32());
-      case 0xc7: return void (this.at += 2 + this.bytes[this.at]!);
-      case 0xc8: return void (this.at += 1 + this.u16());
-      case 0xc9: return void (this.at += 1 + this.u32());
+      // pass() gets the length first: `this.at += this.u16()` would add it to `at` as it was before u16 moved on.
+      case 0xc4: case 0xd9: return this.pass(this.bytes[this.at++]!);
+      case 0xc5: case 0xda: return this.pass(this.u16());
+      case 0xc6: case 0xdb: return this.pass(this.u32());
+      case 0xc7: return this.pass(1 + this.bytes[this.at++]!);
+      case 0xc8: return this.pass(1 + this.u16());
+      case 0xc9: return this.pass(1 + this.u32());
       case 0xdc: return this.skipValues(this.u16());
       case 0xdd: return this.skipValues(this.u32());
       case 0xde: return this.skipValues(2 * this.u16());
       case 0xdf: return this.skipValues(2 * this.u32());
       default: throw unexpected(b, "a value");
     }
+  }
+
+  private pass(bytes: number): void {
+    this.at += bytes;
   }
 
   private skipValues(n: number): void {
