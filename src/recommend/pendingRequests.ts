@@ -13,6 +13,12 @@ export class PendingRequests<T> {
   /** Ids below `oldest` are settled; ids from `next` on are not handed out yet. */
   private oldest = 1;
   private next = 1;
+  private live = 0;
+
+  /** How many values wait. */
+  get size(): number {
+    return this.live;
+  }
 
   /** Keeps `value` until `take` or its deadline; returns its id. */
   add(value: T, deadline: number): number {
@@ -21,6 +27,7 @@ export class PendingRequests<T> {
     const slot = id & (this.waiting.length - 1);
     this.waiting[slot] = value;
     this.deadlines[slot] = deadline;
+    this.live++;
     return id;
   }
 
@@ -30,6 +37,7 @@ export class PendingRequests<T> {
     const slot = id & (this.waiting.length - 1);
     const value = this.waiting[slot];
     this.waiting[slot] = undefined;
+    if (value !== undefined) this.live--;
     this.skipSettled();
     return value;
   }
@@ -42,6 +50,7 @@ export class PendingRequests<T> {
       if (value !== undefined) {
         if (this.deadlines[slot]! > now) return;
         this.waiting[slot] = undefined;
+        this.live--;
         expired(value);
       }
       this.oldest++;

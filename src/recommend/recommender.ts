@@ -61,6 +61,11 @@ export class Recommender {
     return r;
   }
 
+  /** Requests sent to the shards and not answered yet. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
   get ready(): boolean {
     return this.threads.every((t) => t.ready);
   }

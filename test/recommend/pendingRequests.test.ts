@@ -26,6 +26,19 @@ describe("PendingRequests", () => {
     expect(p.take(ids[3]!)).toBe("d");
   });
 
+  it("counts what waits: taken, expired and drained values leave the count, a second take does not", () => {
+    const p = new PendingRequests<string>();
+    const ids = ["a", "b", "c", "d"].map((v, k) => p.add(v, 10 + k));
+    expect(p.size).toBe(4);
+    p.take(ids[2]!);
+    p.take(ids[2]!);
+    expect(p.size).toBe(3);
+    p.expire(11, () => undefined);
+    expect(p.size).toBe(1);
+    p.drain(() => undefined);
+    expect(p.size).toBe(0);
+  });
+
   it("keeps every value and deadline as it grows past its first size, with values taken out of order", () => {
     const p = new PendingRequests<number>();
     const ids: number[] = [];
