@@ -55,9 +55,21 @@ export interface OrgStats {
   model: { trainedAt: number; trainingMs: number; factors: number } | undefined;
 }
 
+/** A shard's totals over its organisations, sent every few seconds for the metrics. */
+export interface ShardSizes {
+  orgs: number;
+  items: number;
+  users: number;
+  indexBytes: number;
+}
+
 export type FromShard =
   | { t: "stats"; id: number; stats: OrgStats | undefined }
-  | { t: "ready"; orgs: number; events: number; ms: number };
+  | { t: "ready"; orgs: number; events: number; ms: number; skipped: number }
+  /** Records the shard could not apply (logged there with their organisation and position) and skipped. */
+  | { t: "skipped"; records: number }
+  | { t: "trained"; org: number; ms: number }
+  | { t: "sizes"; sizes: ShardSizes };
 
 export function packMessage(m: ToShard | FromShard): Uint8Array {
   const packed = packr.pack(m);

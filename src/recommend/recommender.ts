@@ -7,7 +7,7 @@ import type { AlsParams } from "../../workers/training/als.js";
 import { readAnswers } from "./answerBatch.js";
 import { PendingRequests } from "./pendingRequests.js";
 import {
-  askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type OrgStats, type ToShard,
+  askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type OrgStats, type ShardSizes, type ToShard,
 } from "./protocol.js";
 import { sharedAnswerKey, type RankRequest, type RankResult } from "./schema.js";
 import { SharedAnswers } from "./sharedAnswers.js";
@@ -20,6 +20,16 @@ export interface RecommenderOptions {
   timeoutMs: number;
   als: AlsParams;
   retrainIntervalMs: number;
+  /** Hears what the shards report (for the metrics). */
+  observer?: ShardObserver;
+}
+
+/** What the shards report, by shard number. */
+export interface ShardObserver {
+  restarted(shard: number): void;
+  skipped(shard: number, records: number): void;
+  trained(shard: number, ms: number): void;
+  sizes(shard: number, sizes: ShardSizes): void;
 }
 
 /** Receives a shard's answer, or the AppError to answer the request with. */
@@ -31,7 +41,14 @@ const SWEEP_MS = 100;
 interface ShardThread {
   worker: Worker;
   ready: boolean;
+  /** This shard's unanswered requests: when it dies only they fail, not the other shards'. */
+  pending: PendingRequests<Done<unknown>>;
 }
+
+/** A shard that died is started again at once; one that keeps dying waits longer each time, up to this. */
+const RESTART_DELAY_MAX_MS = 30_000;
+/** A shard that has lived this long since its last start counts as healthy again: its next restart is immediate. */
+const RESTART_FORGIVEN_MS = 60_000;
 
 /**
  * The front thread's side of the recommender threads. Each organisation lives on one shard (its seq modulo the
@@ -41,7 +58,8 @@ interface ShardThread {
  */
 export class Recommender {
   private readonly threads: ShardThread[] = [];
-  private readonly pending = new PendingRequests<Done<unknown>>();
+  /** Per shard: when it was last started and how many times in a row it died soon after. */
+  private readonly restarts: Array<{ startedAt: number; failures: number }> = [];
   /** Rank requests of the current event-loop turn, per shard: they leave together, one message per shard. */
   private outbox: AskWire[][] = [];
   private outboxScheduled = false;
@@ -63,7 +81,7 @@ export class Recommender {
 
   /** Requests sent to the shards and not answered yet. */
   get waiting(): number {
-    return this.pending.size;
+    return this.threads.reduce((n, t) => n + t.pending.size, 0);
   }
 
   get ready(): boolean {
@@ -118,11 +136,12 @@ export class Recommender {
 
   private ask(org: number, done: Done<unknown>, send: (shard: number, id: number) => void): void {
     const shard = org % this.threads.length;
-    if (!this.threads[shard]!.ready) {
+    const thread = this.threads[shard]!;
+    if (!thread.ready) {
       done(new AppError("unavailable", "the recommender index is loading; retry shortly"), undefined);
       return;
     }
-    send(shard, this.pending.add(done, performance.now() + this.opts.timeoutMs));
+    send(shard, thread.pending.add(done, performance.now() + this.opts.timeoutMs));
   }
 
   private sendOutbox(): void {
@@ -136,7 +155,10 @@ export class Recommender {
 
   /** Fails the requests whose deadline has passed. */
   private sweep(): void {
-    this.pending.expire(performance.now(), (done) => done(new AppError("unavailable", "the recommender did not answer in time; retry shortly"), undefined));
+    const now = performance.now();
+    for (const t of this.threads) {
+      t.pending.expire(now, (done) => done(new AppError("unavailable", "the recommender did not answer in time; retry shortly"), undefined));
+    }
   }
 
   private post(shard: number, m: ToShard): void {
@@ -149,48 +171,73 @@ export class Recommender {
       databaseUrl: this.opts.databaseUrl, shard, shards: this.opts.shards, als: this.opts.als, retrainIntervalMs: this.opts.retrainIntervalMs,
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
-    const thread: ShardThread = { worker, ready: false };
+    const thread: ShardThread = { worker, ready: false, pending: new PendingRequests<Done<unknown>>() };
     this.threads[shard] = thread;
+    const restarts = (this.restarts[shard] ??= { startedAt: 0, failures: 0 });
+    restarts.startedAt = performance.now();
+    const settleAnswer = (id: number, result: RankResult | undefined): void => {
+      const done = thread.pending.take(id);
+      if (!done) return;
+      if (result) done(undefined, result);
+      else done(new AppError("internal_error", "the recommender failed on this request"), undefined);
+    };
     return new Promise((resolve, reject) => {
       worker.on("message", (raw: Uint8Array | ArrayBuffer) => {
         if (raw instanceof ArrayBuffer) {
-          readAnswers(raw, this.settleAnswer);
+          readAnswers(raw, settleAnswer);
           return;
         }
         const m = unpackMessage<FromShard>(raw);
         if (m.t === "ready") {
           thread.ready = true;
           log.info("recommender index built", { shard, orgs: m.orgs, events: m.events, ms: m.ms });
+          if (m.skipped > 0) this.opts.observer?.skipped(shard, m.skipped);
           resolve();
         } else {
-          this.settle(m);
+          this.settle(thread, shard, m);
         }
       });
       worker.on("error", (err) => log.error("recommender thread failed", { shard, error: err.stack }));
       worker.on("exit", (code) => {
         thread.ready = false;
-        if (this.closing) return;
-        if (!this.threads.includes(thread)) return;
-        log.error("recommender thread exited; rebuilding its shard", { shard, code });
+        if (this.closing || this.threads[shard] !== thread) return;
         reject(new Error(`recommender shard ${shard} exited with code ${code} while loading`));
-        this.failPending();
-        setTimeout(() => this.spawn(shard).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message })), 1000).unref();
+        this.restart(shard, thread, code);
       });
     });
   }
 
-  private settle(m: FromShard): void {
-    if (m.t === "stats") this.pending.take(m.id)?.(undefined, m.stats);
+  /**
+   * Rebuilds a shard that died, at once unless it keeps dying. Only its own organisations wait (503 while it
+   * loads from PostgreSQL); requests on the other shards go on.
+   */
+  private restart(shard: number, dead: ShardThread, code: number): void {
+    const restarts = this.restarts[shard]!;
+    restarts.failures = performance.now() - restarts.startedAt > RESTART_FORGIVEN_MS ? 0 : restarts.failures + 1;
+    const delayMs = restarts.failures === 0 ? 0 : Math.min(RESTART_DELAY_MAX_MS, 500 * 2 ** restarts.failures);
+    log.error("recommender thread exited; rebuilding its shard", { shard, code, inMs: delayMs });
+    this.opts.observer?.restarted(shard);
+    dead.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
+    const again = () => this.spawn(shard).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message }));
+    if (delayMs === 0) void again();
+    else setTimeout(again, delayMs).unref();
   }
 
-  private readonly settleAnswer = (id: number, result: RankResult | undefined): void => {
-    const done = this.pending.take(id);
-    if (!done) return;
-    if (result) done(undefined, result);
-    else done(new AppError("internal_error", "the recommender failed on this request"), undefined);
-  };
-
-  private failPending(): void {
-    this.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
+  private settle(thread: ShardThread, shard: number, m: FromShard): void {
+    const observer = this.opts.observer;
+    switch (m.t) {
+      case "stats":
+        thread.pending.take(m.id)?.(undefined, m.stats);
+        return;
+      case "skipped":
+        observer?.skipped(shard, m.records);
+        return;
+      case "trained":
+        observer?.trained(shard, m.ms);
+        return;
+      case "sizes":
+        observer?.sizes(shard, m.sizes);
+        return;
+    }
   }
 }

@@ -1,11 +1,14 @@
 import type { Worker } from "node:worker_threads";
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { newOrg, type Org } from "../helpers/api.js";
-import { eventually, sendEvents } from "../helpers/recommend.js";
+import { call, newOrg, type Org } from "../helpers/api.js";
+import { eventually, sendEvents, upsertItems } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 // From the build: the recommender starts its shards from the compiled worker files next to it.
 import { Recommender } from "../../dist/src/recommend/recommender.js";
-import { toRankRequest } from "../../dist/src/recommend/schema.js";
+import { toRankRequest, type RankRequest } from "../../dist/src/recommend/schema.js";
+import { packBatch } from "../../dist/src/ingest/batchPack.js";
+import type { EventRow } from "../../dist/src/ingest/rows.js";
 import { validateRecommend } from "../../dist/src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../dist/workers/training/als.js";
 
@@ -29,21 +32,41 @@ afterAll(async () => {
 });
 
 /** A second set of recommender threads, in this process, on the test server's database. */
-async function startRecommender(timeoutMs: number): Promise<Recommender> {
-  const r = await Recommender.start({ databaseUrl: server.databaseUrl, shards: 1, timeoutMs, als: DEFAULT_ALS, retrainIntervalMs: 600_000 });
+async function startRecommender(timeoutMs: number, shards = 1): Promise<Recommender> {
+  const r = await Recommender.start({ databaseUrl: server.databaseUrl, shards, timeoutMs, als: DEFAULT_ALS, retrainIntervalMs: 600_000 });
   recommenders.push(r);
   return r;
 }
 
 /** Asks for u1's recently viewed items; `calls` counts how often the answer callback ran. */
-function rank(r: Recommender, calls: { n: number }): Promise<Outcome> {
-  const req = toRankRequest(orgSeq, validateRecommend({ strategy: "recently-viewed", user_id: "u1" }));
+function rank(r: Recommender, calls: { n: number }, seq = orgSeq): Promise<Outcome> {
+  return rankWith(r, toRankRequest(seq, validateRecommend({ strategy: "recently-viewed", user_id: "u1" })), calls);
+}
+
+function rankWith(r: Recommender, req: RankRequest, calls = { n: 0 }): Promise<Outcome & { scores?: number[] }> {
   return new Promise((resolve) => {
     r.rank(req, (err, value) => {
       calls.n++;
-      resolve({ code: err?.code, message: err?.message, answered: value !== undefined });
+      const scores = value && (JSON.parse(Buffer.from(value.results).toString()) as Array<{ score: number }>).map((x) => x.score);
+      resolve({ code: err?.code, message: err?.message, answered: value !== undefined, scores });
     });
   });
+}
+
+/** Organisations until one has each parity of seq: one per shard of two. */
+async function orgPerShard(): Promise<Array<{ org: Org; seq: number }>> {
+  const byShard: Array<{ org: Org; seq: number }> = [];
+  while (!byShard[0] || !byShard[1]) {
+    const o = await newOrg(server.url);
+    const { rows } = await server.db().query<{ seq: number }>("SELECT seq FROM organisations WHERE id = $1", [o.orgId]);
+    byShard[rows[0]!.seq % 2] ??= { org: o, seq: rows[0]!.seq };
+  }
+  return byShard;
+}
+
+/** The shard's thread object: a new one once a dead one is replaced. */
+function threadOf(r: Recommender, shard: number): { worker: Worker } {
+  return (r as unknown as { threads: Array<{ worker: Worker }> }).threads[shard]!;
 }
 
 /** Keeps this thread busy: nothing it is sent can be read meanwhile. */
@@ -84,5 +107,47 @@ describe("Recommender (the front thread's side of the shards)", () => {
     expect(whileLoading.message).toMatch(/loading/);
     const { value } = await eventually(() => rank(r, { n: 0 }), (o) => o.answered, 20_000);
     expect(value).toMatchObject({ code: undefined, answered: true });
+  });
+
+  it("keeps answering for the organisations of the other shards while one shard is rebuilt", async () => {
+    const [onDead, onLive] = await orgPerShard();
+    for (const { org: o } of [onDead!, onLive!]) await sendEvents(server.url, o, [{ user: "u1", item: "i1" }]);
+    const r = await startRecommender(2000, 2);
+    const outcomes: Outcome[] = [];
+    const dead = threadOf(r, 0);
+    void dead.worker.terminate();
+    // Ask the live shard, ten at a time, until the dead one answers again.
+    const { value } = await eventually(async () => {
+      outcomes.push(...(await Promise.all(Array.from({ length: 10 }, () => rank(r, { n: 0 }, onLive!.seq)))));
+      return rank(r, { n: 0 }, onDead!.seq);
+    }, (o) => o.answered, 20_000);
+    expect(value.answered).toBe(true);
+    expect(threadOf(r, 0)).not.toBe(dead);
+    expect(outcomes.length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => !o.answered)).toEqual([]);
+  });
+
+  it("counts a batch once when it reaches a rebuilding shard before the shard reads PostgreSQL", async () => {
+    const [{ org: o, seq }] = await orgPerShard();
+    await upsertItems(server.url, o, [{ item_id: "hit" }]);
+    const eventId = randomUUID();
+    const at = new Date().toISOString();
+    const sent = await call(server.url, "POST", "/v1/events/ingest", {
+      json: [{ user_id: "fan", event_family: "conversion", event_name: "purchase", item_id: "hit", event_id: eventId, timestamp: at }], apiKey: o.pk,
+    });
+    expect(sent.status).toBe(202);
+    const r = await startRecommender(2000, 2);
+    const popular = toRankRequest(seq, validateRecommend({ strategy: "popular" }));
+    const before = await rankWith(r, popular);
+    expect(before.scores?.length).toBe(1);
+    const dead = threadOf(r, 0);
+    void dead.worker.terminate();
+    await eventually(async () => threadOf(r, 0) !== dead, (replaced) => replaced, 5000);
+    // The same committed batch the server published, as it would reach the new thread while it starts.
+    const row: EventRow = [seq, eventId, "fan", "hit", "conversion", "purchase", 5, null, null, null, at];
+    const batch = { events: [row], items: [], users: [] };
+    r.publish(batch, packBatch(batch), undefined);
+    const { value: after } = await eventually(() => rankWith(r, popular), (v) => v.answered, 20_000);
+    expect(after.scores![0]).toBeCloseTo(before.scores![0]!, 3);
   });
 });

@@ -4,6 +4,7 @@ import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, 
 import { log } from "../../src/log.js";
 import type { AlsParams } from "../training/als.js";
 import { loadShard } from "./loader.js";
+import { Inbox } from "./inbox.js";
 import { Shard } from "./shard.js";
 import { TrainingScheduler } from "./trainingScheduler.js";
 
@@ -60,23 +61,58 @@ function handle(m: ToShard): void {
     case "rank":
       rankAll(m.asks);
       return;
-    case "batch":
+    case "batch": {
       shard.applyPacked(m.payload, m.notStored, ownsOrg);
+      const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
+      if (records > 0) send({ t: "skipped", records });
       return;
+    }
     case "stats":
       send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
       return;
   }
 }
 
+/** A message that fails is logged and dropped: the thread serves every other organisation of its shard. */
+function receive(raw: Uint8Array): void {
+  try {
+    handle(unpackMessage<ToShard>(raw));
+  } catch (err) {
+    log.error("recommender thread could not handle a message", { shard: data.shard, error: (err as Error).stack });
+  }
+}
+
+/** How often the shard's totals go to the front thread (the metrics' index sizes). */
+const SIZES_EVERY_MS = 10_000;
+
+function sendSizes(): void {
+  send({ t: "sizes", sizes: shard.sizes() });
+}
+
+/**
+ * Messages are read from the first moment. Batches that arrive before the load takes its snapshot were committed
+ * before it (a batch is sent once committed), so the load has them: applying them too would count them twice.
+ * Those that arrive during the load wait for it.
+ */
+const inbox = new Inbox(receive);
+port.on("message", (raw: Uint8Array) => inbox.take(raw));
+
 async function start(): Promise<void> {
-  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org));
+  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), shard.skips, () => inbox.snapshotTaken());
   for (const index of shard.all()) index.trim();
-  const training = new TrainingScheduler(() => shard.all(), { params: data.als, retrainIntervalMs: data.retrainIntervalMs });
-  port.on("message", (raw: Uint8Array) => handle(unpackMessage<ToShard>(raw)));
-  send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms) });
+  const skipped = shard.skips.flush({ shard: data.shard, in: "load from PostgreSQL" });
+  const training = new TrainingScheduler(() => shard.all(), {
+    params: data.als, retrainIntervalMs: data.retrainIntervalMs, trained: (org, ms) => send({ t: "trained", org, ms }),
+  });
+  send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms), skipped });
+  inbox.open();
+  sendSizes();
+  setInterval(sendSizes, SIZES_EVERY_MS).unref();
   // First models are trained after serving starts: until then user strategies fall back to popular.
-  for (const index of [...shard.all()]) if (index.eventsSinceTraining > 0) await training.trainNow(index);
+  for (const index of [...shard.all()]) {
+    if (index.eventsSinceTraining === 0) continue;
+    await training.trainNow(index).catch((err: Error) => log.error("model training failed", { shard: data.shard, org: index.org, error: err.stack }));
+  }
 }
 
 start().catch((err) => {

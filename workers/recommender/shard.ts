@@ -1,14 +1,18 @@
 import type { BatchPayload } from "../../src/ingest/rows.js";
-import type { OrgStats } from "../../src/recommend/protocol.js";
+import type { OrgStats, ShardSizes } from "../../src/recommend/protocol.js";
 import type { RankRequest, RankResult } from "../../src/recommend/schema.js";
 import { unpackBatch } from "../../src/ingest/batchPack.js";
 import { OrgIndex } from "../index/orgIndex.js";
 import { eachPackedEvent, FAMILY } from "../index/packedEvents.js";
 import { rank } from "../strategies/index.js";
+import { log } from "../../src/log.js";
+import { Skips } from "./skips.js";
 
 /** The organisations one recommender thread owns (org seq modulo the number of shards) and their indexes. */
 export class Shard {
   private readonly orgs = new Map<number, OrgIndex>();
+  /** What apply() could not apply since the caller last flushed it. */
+  readonly skips = new Skips();
 
   org(org: number): OrgIndex {
     let index = this.orgs.get(org);
@@ -26,20 +30,32 @@ export class Shard {
 
   /**
    * A committed ingest batch: the records of the organisations `owns` says are this shard's, items and users
-   * first so that events in the same batch see them; events at `notStored` (already held) are not counted again.
+   * first so that events in the same batch see them; events at `notStored` (already held) are not counted
+   * again, nor those before `fromEvent` (applied already). A record that throws is skipped (see Skips).
    */
-  apply(batch: BatchPayload, notStored: readonly number[] | null, owns: (org: number) => boolean): void {
-    for (const [org, id, type, status, attributes, createdAt] of batch.items) {
-      if (!owns(org)) continue;
-      this.org(org).upsertItem(id, type, status, (attributes ?? {}) as Record<string, unknown>, createdAt === null ? null : Date.parse(createdAt) / 1000);
-    }
-    for (const [org, id, status] of batch.users) if (owns(org)) this.org(org).upsertUser(id, status);
+  apply(batch: BatchPayload, notStored: readonly number[] | null, owns: (org: number) => boolean, fromEvent = 0): void {
+    batch.items.forEach(([org, id, type, status, attributes, createdAt], position) => {
+      if (!owns(org)) return;
+      try {
+        this.org(org).upsertItem(id, type, status, (attributes ?? {}) as Record<string, unknown>, createdAt === null ? null : Date.parse(createdAt) / 1000);
+      } catch (err) {
+        this.skips.add(org, "item", position, err);
+      }
+    });
+    batch.users.forEach(([org, id, status], position) => {
+      if (!owns(org)) return;
+      try {
+        this.org(org).upsertUser(id, status);
+      } catch (err) {
+        this.skips.add(org, "user", position, err);
+      }
+    });
     const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
     const nowS = Date.now() / 1000;
     let lastText = "";
     let lastS = 0;
     const { events } = batch;
-    for (let i = 0; i < events.length; i++) {
+    for (let i = fromEvent; i < events.length; i++) {
       const [org, , userId, itemId, family, name, weight, previousUserId, , , occurredAt] = events[i]!;
       if (family === "exposure" || !owns(org) || skip?.has(i)) continue;
       // Events stamped at receipt share their time text: parse it once.
@@ -47,21 +63,64 @@ export class Shard {
         lastText = occurredAt;
         lastS = Date.parse(occurredAt) / 1000;
       }
-      this.org(org).applyEvent({ userId, itemId, family, name, weight, previousUserId, atS: lastS }, nowS);
+      try {
+        this.org(org).applyEvent({ userId, itemId, family, name, weight, previousUserId, atS: lastS }, nowS);
+      } catch (err) {
+        this.skips.add(org, "event", i, err);
+      }
     }
   }
 
   /**
    * apply() for a batch as packBatch made it, its events read in place (index/packedEvents.ts) unless it also
-   * holds items or users.
+   * holds items or users. Bytes the in-place reader cannot follow (a reader bug: ids of 256 bytes once were
+   * one) are read by msgpackr instead, from the first event not applied yet.
    */
   applyPacked(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean): void {
     const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
     const nowS = Date.now() / 1000;
-    const inPlace = eachPackedEvent(packed, (e) => {
-      if (e.family !== FAMILY.exposure && owns(e.org) && !skip?.has(e.position)) this.org(e.org).applyPackedEvent(e, nowS);
-    });
-    if (!inPlace) this.apply(unpackBatch(packed), notStored, owns);
+    let next = 0;
+    let inPlace: boolean;
+    try {
+      inPlace = eachPackedEvent(packed, (e) => {
+        next = e.position + 1;
+        if (e.family === FAMILY.exposure || !owns(e.org) || skip?.has(e.position)) return;
+        try {
+          this.org(e.org).applyPackedEvent(e, nowS);
+        } catch (err) {
+          this.skips.add(e.org, "event", e.position, err);
+        }
+      });
+    } catch (err) {
+      log.error("a committed batch could not be read in place; reading it unpacked", { event: next, error: (err as Error).stack });
+      inPlace = false;
+    }
+    if (!inPlace) this.applyUnpacked(packed, notStored, owns, next);
+  }
+
+  private applyUnpacked(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean, fromEvent: number): void {
+    let batch: BatchPayload;
+    try {
+      batch = unpackBatch(packed);
+    } catch (err) {
+      // Its records are in PostgreSQL all the same: the index has them back at the shard's next load.
+      this.skips.add(-1, "batch", fromEvent, err);
+      return;
+    }
+    this.apply(batch, notStored, owns, fromEvent);
+  }
+
+  /** Totals over this shard's organisations. */
+  sizes(): ShardSizes {
+    const sizes: ShardSizes = { orgs: 0, items: 0, users: 0, indexBytes: 0 };
+    for (const org of this.orgs.keys()) {
+      const s = this.stats(org)!;
+      sizes.orgs++;
+      sizes.items += s.items;
+      sizes.users += s.users;
+      sizes.indexBytes += s.indexBytes;
+    }
+    return sizes;
   }
 
   stats(org: number): OrgStats | undefined {

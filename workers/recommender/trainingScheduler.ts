@@ -43,6 +43,8 @@ export interface TrainingSettings {
   params: AlsParams;
   /** Retrain at least this often while new events arrive. */
   retrainIntervalMs: number;
+  /** Hears of each model put in place, with how long its training took. */
+  trained?: (org: number, ms: number) => void;
 }
 
 export interface OrgTraining {
@@ -141,6 +143,7 @@ export class TrainingScheduler {
       if (s.trainedOn === 0) return;
       const model = await this.run({ matrix, userVersions, params: this.settings.params });
       index.model = model;
+      this.settings.trained?.(index.org, model.trainingMs);
       log.info("recommender model trained", {
         org: index.org, users: model.userCount, items: model.itemCount, interactions: s.trainedOn, ms: Math.round(model.trainingMs),
       });

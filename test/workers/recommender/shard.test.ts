@@ -105,3 +105,38 @@ describe("a committed batch applied from its packed bytes", () => {
     expect(stateOf(inPlace.org(1))).toEqual(stateOf(unpacked.org(1)));
   });
 });
+
+describe("a committed batch a shard cannot apply whole", () => {
+  it("reads the rest of a batch its in-place reader cannot follow with msgpackr, applying every event once", () => {
+    const batch = { events: events(300, 5), items: [], users: [] };
+    // A row of another length stops the in-place reader at event 120; msgpackr reads it (and the rest) all the same.
+    const odd = { ...batch, events: batch.events.map((e, i) => (i === 120 ? ([...e, "extra"] as unknown as EventRow) : e)) };
+    const clean = new Shard();
+    clean.apply(batch, null, () => true);
+    const recovered = new Shard();
+    recovered.applyPacked(packBatch(odd), null, () => true);
+    expect(recovered.skips.flush({})).toBe(0);
+    for (const org of [1, 2, 3]) expect(stateOf(recovered.org(org))).toEqual(stateOf(clean.org(org)));
+  });
+
+  it("skips a record that throws, counts it, and applies the rest of the batch, its own organisation's included", () => {
+    const batch: BatchPayload = { events: events(300, 6), items: [[2, "fine", "shoe", "active", {}, null]], users: [] };
+    // Stands in for any record whose application throws: attributes that cannot be read.
+    const unreadable = new Proxy({}, { ownKeys: () => { throw new Error("unreadable attributes"); } });
+    const clean = new Shard();
+    clean.apply(batch, null, () => true);
+    const shard = new Shard();
+    shard.apply({ ...batch, items: [[2, "broken", "shoe", "active", unreadable, null], ...batch.items] }, null, () => true);
+    expect(shard.skips.flush({})).toBe(1);
+    for (const org of [1, 3]) expect(stateOf(shard.org(org))).toEqual(stateOf(clean.org(org)));
+    expect(shard.org(2).eventsSinceTraining).toBe(clean.org(2).eventsSinceTraining);
+    expect(shard.org(2).catalog.ids.find("fine")).toBeGreaterThanOrEqual(0);
+  });
+
+  it("skips bytes that are no batch at all, as one record, without throwing", () => {
+    const shard = new Shard();
+    shard.applyPacked(Uint8Array.from([0xc1, 0xff, 0x00]), null, () => true);
+    expect(shard.skips.flush({})).toBe(1);
+    expect([...shard.all()]).toEqual([]);
+  });
+});
