@@ -1,16 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newOrg, type Org } from "../helpers/api.js";
+import { call, newOrg, viewEvent, type Org } from "../helpers/api.js";
+import { eventually, recommended, upsertItems } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 let a: Org;
 let b: Org;
 beforeAll(async () => {
-  server = await startServer();
+  // A linger gathers the test's concurrent requests into shared batches, as a busy server does.
+  server = await startServer({ env: { INGEST_LINGER_MS: "50" } });
   [a, b] = [await newOrg(server.url), await newOrg(server.url)];
   // Stands in for any record the database refuses although it passed validation.
   await server.db().query("ALTER TABLE items ADD CONSTRAINT test_refuses_poison CHECK (item_id <> 'poison')");
+  await server.db().query("ALTER TABLE events ADD CONSTRAINT test_refuses_poison CHECK (user_id <> 'poison')");
 });
 afterAll(async () => {
   await server?.cleanup();
@@ -32,5 +35,23 @@ describe("a request the database refuses", () => {
     expect(sent.filter((r) => r !== poison).map((r) => r.status)).toEqual(Array(30).fill(202));
     const stored = await server.db().query("SELECT item_id FROM items WHERE item_id = ANY($1)", [[...ids, "poison"]]);
     expect(stored.rows.map((r) => r.item_id).sort()).toEqual([...ids].sort());
+  });
+
+  it("fails alone among events too: the others sharing its COPY are stored once, acknowledged and indexed", async () => {
+    await upsertItems(server.url, b, [{ item_id: "seen" }]);
+    const ingest = (org: Org, userId: string) => call(server.url, "POST", "/v1/events/ingest", { json: [viewEvent(userId, "seen")], apiKey: org.pk });
+    const users = Array.from({ length: 30 }, () => `u-${randomUUID()}`);
+    const logged = server.output().length;
+    const sent = await Promise.all([...users.slice(0, 15).map((u) => ingest(a, u)), ingest(b, "poison"), ...users.slice(15).map((u) => ingest(b, u))]);
+    const poison = sent[15];
+    expect(poison.status).toBe(500);
+    expect(poison.body.error).toBe("internal_error");
+    expect(sent.filter((r) => r !== poison).map((r) => r.status)).toEqual(Array(30).fill(202));
+    expect(server.output().slice(logged)).toMatch(/ingest batch refused; writing its requests one by one.*"requests":(?:[2-9]|\d\d)/);
+    const stored = await server.db().query("SELECT user_id, count(*)::int AS n FROM events WHERE user_id = ANY($1) GROUP BY user_id", [[...users, "poison"]]);
+    expect(stored.rows.map((r) => [r.user_id, r.n]).sort()).toEqual(users.map((u) => [u, 1]).sort());
+    const last = users[29]!;
+    const { value } = await eventually(() => recommended(server.url, b, { strategy: "recently-viewed", user_id: last }), (items) => items.length > 0);
+    expect(value).toEqual(["seen"]);
   });
 });
