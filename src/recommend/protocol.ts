@@ -65,6 +65,10 @@ export interface ShardSizes {
 
 export type FromShard =
   | { t: "stats"; id: number; stats: OrgStats | undefined }
+  /** Loading: items and users are read; the events of `pending`'s organisations are being read, in that order. */
+  | { t: "loading"; pending: number[] }
+  /** Loading: these organisations are read in full (the shard handles their requests from now on). */
+  | { t: "loaded"; orgs: number[] }
   | { t: "ready"; orgs: number; events: number; ms: number; skipped: number }
   /** Records the shard could not apply (logged there with their organisation and position) and skipped. */
   | { t: "skipped"; records: number }

@@ -40,9 +40,19 @@ const SWEEP_MS = 100;
 
 interface ShardThread {
   worker: Worker;
+  /** Every organisation is loaded. */
   ready: boolean;
+  /** While it loads: the organisations whose events it has not read yet (undefined until it has read items and users). */
+  loading: Set<number> | undefined;
   /** This shard's unanswered requests: when it dies only they fail, not the other shards'. */
   pending: PendingRequests<Done<unknown>>;
+  /** Rank requests of the current event-loop turn: they leave together, in one message. */
+  outbox: AskWire[];
+}
+
+/** Whether the thread holds the organisation in full: loaded, or loading and past it. */
+function serves(t: ShardThread, org: number): boolean {
+  return t.ready || (t.loading !== undefined && !t.loading.has(org));
 }
 
 /** A shard that died is started again at once; one that keeps dying waits longer each time, up to this. */
@@ -60,8 +70,6 @@ export class Recommender {
   private readonly threads: ShardThread[] = [];
   /** Per shard: when it was last started and how many times in a row it died soon after. */
   private readonly restarts: Array<{ startedAt: number; failures: number }> = [];
-  /** Rank requests of the current event-loop turn, per shard: they leave together, one message per shard. */
-  private outbox: AskWire[][] = [];
   private outboxScheduled = false;
   private closing = false;
   private readonly sweeper: NodeJS.Timeout;
@@ -101,8 +109,8 @@ export class Recommender {
       if (result) this.shared.set(key, result);
       done(err, result);
     };
-    this.ask(req.org, deliver as Done<unknown>, (shard, id) => {
-      (this.outbox[shard] ??= []).push(askToWire({ id, req }));
+    this.ask(req.org, deliver as Done<unknown>, (thread, id) => {
+      thread.outbox.push(askToWire({ id, req }));
       if (!this.outboxScheduled) {
         this.outboxScheduled = true;
         setImmediate(() => this.sendOutbox());
@@ -112,7 +120,7 @@ export class Recommender {
 
   stats(org: number): Promise<OrgStats | undefined> {
     return new Promise((resolve, reject) => {
-      this.ask(org, (err, stats) => (err ? reject(err) : resolve(stats as OrgStats | undefined)), (shard, id) => this.post(shard, { t: "stats", id, org }));
+      this.ask(org, (err, stats) => (err ? reject(err) : resolve(stats as OrgStats | undefined)), (thread, id) => post(thread, { t: "stats", id, org }));
     });
   }
 
@@ -124,7 +132,7 @@ export class Recommender {
     for (const r of batch.users) owners |= 1 << r[0] % n;
     for (const r of batch.events) owners |= 1 << r[0] % n;
     for (let shard = 0; shard < n; shard++) {
-      if (owners & (1 << shard)) this.post(shard, { t: "batch", payload: packed, notStored: notStored ?? null });
+      if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null });
     }
   }
 
@@ -134,23 +142,23 @@ export class Recommender {
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 
-  private ask(org: number, done: Done<unknown>, send: (shard: number, id: number) => void): void {
-    const shard = org % this.threads.length;
-    const thread = this.threads[shard]!;
-    if (!thread.ready) {
+  private ask(org: number, done: Done<unknown>, send: (thread: ShardThread, id: number) => void): void {
+    const thread = this.threads[org % this.threads.length]!;
+    if (!serves(thread, org)) {
       done(new AppError("unavailable", "the recommender index is loading; retry shortly"), undefined);
       return;
     }
-    send(shard, thread.pending.add(done, performance.now() + this.opts.timeoutMs));
+    send(thread, thread.pending.add(done, performance.now() + this.opts.timeoutMs));
   }
 
+  /** A thread replaced meanwhile is not in `threads`: its asks are dropped with it (restart() failed them). */
   private sendOutbox(): void {
     this.outboxScheduled = false;
-    const outbox = this.outbox;
-    this.outbox = [];
-    outbox.forEach((asks, shard) => {
-      if (asks.length > 0 && this.threads[shard]!.ready) this.post(shard, { t: "rank", asks });
-    });
+    for (const t of this.threads) {
+      if (t.outbox.length === 0) continue;
+      post(t, { t: "rank", asks: t.outbox });
+      t.outbox = [];
+    }
   }
 
   /** Fails the requests whose deadline has passed. */
@@ -161,17 +169,13 @@ export class Recommender {
     }
   }
 
-  private post(shard: number, m: ToShard): void {
-    const packed = packMessage(m);
-    this.threads[shard]!.worker.postMessage(packed, [packed.buffer as ArrayBuffer]);
-  }
 
   private spawn(shard: number): Promise<void> {
     const data: RecommenderData = {
       databaseUrl: this.opts.databaseUrl, shard, shards: this.opts.shards, als: this.opts.als, retrainIntervalMs: this.opts.retrainIntervalMs,
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
-    const thread: ShardThread = { worker, ready: false, pending: new PendingRequests<Done<unknown>>() };
+    const thread: ShardThread = { worker, ready: false, loading: undefined, pending: new PendingRequests<Done<unknown>>(), outbox: [] };
     this.threads[shard] = thread;
     const restarts = (this.restarts[shard] ??= { startedAt: 0, failures: 0 });
     restarts.startedAt = performance.now();
@@ -190,6 +194,7 @@ export class Recommender {
         const m = unpackMessage<FromShard>(raw);
         if (m.t === "ready") {
           thread.ready = true;
+          thread.loading = undefined;
           log.info("recommender index built", { shard, orgs: m.orgs, events: m.events, ms: m.ms });
           if (m.skipped > 0) this.opts.observer?.skipped(shard, m.skipped);
           resolve();
@@ -200,6 +205,7 @@ export class Recommender {
       worker.on("error", (err) => log.error("recommender thread failed", { shard, error: err.stack }));
       worker.on("exit", (code) => {
         thread.ready = false;
+        thread.loading = undefined;
         if (this.closing || this.threads[shard] !== thread) return;
         reject(new Error(`recommender shard ${shard} exited with code ${code} while loading`));
         this.restart(shard, thread, code);
@@ -229,6 +235,12 @@ export class Recommender {
       case "stats":
         thread.pending.take(m.id)?.(undefined, m.stats);
         return;
+      case "loading":
+        thread.loading = new Set(m.pending);
+        return;
+      case "loaded":
+        for (const org of m.orgs) thread.loading?.delete(org);
+        return;
       case "skipped":
         observer?.skipped(shard, m.records);
         return;
@@ -240,4 +252,9 @@ export class Recommender {
         return;
     }
   }
+}
+
+function post(thread: ShardThread, m: ToShard): void {
+  const packed = packMessage(m);
+  thread.worker.postMessage(packed, [packed.buffer as ArrayBuffer]);
 }

@@ -150,4 +150,27 @@ describe("Recommender (the front thread's side of the shards)", () => {
     const { value: after } = await eventually(() => rankWith(r, popular), (v) => v.answered, 20_000);
     expect(after.scores![0]).toBeCloseTo(before.scores![0]!, 3);
   });
+
+  it("answers for the organisations a rebuilding shard has read while it still reads a larger one", async () => {
+    const [{ org: small, seq: smallSeq }, { seq: bigSeq }] = await orgPerShard().then((o) => [o[0]!, o[1]!]);
+    await sendEvents(server.url, small, [{ user: "u1", item: "i1" }]);
+    // 300,000 events for the other organisation, written straight into PostgreSQL: its read takes a while.
+    await server.db().query(
+      `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at)
+       SELECT $1, gen_random_uuid(), 'u' || (g % 5000), 'i' || (g % 3000), 'engagement', 'view', 1, now() - g * interval '1 second'
+       FROM generate_series(1, 300000) AS g`,
+      [bigSeq],
+    );
+    const r = await startRecommender(2000, 1);
+    const dead = threadOf(r, 0);
+    void dead.worker.terminate();
+    await eventually(async () => threadOf(r, 0) !== dead, (replaced) => replaced, 5000);
+    const { value: first } = await eventually(() => rank(r, { n: 0 }, smallSeq), (o) => o.answered, 20_000);
+    const big = await rank(r, { n: 0 }, bigSeq);
+    expect(first.answered).toBe(true);
+    expect(big).toMatchObject({ code: "unavailable", answered: false });
+    expect(big.message).toMatch(/loading/);
+    const { value: later } = await eventually(() => rank(r, { n: 0 }, bigSeq), (o) => o.answered, 30_000);
+    expect(later.answered).toBe(true);
+  });
 });

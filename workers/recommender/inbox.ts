@@ -1,39 +1,44 @@
-import { packr, type ToShard } from "../../src/recommend/protocol.js";
+import type { ToShard } from "../../src/recommend/protocol.js";
+import type { LoadProgress } from "./loadProgress.js";
+
+/** Handles one message; `loaded` says which organisations a batch's records may be applied to. */
+export type Handle = (m: ToShard, loaded: (org: number) => boolean) => void;
 
 type Phase = "before-snapshot" | "loading" | "open";
 
+const ALL = (): boolean => true;
+
 /**
- * A shard's messages while it loads. Until the load's snapshot is taken, committed batches are dropped (the
- * snapshot holds them); after it, messages wait until the index is built, then are handled in order.
+ * A shard's messages while it loads. Until the load's snapshot is taken, committed batches are dropped: they
+ * were committed before it, so the load reads them. After it, a batch is applied at once to the organisations
+ * already read in full and kept for the others until the load ends. Requests are handled at once: the front
+ * thread sends them only for organisations the shard has said it has read.
  */
 export class Inbox {
   private phase: Phase = "before-snapshot";
-  private waiting: Uint8Array[] = [];
+  private waiting: Array<{ m: ToShard; mark: number }> = [];
 
-  constructor(private readonly receive: (raw: Uint8Array) => void) {}
+  constructor(private readonly handle: Handle, private readonly progress: LoadProgress) {}
 
-  take(raw: Uint8Array): void {
-    if (this.phase === "open") this.receive(raw);
-    else if (this.phase === "loading" || !isBatch(raw)) this.waiting.push(raw);
+  take(m: ToShard): void {
+    if (this.phase === "open" || m.t !== "batch") {
+      this.handle(m, ALL);
+    } else if (this.phase === "loading") {
+      const mark = this.progress.mark;
+      this.handle(m, (org) => this.progress.loadedAt(org, mark));
+      this.waiting.push({ m, mark });
+    }
   }
 
-  /** Called just before the load's first query: batches from now on may be newer than its snapshot. */
   snapshotTaken(): void {
     if (this.phase === "before-snapshot") this.phase = "loading";
   }
 
+  /** The load has ended: what waited is applied, in order, to the organisations it was not applied to. */
   open(): void {
     this.phase = "open";
     const waiting = this.waiting;
     this.waiting = [];
-    for (const raw of waiting) this.receive(raw);
-  }
-}
-
-function isBatch(raw: Uint8Array): boolean {
-  try {
-    return (packr.unpack(raw) as ToShard).t === "batch";
-  } catch {
-    return false; // handled (and logged) as any unreadable message once the shard is open
+    for (const { m, mark } of waiting) this.handle(m, (org) => !this.progress.loadedAt(org, mark));
   }
 }

@@ -3,8 +3,9 @@ import { AnswerBatch } from "../../src/recommend/answerBatch.js";
 import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/recommend/protocol.js";
 import { log } from "../../src/log.js";
 import type { AlsParams } from "../training/als.js";
-import { loadShard } from "./loader.js";
+import { loadShard, type LoadHooks } from "./loader.js";
 import { Inbox } from "./inbox.js";
+import { LoadProgress } from "./loadProgress.js";
 import { Shard } from "./shard.js";
 import { TrainingScheduler } from "./trainingScheduler.js";
 
@@ -56,56 +57,80 @@ function rankAll(asks: AskWire[]): void {
   if (answers.size > 0) sendAnswers();
 }
 
-function handle(m: ToShard): void {
-  switch (m.t) {
-    case "rank":
-      rankAll(m.asks);
-      return;
-    case "batch": {
-      shard.applyPacked(m.payload, m.notStored, ownsOrg);
-      const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
-      if (records > 0) send({ t: "skipped", records });
-      return;
-    }
-    case "stats":
-      send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
-      return;
-  }
-}
-
-/** A message that fails is logged and dropped: the thread serves every other organisation of its shard. */
-function receive(raw: Uint8Array): void {
+/** One message, contained: a message that fails is logged and dropped, and the thread serves every other organisation. */
+function handle(m: ToShard, loaded: (org: number) => boolean): void {
   try {
-    handle(unpackMessage<ToShard>(raw));
+    switch (m.t) {
+      case "rank":
+        rankAll(m.asks);
+        return;
+      case "batch": {
+        shard.applyPacked(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org));
+        const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
+        if (records > 0) send({ t: "skipped", records });
+        return;
+      }
+      case "stats":
+        send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
+        return;
+    }
   } catch (err) {
-    log.error("recommender thread could not handle a message", { shard: data.shard, error: (err as Error).stack });
+    log.error("recommender thread could not handle a message", { shard: data.shard, message: m.t, error: (err as Error).stack });
   }
 }
 
-/** How often the shard's totals go to the front thread (the metrics' index sizes). */
+/** How often the shard's totals go to the front thread (the metrics' index sizes)… */
 const SIZES_EVERY_MS = 10_000;
+/** …and, while it loads, the organisations it has read (a shard of many small ones reads several in a few ms). */
+const LOADED_EVERY_MS = 50;
 
 function sendSizes(): void {
   send({ t: "sizes", sizes: shard.sizes() });
 }
 
-/**
- * Messages are read from the first moment. Batches that arrive before the load takes its snapshot were committed
- * before it (a batch is sent once committed), so the load has them: applying them too would count them twice.
- * Those that arrive during the load wait for it.
- */
-const inbox = new Inbox(receive);
-port.on("message", (raw: Uint8Array) => inbox.take(raw));
+const progress = new LoadProgress();
+const inbox = new Inbox(handle, progress);
+port.on("message", (raw: Uint8Array) => {
+  let m: ToShard;
+  try {
+    m = unpackMessage<ToShard>(raw);
+  } catch (err) {
+    log.error("recommender thread could not read a message", { shard: data.shard, error: (err as Error).stack });
+    return;
+  }
+  inbox.take(m);
+});
+
+/** Tells the front thread, at most every LOADED_EVERY_MS, which organisations it may now send requests for. */
+function loadHooks(): LoadHooks {
+  let unsent: number[] = [];
+  let sentAt = 0;
+  return {
+    snapshotTaken: () => inbox.snapshotTaken(),
+    catalogLoaded: (order) => {
+      progress.catalogLoaded(order);
+      send({ t: "loading", pending: order });
+    },
+    orgsLoaded: (orgs) => {
+      progress.orgsLoaded(orgs.length);
+      unsent.push(...orgs);
+      if (performance.now() - sentAt < LOADED_EVERY_MS) return;
+      send({ t: "loaded", orgs: unsent });
+      unsent = [];
+      sentAt = performance.now();
+    },
+  };
+}
 
 async function start(): Promise<void> {
-  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), shard.skips, () => inbox.snapshotTaken());
+  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), shard.skips, loadHooks());
   for (const index of shard.all()) index.trim();
   const skipped = shard.skips.flush({ shard: data.shard, in: "load from PostgreSQL" });
   const training = new TrainingScheduler(() => shard.all(), {
     params: data.als, retrainIntervalMs: data.retrainIntervalMs, trained: (org, ms) => send({ t: "trained", org, ms }),
   });
-  send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms), skipped });
   inbox.open();
+  send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms), skipped });
   sendSizes();
   setInterval(sendSizes, SIZES_EVERY_MS).unref();
   // First models are trained after serving starts: until then user strategies fall back to popular.

@@ -12,12 +12,26 @@ export interface LoadResult {
   ms: number;
 }
 
+/** What a load tells as it goes: the snapshot, then which organisations it has read in full. */
+export interface LoadHooks {
+  /** Just before the first query, which takes the snapshot: what was committed before this is in it. */
+  snapshotTaken(): void;
+  /** Items and users are read; the events of `order`'s organisations follow in that order. */
+  catalogLoaded(order: number[]): void;
+  /** The next `orgs` of the order are read in full. */
+  orgsLoaded(orgs: number[]): void;
+}
+
+/** Events of organisations read in one query, up to this many (small organisations share a query). */
+const EVENTS_PER_QUERY = 200_000;
+
 /**
- * Builds this shard's organisations from PostgreSQL: items and users, then every event in time order (the
- * same path as live events, so identify aliases and co-occurrence windows replay as they happened).
+ * Builds this shard's organisations from PostgreSQL, in one snapshot: items and users, then each
+ * organisation's events in time order (the same path as live events, so identify aliases and co-occurrence
+ * windows replay as they happened), smallest organisations first.
  */
 export async function loadShard(
-  databaseUrl: string, shard: number, shards: number, orgIndex: (org: number) => OrgIndex, skips: Skips, snapshotTaken: () => void,
+  databaseUrl: string, shard: number, shards: number, orgIndex: (org: number) => OrgIndex, skips: Skips, hooks: LoadHooks,
 ): Promise<LoadResult> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}` });
@@ -26,8 +40,7 @@ export async function loadShard(
   const nowS = Date.now() / 1000;
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    // The snapshot is taken by the first query after BEGIN: what was committed before this line is in it.
-    snapshotTaken();
+    hooks.snapshotTaken();
     // A row that throws is skipped (and logged once per organisation), as live records are: a bad one must not keep the shard down.
     let items = 0;
     await readCopy(client, `SELECT org, item_id, item_type, status, attributes, extract(epoch FROM created_at) FROM items WHERE ${mine} ORDER BY org, item_id`, (r) => {
@@ -47,27 +60,52 @@ export async function loadShard(
       }
       users++;
     });
-    let events = 0;
-    await readCopy(
-      client,
-      `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)
-       FROM events WHERE ${mine} AND event_family <> 'exposure' ORDER BY occurred_at`,
-      (r) => {
-        try {
-          orgIndex(Number(r[0])).applyEvent(
-            { userId: r[1]!, itemId: r[2], family: r[3]!, name: r[4]!, weight: Number(r[5]), previousUserId: r[6], atS: Number(r[7]) },
-            nowS,
-          );
-        } catch (err) {
-          skips.add(Number(r[0]), "event", events, err);
-        }
-        if (++events % PROGRESS_EVERY === 0) log.info("recommender index: loading events", { shard, events });
-      },
+    const sizes = await client.query<{ org: number; n: string }>(
+      `SELECT org, count(*) AS n FROM events WHERE ${mine} AND event_family <> 'exposure' GROUP BY org ORDER BY count(*), org`,
     );
+    hooks.catalogLoaded(sizes.rows.map((r) => r.org));
+    let events = 0;
+    for (const group of queryGroups(sizes.rows)) {
+      await readCopy(
+        client,
+        `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)
+         FROM events WHERE org IN (${group.join(",")}) AND event_family <> 'exposure' ORDER BY org, occurred_at`,
+        (r) => {
+          try {
+            orgIndex(Number(r[0])).applyEvent(
+              { userId: r[1]!, itemId: r[2], family: r[3]!, name: r[4]!, weight: Number(r[5]), previousUserId: r[6], atS: Number(r[7]) },
+              nowS,
+            );
+          } catch (err) {
+            skips.add(Number(r[0]), "event", events, err);
+          }
+          if (++events % PROGRESS_EVERY === 0) log.info("recommender index: loading events", { shard, events });
+        },
+      );
+      hooks.orgsLoaded(group);
+    }
     await client.query("COMMIT");
     const orgs = (await client.query<{ n: string }>(`SELECT count(*) AS n FROM organisations WHERE seq % ${shards} = ${shard}`)).rows[0]!.n;
     return { orgs: Number(orgs), events, ms: performance.now() - started };
   } finally {
     await client.end();
   }
+}
+
+/** Consecutive organisations of the order, grouped so that each query reads at most EVENTS_PER_QUERY events (or one organisation). */
+function queryGroups(sizes: ReadonlyArray<{ org: number; n: string }>): number[][] {
+  const groups: number[][] = [];
+  let group: number[] = [];
+  let events = 0;
+  for (const { org, n } of sizes) {
+    if (group.length > 0 && events + Number(n) > EVENTS_PER_QUERY) {
+      groups.push(group);
+      group = [];
+      events = 0;
+    }
+    group.push(org);
+    events += Number(n);
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
