@@ -2,6 +2,8 @@ import { z } from "zod";
 import { DEFAULT_ALS } from "../workers/training/als.js";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
+/** An optional setting set to the empty string counts as unset (`METRICS_PORT=` must not mean port 0). */
+const unsetIfEmpty = (v: unknown) => (v === "" ? undefined : v);
 
 /** Every setting of the service, read from the environment once at start-up. */
 const ConfigSchema = z.object({
@@ -45,6 +47,12 @@ const ConfigSchema = z.object({
   /** Heap growth between full collections, in percent of the live heap (0: V8's own choice); see src/heapGrowth.ts. */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Opens GET /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`; unset: 404 there. */
+  METRICS_TOKEN: z.preprocess(unsetIfEmpty, z.string().min(16).regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces (it travels in a header)").optional()),
+  /** A second listener serving only GET /metrics, without a token (0: a free port, printed); unset: none. */
+  METRICS_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).optional()),
+  /** Where that listener binds: keep it on loopback or a private interface, it asks for no token. */
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

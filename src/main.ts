@@ -15,6 +15,10 @@ import { authRoutes } from "./http/routes/auth.js";
 import { dashboardRoutes } from "./http/routes/dashboard.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
+import { metricsRoutes } from "./http/routes/metrics.js";
+import { startMetricsServer } from "./http/metricsServer.js";
+import { collectProcessMetrics, readQueuesFrom, zeroShardSeries } from "./metrics/registry.js";
+import { shardMetrics } from "./metrics/shardMetrics.js";
 import { uploadRoutes } from "./http/routes/upload.js";
 import { webDashboardRoutes } from "./http/routes/webDashboard.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
@@ -30,6 +34,8 @@ import type { Services } from "./services.js";
 
 interface Running {
   http: HttpServer;
+  /** The token-free metrics listener (METRICS_PORT), when set. */
+  metrics: HttpServer | undefined;
   services: Services;
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
@@ -45,8 +51,11 @@ async function start(config: Config): Promise<Running> {
   const keys = new KeyCache(pool, () => new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 }));
   await keys.start();
   const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS);
+  // Before the shards start: their first reports (index sizes) must not be zeroed after they land.
+  zeroShardSeries(config.RECOMMEND_SHARDS);
   const recommender = await Recommender.start({
     databaseUrl,
+    observer: shardMetrics,
     shards: config.RECOMMEND_SHARDS,
     timeoutMs: config.RECOMMEND_TIMEOUT_MS,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
@@ -65,6 +74,7 @@ async function start(config: Config): Promise<Running> {
     queueMax: config.INGEST_QUEUE_MAX,
     onCommitted: (batch, packed, notStored) => recommender.publish(batch, packed, notStored),
   });
+  readQueuesFrom({ ingestRecords: () => batcher.queued, recommendWaiting: () => recommender.waiting });
   const services: Services = {
     config,
     pool,
@@ -79,15 +89,17 @@ async function start(config: Config): Promise<Running> {
   };
 
   const router = new Router();
-  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, uploadRoutes, ingestRoutes, recommendRoutes, analyticsRoutes, webDashboardRoutes]) routes(services).forEach((r) => router.add(r));
+  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, uploadRoutes, ingestRoutes, recommendRoutes, analyticsRoutes, webDashboardRoutes, metricsRoutes]) routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
-  return { http, services, writers, embedded };
+  const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
+  return { http, metrics, services, writers, embedded };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
 async function shutdown(r: Running, signal: string): Promise<void> {
   log.info("shutting down", { signal, queued: r.services.batcher.queued });
   r.http.stopListening();
+  r.metrics?.stopListening();
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
   await r.services.batcher.close();
@@ -101,13 +113,20 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   log.info("stopped");
 }
 
+function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
 async function main(): Promise<void> {
   const config = loadConfig();
   setLogLevel(config.LOG_LEVEL);
   setHeapGrowth(config.HEAP_GROWTH_PERCENT);
+  collectProcessMetrics();
   const running = await start(config);
-  const url = `http://${config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST}:${running.http.port}`;
+  const url = httpUrl(config.HOST, running.http.port);
+  // The service's line comes first: scripts and tests take the first "listening on" URL as the service's.
   process.stdout.write(`recommendation service listening on ${url}\nweb dashboard: ${url}/dashboard\n`);
+  if (running.metrics) process.stdout.write(`metrics listening on ${httpUrl(config.METRICS_HOST, running.metrics.port)}/metrics\n`);
 
   let stopping = false;
   for (const signal of ["SIGTERM", "SIGINT"] as const) {

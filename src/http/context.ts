@@ -1,6 +1,7 @@
 import type { HttpRequest, HttpResponse } from "uWebSockets.js";
 import type { LimitResult } from "../auth/rateLimit.js";
 import type { AppError } from "../errors.js";
+import type { RouteStats } from "../metrics/routeStats.js";
 
 const decoder = new TextDecoder();
 
@@ -29,8 +30,10 @@ export class RequestContext {
   onAbort: (() => void) | undefined = undefined;
   /** Close the connection after the answer: the client is still sending a body nobody will read. */
   closeAfterAnswer = false;
-  /** True once a response has been written. */
+  /** True once a response has been written (see markAnswered). */
   answered = false;
+  /** Where this request's answer is counted: its route's metrics cell, set when the router has matched it. */
+  stats: RouteStats | undefined = undefined;
   /** Headers every response to this request carries, beyond the rate-limit ones. */
   headers: Array<[string, string]> = [];
   /** The organisation's rate-limit state once counted: every answer carries it as RateLimit-* headers. */
@@ -57,6 +60,12 @@ export class RequestContext {
     this.contentLength = lengthHeader === "" ? undefined : Number(lengthHeader);
     this.forwarded = trustProxy ? req.getHeader("x-forwarded-for") : "";
     this.startedAt = performance.now();
+  }
+
+  /** Every writer of a response calls this once: the one place answers are counted (status, duration). */
+  markAnswered(status: number): void {
+    this.answered = true;
+    this.stats?.record(status, (performance.now() - this.startedAt) / 1000);
   }
 
   /** The client address; worked out on first use (most requests never need it). */

@@ -15,7 +15,7 @@ export const CORS_EXPOSE: [string, string] = ["access-control-expose-headers", E
 /** Answers a preflight for a known path: which methods and headers a cross-origin caller may use. */
 export function answerPreflight(ctx: RequestContext, allowed: string[]): void {
   if (ctx.aborted) return;
-  ctx.answered = true;
+  ctx.markAnswered(204);
   const { res } = ctx;
   res.cork(() => {
     res.writeStatus("204 No Content");

@@ -57,7 +57,7 @@ function internal(ctx: RequestContext, err: unknown): AppError {
 
 function write(ctx: RequestContext, status: number, body: string | Uint8Array): void {
   if (ctx.aborted || ctx.answered) return;
-  ctx.answered = true;
+  ctx.markAnswered(status);
   const { res, rateLimit, headers } = ctx;
   res.cork(() => {
     res.writeStatus(STATUS_LINE.get(status) ?? String(status));
@@ -72,7 +72,7 @@ function write(ctx: RequestContext, status: number, body: string | Uint8Array): 
 /** A static file of the web dashboard: its own type, and the headers (CSP and the like) its page needs. */
 export function sendStatic(ctx: RequestContext, contentType: string, body: Uint8Array, headers: ReadonlyArray<readonly [string, string]>): void {
   if (ctx.aborted || ctx.answered) return;
-  ctx.answered = true;
+  ctx.markAnswered(200);
   const { res } = ctx;
   res.cork(() => {
     res.writeStatus(STATUS_LINE.get(200)!);

@@ -31,10 +31,11 @@ export interface Route {
 
 export type Match =
   | { kind: "found"; route: Route; params: string[] }
-  | { kind: "method_not_allowed"; allowed: string[] }
+  | { kind: "method_not_allowed"; pattern: string; allowed: string[] }
   | { kind: "not_found" };
 
 interface Compiled {
+  pattern: string;
   regex: RegExp;
   methods: Map<string, Route>;
 }
@@ -59,7 +60,7 @@ export class Router {
     const source = "^" + route.pattern.replace(/:[a-z_]+/g, "([^/]+)") + "$";
     let compiled = this.patterns.find((p) => p.regex.source === new RegExp(source).source);
     if (!compiled) {
-      compiled = { regex: new RegExp(source), methods: new Map() };
+      compiled = { pattern: route.pattern, regex: new RegExp(source), methods: new Map() };
       this.patterns.push(compiled);
     }
     compiled.methods.set(route.method, route);
@@ -68,17 +69,17 @@ export class Router {
   match(method: string, rawPath: string): Match {
     const path = canonicalPath(rawPath);
     const exact = this.exact.get(path);
-    if (exact) return pick(exact, method, []);
+    if (exact) return pick(path, exact, method, []);
     for (const p of this.patterns) {
       const m = p.regex.exec(path);
-      if (m) return pick(p.methods, method, m.slice(1).map(decodeURIComponent));
+      if (m) return pick(p.pattern, p.methods, method, m.slice(1).map(decodeURIComponent));
     }
     return { kind: "not_found" };
   }
 }
 
-function pick(methods: Map<string, Route>, method: string, params: string[]): Match {
+function pick(pattern: string, methods: Map<string, Route>, method: string, params: string[]): Match {
   const route = methods.get(method) ?? (method === "HEAD" ? methods.get("GET") : undefined);
   if (route) return { kind: "found", route, params };
-  return { kind: "method_not_allowed", allowed: [...methods.keys()] };
+  return { kind: "method_not_allowed", pattern, allowed: [...methods.keys()] };
 }

@@ -1,10 +1,11 @@
 import uWS from "uWebSockets.js";
 import { AppError } from "../errors.js";
+import { routeStats, UNMATCHED } from "../metrics/routeStats.js";
 import { readBody } from "./body.js";
 import { answerPreflight } from "./cors.js";
 import { RequestContext } from "./context.js";
 import { sendError, sendReply } from "./respond.js";
-import { ANSWERS_LATER, type Handler, type Outcome, type Router } from "./router.js";
+import { ANSWERS_LATER, type Handler, type Match, type Outcome, type Router } from "./router.js";
 
 export interface HttpServer {
   port: number;
@@ -23,7 +24,11 @@ export function startHttpServer(router: Router, host: string, port: number, trus
     });
     dispatch(router, ctx);
   });
+  return listen(app, host, port);
+}
 
+/** Listens on host:port (0: a free port) and resolves with the port taken. */
+export function listen(app: uWS.TemplatedApp, host: string, port: number): Promise<HttpServer> {
   return new Promise((resolve, reject) => {
     app.listen(host, port, (socket) => {
       if (!socket) {
@@ -38,8 +43,15 @@ export function startHttpServer(router: Router, host: string, port: number, trus
   });
 }
 
+/** The metrics label of a request: its route's pattern (an /api alias counts as its /v1 form), never the raw path. */
+function routeLabel(match: Match): string {
+  if (match.kind === "found") return match.route.pattern;
+  return match.kind === "method_not_allowed" ? match.pattern : UNMATCHED;
+}
+
 function dispatch(router: Router, ctx: RequestContext): void {
   const match = router.match(ctx.method, ctx.path);
+  ctx.stats = routeStats.cell(routeLabel(match), ctx.method);
   if (match.kind === "not_found") {
     sendError(ctx, new AppError("not_found", `no such path: ${ctx.path}`));
     return;

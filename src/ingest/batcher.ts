@@ -1,6 +1,7 @@
 import { AppError } from "../errors.js";
 import { log } from "../log.js";
 import type { DatabaseHealth } from "../db/health.js";
+import { metrics } from "../metrics/registry.js";
 import { packBatch } from "./batchPack.js";
 import type { BatchPayload, EventRow, ItemRow, UserRow } from "./rows.js";
 import type { WriteResult } from "../../workers/writer/index.js";
@@ -42,6 +43,8 @@ interface Batch {
   parts: Part[];
   /** The payload's bytes, kept for onCommitted while the writer has its own copy. */
   packed?: Uint8Array<ArrayBuffer>;
+  /** When it was sent to a writer (performance.now()), for the commit time metric. */
+  sentAt: number;
 }
 
 export interface Submission {
@@ -51,10 +54,12 @@ export interface Submission {
 }
 
 const RETRY_MS = 500;
+const FAILED_UNAVAILABLE = metrics.ingestBatchesFailed.labels({ reason: "unavailable" });
+const FAILED_REJECTED = metrics.ingestBatchesFailed.labels({ reason: "rejected" });
 const UNAVAILABLE = () => new AppError("unavailable", "the database is unreachable; nothing was stored; retry shortly");
 
 function emptyBatch(): Batch {
-  return { payload: { events: [], items: [], users: [] }, size: 0, parts: [] };
+  return { payload: { events: [], items: [], users: [] }, size: 0, parts: [], sentAt: 0 };
 }
 
 function soloBatch(part: Part): Batch {
@@ -195,6 +200,9 @@ export class Batcher {
       const sent = batch;
       const packed = packBatch(sent.payload);
       if (this.opts.onCommitted) sent.packed = packed.slice();
+      metrics.ingestBatches.inc();
+      metrics.ingestBatchRecords.observe(sent.size);
+      sent.sentAt = performance.now();
       this.writers.write(packed).then(
         (r) => this.finish(sent, r),
         (err: Error) => this.finish(sent, { ok: false, unavailable: false, message: err.message }),
@@ -205,14 +213,17 @@ export class Batcher {
   private finish(batch: Batch, result: WriteResult): void {
     this.inFlight--;
     if (result.ok) {
+      metrics.ingestCommitSeconds.observe((performance.now() - batch.sentAt) / 1000);
       this.settle(batch);
       this.publish(batch, result.notStored);
       // The next batch leaves before the answers are written, so the database works while they go out.
       this.dispatch();
       for (const p of batch.parts) p.waiter?.resolve();
     } else if (result.unavailable) {
+      FAILED_UNAVAILABLE.inc();
       this.failUnavailable(batch, result.message);
     } else {
+      FAILED_REJECTED.inc();
       this.failRejected(batch, result.message);
     }
     this.dispatch();

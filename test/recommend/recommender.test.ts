@@ -5,7 +5,7 @@ import { call, newOrg, type Org } from "../helpers/api.js";
 import { eventually, sendEvents, upsertItems } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 // From the build: the recommender starts its shards from the compiled worker files next to it.
-import { Recommender } from "../../dist/src/recommend/recommender.js";
+import { Recommender, type ShardObserver } from "../../dist/src/recommend/recommender.js";
 import { toRankRequest, type RankRequest } from "../../dist/src/recommend/schema.js";
 import { packBatch } from "../../dist/src/ingest/batchPack.js";
 import type { EventRow } from "../../dist/src/ingest/rows.js";
@@ -32,8 +32,8 @@ afterAll(async () => {
 });
 
 /** A second set of recommender threads, in this process, on the test server's database. */
-async function startRecommender(timeoutMs: number, shards = 1): Promise<Recommender> {
-  const r = await Recommender.start({ databaseUrl: server.databaseUrl, shards, timeoutMs, als: DEFAULT_ALS, retrainIntervalMs: 600_000 });
+async function startRecommender(timeoutMs: number, shards = 1, observer?: ShardObserver): Promise<Recommender> {
+  const r = await Recommender.start({ databaseUrl: server.databaseUrl, shards, timeoutMs, als: DEFAULT_ALS, retrainIntervalMs: 600_000, observer });
   recommenders.push(r);
   return r;
 }
@@ -92,8 +92,9 @@ describe("Recommender (the front thread's side of the shards)", () => {
     expect(await rank(r, { n: 0 })).toMatchObject({ code: undefined, answered: true });
   });
 
-  it("answers 503 unavailable while a shard that died is rebuilt, then answers again", async () => {
-    const r = await startRecommender(2000);
+  it("answers 503 unavailable while a shard that died is rebuilt, then answers again, and reports the restart", async () => {
+    const restarts: number[] = [];
+    const r = await startRecommender(2000, 1, { restarted: (shard) => restarts.push(shard), skipped: () => {}, trained: () => {}, sizes: () => {} });
     expect(await rank(r, { n: 0 })).toMatchObject({ code: undefined, answered: true });
     const inFlight = rank(r, { n: 0 });
     // A thread that dies (an uncaught error, say) is simulated by ending it.
@@ -107,6 +108,7 @@ describe("Recommender (the front thread's side of the shards)", () => {
     expect(whileLoading.message).toMatch(/loading/);
     const { value } = await eventually(() => rank(r, { n: 0 }), (o) => o.answered, 20_000);
     expect(value).toMatchObject({ code: undefined, answered: true });
+    expect(restarts).toEqual([0]);
   });
 
   it("keeps answering for the organisations of the other shards while one shard is rebuilt", async () => {

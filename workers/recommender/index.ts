@@ -127,7 +127,11 @@ async function start(): Promise<void> {
   for (const index of shard.all()) index.trim();
   const skipped = shard.skips.flush({ shard: data.shard, in: "load from PostgreSQL" });
   const training = new TrainingScheduler(() => shard.all(), {
-    params: data.als, retrainIntervalMs: data.retrainIntervalMs, trained: (org, ms) => send({ t: "trained", org, ms }),
+    params: data.als, retrainIntervalMs: data.retrainIntervalMs,
+    trained: (org, ms) => {
+      send({ t: "trained", org, ms });
+      sendSizes(); // a model changes the index's size most
+    },
   });
   inbox.open();
   send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms), skipped });

@@ -1,0 +1,19 @@
+import type { ShardObserver } from "../recommend/recommender.js";
+import { metrics } from "./registry.js";
+
+/** What the recommender threads report, as metrics (they cannot reach the registry: it lives in this thread). */
+export const shardMetrics: ShardObserver = {
+  restarted: (shard) => metrics.recommenderRestarts.inc({ shard: String(shard) }),
+  skipped: (shard, records) => metrics.recommenderRecordsSkipped.inc({ shard: String(shard) }, records),
+  trained: (shard, ms) => {
+    metrics.modelTrainings.inc({ shard: String(shard) });
+    metrics.modelTrainingSeconds.observe({ shard: String(shard) }, ms / 1000);
+  },
+  sizes: (shard, s) => {
+    const labels = { shard: String(shard) };
+    metrics.indexOrganisations.set(labels, s.orgs);
+    metrics.indexItems.set(labels, s.items);
+    metrics.indexUsers.set(labels, s.users);
+    metrics.indexBytes.set(labels, s.indexBytes);
+  },
+};
