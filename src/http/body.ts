@@ -18,6 +18,13 @@ export function readBody(ctx: RequestContext, done: () => void, limit = MAX_BODY
     done();
     return;
   }
+  // uWS reports the end of an empty body only when the request's head arrived in one piece: after a head split
+  // over several packets, onData is never called for `Content-Length: 0`, and the request waited forever.
+  if (ctx.contentLength === 0) {
+    ctx.bodyText = "";
+    done();
+    return;
+  }
   let chunks: Buffer[] | undefined;
   let total = 0;
   let failed = false;

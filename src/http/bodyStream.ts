@@ -29,6 +29,8 @@ export class BodyStream {
       throw tooLarge(limit);
     }
     ctx.onAbort = () => this.stop(new AppError("validation_error", "the client closed the connection before the body ended"));
+    // An empty body is whole already: uWS may never report its end (see readBody).
+    if (ctx.contentLength === 0) this.lastSeen = true;
     this.pause();
   }
 

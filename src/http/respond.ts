@@ -65,8 +65,20 @@ function write(ctx: RequestContext, status: number, body: string | Uint8Array): 
     if (rateLimit !== undefined || headers.length > 0) res.writeHeader(EXPOSE_KEY, EXPOSE_VALUE);
     if (rateLimit !== undefined) res.writeHeader(RATE_LIMIT_KEY, rateLimitLines(rateLimit));
     for (let i = 0; i < headers.length; i++) res.writeHeader(headers[i][0], headers[i][1]);
-    res.end(body, ctx.closeAfterAnswer);
+    if (ctx.method === "HEAD") endHead(res, typeof body === "string" ? Buffer.byteLength(body) : body.byteLength);
+    else res.end(body, ctx.closeAfterAnswer);
   });
+}
+
+/**
+ * A HEAD answer: the length of the body a GET would get, and no body (uWS writes whatever end() is given, and
+ * a keep-alive client would read those bytes as its next response). The length goes in as a plain header:
+ * uWS's endWithoutBody(length) leaves the response waiting for those bytes, and the connection's next
+ * request is then dropped unanswered.
+ */
+function endHead(res: RequestContext["res"], length: number): void {
+  res.writeHeader("content-length", String(length));
+  res.endWithoutBody();
 }
 
 /** A static file of the web dashboard: its own type, and the headers (CSP and the like) its page needs. */
@@ -78,7 +90,7 @@ export function sendStatic(ctx: RequestContext, contentType: string, body: Uint8
     res.writeStatus(STATUS_LINE.get(200)!);
     res.writeHeader("content-type", contentType);
     for (const [k, v] of headers) res.writeHeader(k, v);
-    if (ctx.method === "HEAD") res.endWithoutBody(body.length);
+    if (ctx.method === "HEAD") endHead(res, body.length);
     else res.end(body);
   });
 }

@@ -72,9 +72,22 @@ export class Router {
     if (exact) return pick(path, exact, method, []);
     for (const p of this.patterns) {
       const m = p.regex.exec(path);
-      if (m) return pick(p.pattern, p.methods, method, m.slice(1).map(decodeURIComponent));
+      if (m) return pick(p.pattern, p.methods, method, m.slice(1).map(decodeParam));
     }
     return { kind: "not_found" };
+  }
+}
+
+/**
+ * A path parameter, percent-decoded. A malformed escape (`%ZZ`, a lone `%E0`) stays as sent rather than
+ * throwing: decodeURIComponent's URIError, raised in uWS's request callback, would end the process. No valid
+ * id holds such a sequence, so the handler's own id check answers it (404).
+ */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
   }
 }
 

@@ -1,5 +1,7 @@
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call } from "../helpers/api.js";
+import { call, newOrg } from "../helpers/api.js";
+import { sendInPieces } from "../helpers/rawHttp.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
@@ -70,5 +72,47 @@ describe("HTTP front", () => {
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
     const health = await call(server.url, "GET", "/healthz");
     expect(health.headers.get("access-control-allow-origin")).toBe("*");
+  });
+
+  it("answers 404 not_found for a path parameter with a malformed percent escape, and keeps serving", async () => {
+    const org = await newOrg(server.url);
+    const revoke = await call(server.url, "POST", "/v1/keys/%ZZ/revoke", { token: org.token });
+    expect(revoke.status).toBe(404);
+    expect(revoke.body).toEqual({ success: false, message: expect.any(String), error: "not_found" });
+    const patch = await call(server.url, "PATCH", "/v1/members/%E0%A4%A", { token: org.token, json: { role: "MEMBER" } });
+    expect(patch.status).toBe(404);
+    expect(patch.body.error).toBe("not_found");
+    expect((await call(server.url, "GET", "/healthz")).status).toBe(200);
+  });
+
+  it("answers HEAD with the GET answer's status and length but no body, and serves the connection's next request", async () => {
+    const { port } = new URL(server.url);
+    const head = "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    const get = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), "127.0.0.1", () => socket.write(head + get));
+      let text = "";
+      socket.on("data", (d) => {
+        text += d.toString("latin1");
+        if (text.endsWith("}")) socket.end();
+      });
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+      setTimeout(() => socket.destroy(), 5000);
+    });
+    const [headAnswer, getAnswer] = raw.split(/(?=HTTP\/1\.1 )/);
+    expect(headAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(headAnswer).toMatch(/\r\ncontent-length: 54\r\n/i);
+    expect(headAnswer.endsWith("\r\n\r\n")).toBe(true);
+    expect(getAnswer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(JSON.parse(getAnswer.split("\r\n\r\n")[1])).toMatchObject({ success: true, data: { status: "up" } });
+  });
+
+  it("answers a request with Content-Length: 0 whose head arrives in several packets", async () => {
+    const org = await newOrg(server.url);
+    const head = `POST /v1/events/ingest HTTP/1.1\r\nHost: x\r\nx-api-key: ${org.pk}\r\ncontent-type: application/json\r\ncontent-length: 0\r\n\r\n`;
+    const r = await sendInPieces(server.url, [head.slice(0, 20), head.slice(20)]);
+    expect(r?.status).toBe(400);
+    expect(r?.body).toEqual({ success: false, message: expect.any(String), error: "invalid_json" });
   });
 });

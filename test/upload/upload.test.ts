@@ -2,6 +2,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
 import { memberToken } from "../helpers/members.js";
+import { sendInPieces } from "../helpers/rawHttp.js";
 import { eventually, recommended } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -227,6 +228,14 @@ describe("NDJSON and JSON array uploads", () => {
 });
 
 describe("upload rules", () => {
+  it("answers an empty file (Content-Length: 0) whose request head arrives in several packets", async () => {
+    const org = await newOrg(server.url);
+    const head = `POST /v1/upload/items HTTP/1.1\r\nHost: x\r\nauthorization: Bearer ${org.token}\r\ncontent-type: text/csv\r\ncontent-length: 0\r\n\r\n`;
+    const r = await sendInPieces(server.url, [head.slice(0, 20), head.slice(20)]);
+    expect(r?.status).toBe(400);
+    expect(r?.body).toEqual({ success: false, message: expect.stringContaining("empty"), error: "validation_error" });
+  });
+
   it("answers 415 unsupported_media_type for a body that is not CSV, NDJSON or JSON", async () => {
     const org = await newOrg(server.url);
     const r = await upload(org, "items", "item_id\n", "text/plain");
