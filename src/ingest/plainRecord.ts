@@ -32,7 +32,8 @@ function isFlatAttributes(v: unknown): boolean {
   let chars = 0;
   let entries = 0;
   for (const key in v) {
-    if (!Object.hasOwn(v, key) || !isPlainString(key)) return false;
+    // `__proto__` goes to the schema, which refuses it.
+    if (!Object.hasOwn(v, key) || !isPlainString(key) || key === "__proto__") return false;
     const value = (v as Record<string, unknown>)[key];
     if (typeof value === "string") {
       if (!isPlainString(value)) return false;

@@ -3,22 +3,63 @@ import { z } from "zod";
 /**
  * 1 to 256 characters, no control characters (CONTRACT 4), and no unpaired surrogate: PostgreSQL's text holds
  * only valid UTF-8, so such an id could not be stored as sent (it would become U+FFFD, merging distinct ids).
+ * Characters are UTF-16 code units (`length`), as the contract counts them: zod's max() counts code points,
+ * which let 256 emoji (512 units, 1,024 UTF-8 bytes) through.
  */
 export const IDENTIFIER_MAX = 256;
 export const IDENTIFIER_CHARS = /^(?:[^\u0000-\u001f\u007f-\u009f\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
 export const Identifier = z
   .string()
   .min(1, "must not be empty")
-  .max(IDENTIFIER_MAX, `must be at most ${IDENTIFIER_MAX} characters`)
-  .regex(IDENTIFIER_CHARS, "must not contain control characters or unpaired surrogates");
+  .regex(IDENTIFIER_CHARS, "must not contain control characters or unpaired surrogates")
+  .refine((s) => s.length <= IDENTIFIER_MAX, `must be at most ${IDENTIFIER_MAX} characters`);
 
 export const MAX_FREEFORM_BYTES = 32 * 1024;
 /** An escape JSON.stringify writes for NUL or an unpaired surrogate (paired ones stay raw), not preceded by an escaped backslash. */
 const UNSTORABLE_ESCAPE = /(?:^|[^\\])(?:\\\\)*\\u(?:0000|d[89a-f][0-9a-f]{2})/i;
 const FUTURE_SLACK_MS = 24 * 60 * 60 * 1000;
 
-/** `attributes` and `context`: free-form JSON objects of at most 32 KiB. */
-const FreeForm = z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
+/**
+ * How deep a free-form value may nest. JSON.parse takes any depth, but JSON.stringify and msgpackr recurse:
+ * a `context` nested 3,000 levels deep (6 KB) overflowed msgpackr's stack while packing the batch, outside any
+ * request, and ended the process.
+ */
+export const MAX_FREEFORM_DEPTH = 100;
+/**
+ * The one key refused in free-form values and filters: copying an object key by key (zod's record) drops it,
+ * msgpackr renames it `__proto_`, and the index would lose it, so it could not be kept as sent anywhere.
+ */
+export const PROTO_KEY = "__proto__";
+
+/** What a free-form value holds that it must not, or undefined; iterative, so safe at any depth. */
+function shapeProblem(v: object): string | undefined {
+  const stack: Array<[object, number]> = [[v, 1]];
+  while (stack.length > 0) {
+    const [x, depth] = stack.pop()!;
+    for (const k in x) {
+      if (k === PROTO_KEY) return `must not use the key "${PROTO_KEY}"`;
+      const child = (x as Record<string, unknown>)[k];
+      if (typeof child !== "object" || child === null) continue;
+      if (depth + 1 > MAX_FREEFORM_DEPTH) return `must not nest objects and arrays more than ${MAX_FREEFORM_DEPTH} levels deep`;
+      stack.push([child, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
+/** A JSON object as JSON.parse makes it (not an array, not null). */
+const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * `attributes` and `context`: free-form JSON objects of at most 32 KiB, checked in place (zod's record would
+ * copy them key by key).
+ */
+const FreeForm = z.custom<Record<string, unknown>>(isJsonObject, "must be a JSON object").superRefine((v, ctx) => {
+  const problem = shapeProblem(v);
+  if (problem) {
+    ctx.addIssue({ code: "custom", message: problem });
+    return;
+  }
   const json = JSON.stringify(v);
   if (json.length > MAX_FREEFORM_BYTES / 3 && Buffer.byteLength(json) > MAX_FREEFORM_BYTES) {
     ctx.addIssue({ code: "custom", message: `must be at most ${MAX_FREEFORM_BYTES} bytes of JSON` });
@@ -29,9 +70,12 @@ const FreeForm = z.record(z.string(), z.unknown()).superRefine((v, ctx) => {
   }
 });
 
+/** PostgreSQL reads UTC offsets up to ±15:59; beyond, it refused the batch (a 500) where zod saw a valid time. */
+const OFFSET_BEYOND_POSTGRES = /[+-](?:1[6-9]|2\d):\d\d$/;
 export const Timestamp = z.iso
   .datetime({ offset: true, message: "must be an ISO 8601 timestamp with a time zone" })
-  .refine((t) => !t.startsWith("0000"), "must be in year 1 or later"); // PostgreSQL has no year 0
+  .refine((t) => !t.startsWith("0000"), "must be in year 1 or later") // PostgreSQL has no year 0
+  .refine((t) => !OFFSET_BEYOND_POSTGRES.test(t), "must have a UTC offset within ±15:59");
 export const Status = z.enum(["active", "inactive", "deleted"]);
 
 export const ItemSchema = z.strictObject({

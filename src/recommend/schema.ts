@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Identifier } from "../ingest/schemas.js";
+import { Identifier, PROTO_KEY } from "../ingest/schemas.js";
 
 /** CONTRACT 5: the ten strategies, and what each needs. */
 export const STRATEGIES = [
@@ -29,8 +29,10 @@ const Range = z
   .refine((r) => r.min !== undefined || r.max !== undefined, "a range needs min, max or both")
   .refine((r) => r.min === undefined || r.max === undefined || r.min <= r.max, "min must not exceed max");
 const FilterValue = z.union([Scalar, z.array(Scalar).min(1).max(FILTER_VALUES_MAX), Range]);
+/** zod's record would drop a `__proto__` key silently (it copies key by key): refused first, as in attributes. */
 const Filters = z
-  .record(z.string().min(1).max(256), FilterValue)
+  .custom<object>((f) => typeof f !== "object" || f === null || !Object.hasOwn(f, PROTO_KEY), `must not use the key "${PROTO_KEY}"`)
+  .pipe(z.record(z.string().min(1).max(256), FilterValue))
   .refine((f) => Object.keys(f).length <= FILTERS_MAX, `at most ${FILTERS_MAX} filters`);
 
 export type FilterValue = z.infer<typeof FilterValue>;

@@ -200,4 +200,21 @@ describe("item and user upserts", () => {
     const after = await items({ item_id: `i-${randomUUID()}`, item_type: "product", status: "active" });
     expect(after.status).toBe(202);
   });
+
+  it("answers 400 for attributes or a context nested more than 100 levels deep, and keeps serving", async () => {
+    const arrays = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
+    // `attributes` is level 1: 99 arrays inside it make 100 levels, the most allowed.
+    const item = (levels: number) => `{"item_id":"i-${randomUUID()}","item_type":"product","status":"active","attributes":{"deep":${arrays(levels - 1)}}}`;
+    const raw = (path: string, body: string, apiKey: string) => call(server.url, "POST", path, { raw: body, contentType: "application/json", apiKey });
+    expect((await raw("/v1/items/upsert", item(100), org.sk)).status).toBe(202);
+    const over = await raw("/v1/items/upsert", item(101), org.sk);
+    expect(over.status).toBe(400);
+    expect(over.body).toEqual({ success: false, message: expect.stringContaining("item.attributes"), error: "validation_error" });
+    // 3,000 levels (6 KB) once overflowed msgpackr's stack while the batch was packed, and ended the process.
+    const event = `{"user_id":"u-${randomUUID()}","event_family":"engagement","event_name":"view","context":{"deep":${arrays(3000)}}}`;
+    const deep = await raw("/v1/events/ingest", event, org.pk);
+    expect(deep.status).toBe(400);
+    expect(deep.body.message).toContain("event.context");
+    expect((await call(server.url, "GET", "/healthz")).status).toBe(200);
+  });
 });
