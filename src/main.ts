@@ -23,6 +23,7 @@ import { uploadRoutes } from "./http/routes/upload.js";
 import { webDashboardRoutes } from "./http/routes/webDashboard.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
+import { keepRefused } from "./ingest/refused.js";
 import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
 import { setHeapGrowth } from "./heapGrowth.js";
 import { log, setLogLevel } from "./log.js";
@@ -73,6 +74,7 @@ async function start(config: Config): Promise<Running> {
     batchMax: config.INGEST_BATCH_MAX,
     queueMax: config.INGEST_QUEUE_MAX,
     onCommitted: (batch, packed, notStored) => recommender.publish(batch, packed, notStored),
+    onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
   });
   readQueuesFrom({ ingestRecords: () => batcher.queued, recommendWaiting: () => recommender.waiting });
   const services: Services = {

@@ -6,6 +6,7 @@ import { sql as recommendations } from "./migrations/003_recommendations.js";
 import { sql as statusTriggers } from "./migrations/004_status_triggers.js";
 import { sql as leanAttribution } from "./migrations/005_lean_attribution.js";
 import { sql as quietServedLogVacuum } from "./migrations/006_quiet_served_log_vacuum.js";
+import { sql as ingestRefused } from "./migrations/007_ingest_refused.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -15,6 +16,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 4, name: "status triggers", sql: statusTriggers },
   { id: 5, name: "lean attribution", sql: leanAttribution },
   { id: 6, name: "quiet served log vacuum", sql: quietServedLogVacuum },
+  { id: 7, name: "ingest refused", sql: ingestRefused },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

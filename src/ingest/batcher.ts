@@ -23,6 +23,8 @@ export interface BatcherOptions {
    * copy), and the positions of its events that it did not store.
    */
   onCommitted?: (batch: BatchPayload, packed: Uint8Array<ArrayBuffer>, notStored: readonly number[] | undefined) => void;
+  /** Called with a request acknowledged before its commit (`queued`) that the database then refused on its own. */
+  onRefusedAfterAck?: (s: Submission, message: string) => void;
 }
 
 /** Who hears of a request's records: once, resolve or reject. */
@@ -267,7 +269,9 @@ export class Batcher {
     }
     log.error("ingest request refused by the database", { records: batch.size, error: message });
     this.settle(batch);
-    batch.parts[0]?.waiter?.reject(new AppError("internal_error", "the database refused these records; nothing of this request was stored"));
+    const part = batch.parts[0]!;
+    if (part.waiter) part.waiter.reject(new AppError("internal_error", "the database refused these records; nothing of this request was stored"));
+    else this.opts.onRefusedAfterAck?.(part.submission, message);
   }
 
   private settle(batch: Batch): void {

@@ -55,3 +55,36 @@ describe("a request the database refuses", () => {
     expect(value).toEqual(["seen"]);
   });
 });
+
+describe("a request the database refuses after it was acknowledged (INGEST_ACK=queued)", () => {
+  let queued: TestServer;
+  let org: Org;
+  beforeAll(async () => {
+    queued = await startServer({ env: { INGEST_ACK: "queued", INGEST_LINGER_MS: "50" } });
+    org = await newOrg(queued.url);
+    await queued.db().query("ALTER TABLE events ADD CONSTRAINT test_refuses_poison CHECK (user_id <> 'poison')");
+  });
+  afterAll(async () => {
+    await queued?.cleanup();
+  });
+
+  it("is kept in ingest_refused with its records, while the others sharing its batch are stored", async () => {
+    const users = Array.from({ length: 20 }, () => `u-${randomUUID()}`);
+    const poison = viewEvent("poison", "item-1", { context: { page: "home" } });
+    const ingest = (e: Record<string, unknown>) => call(queued.url, "POST", "/v1/events/ingest", { json: [e], apiKey: org.pk });
+    const sent = await Promise.all([...users.map((u) => ingest(viewEvent(u, "item-1"))), ingest(poison)]);
+    expect(sent.map((r) => r.status)).toEqual(Array(21).fill(202));
+    const { value: kept } = await eventually(
+      async () => (await queued.db().query("SELECT org, error, records FROM ingest_refused")).rows,
+      (rows) => rows.length > 0,
+    );
+    const { rows: [{ seq }] } = await queued.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId]);
+    expect(kept).toHaveLength(1);
+    expect(kept[0].org).toBe(seq);
+    expect(kept[0].error).toMatch(/test_refuses_poison/);
+    const records = JSON.parse(kept[0].records);
+    expect(records.events).toEqual([expect.objectContaining({ event_id: poison.event_id, user_id: "poison", item_id: "item-1", context: { page: "home" } })]);
+    const stored = await queued.db().query("SELECT count(*)::int AS n FROM events WHERE user_id = ANY($1)", [users]);
+    expect(stored.rows[0].n).toBe(20);
+  });
+});
