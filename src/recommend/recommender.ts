@@ -55,7 +55,7 @@ function serves(t: ShardThread, org: number): boolean {
   return t.ready || (t.loading !== undefined && !t.loading.has(org));
 }
 
-/** A shard that died is started again at once; one that keeps dying waits longer each time, up to this. */
+/** A shard that died is started again at once; one that keeps dying soon after each start waits longer each time, up to this. */
 const RESTART_DELAY_MAX_MS = 30_000;
 /** A shard that has lived this long since its last start counts as healthy again: its next restart is immediate. */
 const RESTART_FORGIVEN_MS = 60_000;
@@ -219,8 +219,9 @@ export class Recommender {
    */
   private restart(shard: number, dead: ShardThread, code: number): void {
     const restarts = this.restarts[shard]!;
-    restarts.failures = performance.now() - restarts.startedAt > RESTART_FORGIVEN_MS ? 0 : restarts.failures + 1;
-    const delayMs = restarts.failures === 0 ? 0 : Math.min(RESTART_DELAY_MAX_MS, 500 * 2 ** restarts.failures);
+    // The first death in a while restarts at once; each quick one after it waits 1, 2, 4 … s.
+    restarts.failures = performance.now() - restarts.startedAt > RESTART_FORGIVEN_MS ? 1 : restarts.failures + 1;
+    const delayMs = restarts.failures === 1 ? 0 : Math.min(RESTART_DELAY_MAX_MS, 500 * 2 ** (restarts.failures - 1));
     log.error("recommender thread exited; rebuilding its shard", { shard, code, inMs: delayMs });
     this.opts.observer?.restarted(shard);
     dead.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
