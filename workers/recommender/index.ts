@@ -7,6 +7,7 @@ import { loadShard, type LoadHooks } from "./loader.js";
 import { Inbox } from "./inbox.js";
 import { LoadProgress } from "./loadProgress.js";
 import { Shard } from "./shard.js";
+import { Skips } from "./skips.js";
 import { TrainingScheduler } from "./trainingScheduler.js";
 
 export interface RecommenderData {
@@ -123,9 +124,11 @@ function loadHooks(): LoadHooks {
 }
 
 async function start(): Promise<void> {
-  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), shard.skips, loadHooks());
+  // Its own Skips: batches applied meanwhile (to organisations already read) flush the shard's.
+  const loadSkips = new Skips();
+  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), loadSkips, loadHooks());
   for (const index of shard.all()) index.trim();
-  const skipped = shard.skips.flush({ shard: data.shard, in: "load from PostgreSQL" });
+  const skipped = loadSkips.flush({ shard: data.shard, in: "load from PostgreSQL" });
   const training = new TrainingScheduler(() => shard.all(), {
     params: data.als, retrainIntervalMs: data.retrainIntervalMs,
     trained: (org, ms) => {
