@@ -18,12 +18,11 @@
  * Progress goes to stderr, the report to stdout, and the figures to bench/results/recommend-<date>.json.
  */
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import { prepareStorage, type Storage } from "./lib/database.js";
 import { stopChild, type Child } from "./lib/processes.js";
 import { log } from "./lib/settings.js";
+import { writeFigures } from "./lib/results.js";
 import { bodyMaker, STRATEGIES, type Strategy } from "./lib/recommend/bodies.js";
 import { recommendCeiling } from "./lib/recommend/ceiling.js";
 import { loadPhase } from "./lib/recommend/loadPhase.js";
@@ -39,7 +38,6 @@ import { emptyServerRss, startOnData } from "./lib/recommend/startPhase.js";
 import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./lib/recommend/strategies.js";
 import { runBenchmark } from "./lib/run.js";
 
-const RESULTS_DIR = fileURLToPath(new URL("../../bench/results/", import.meta.url));
 const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
 
 /** Other benchmarks or test runs on the machine: they share its cores, so the report says so. */
@@ -129,10 +127,7 @@ async function main(): Promise<void> {
       fixedRate: fixed,
     };
     process.stdout.write(report(results));
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = `${RESULTS_DIR}recommend-${results.date.replace(/[:.]/g, "-")}.json`;
-    writeFileSync(file, JSON.stringify(results, null, 2) + "\n");
-    log(`figures written to ${file}`);
+    writeFigures("recommend", results.date, results);
   } finally {
     await stopChild(server);
     if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);

@@ -19,9 +19,7 @@
  *   BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for the other benchmarks (bench/lib/settings.ts).
  * Progress goes to stderr, the tables to stdout, and the figures to bench/results/soak-<date>.json.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { connectionUrl, prepareStorage, type Storage } from "./lib/database.js";
 import { orgSeq } from "./lib/org.js";
@@ -29,6 +27,7 @@ import { startServer, stopChild, type Child } from "./lib/processes.js";
 import { waitForLog } from "./lib/recommend/serverLog.js";
 import { runBenchmark } from "./lib/run.js";
 import { log } from "./lib/settings.js";
+import { writeFigures } from "./lib/results.js";
 import { parseSoakArgs } from "./lib/soak/args.js";
 import { measureFloor, type Floor } from "./lib/soak/floor.js";
 import { kindMinute } from "./lib/soak/minutes.js";
@@ -39,7 +38,6 @@ import { logCounts } from "./lib/soak/serverLog.js";
 import { soak } from "./lib/soak/soakRun.js";
 import { comparisonWindows, latencyVerdict, memoryVerdict } from "./lib/soak/verdicts.js";
 
-const RESULTS_DIR = fileURLToPath(new URL("../../bench/results/", import.meta.url));
 const FIRST_TRAINING_TIMEOUT_MS = 5 * 60_000;
 
 /** Starts the soak from trained models, so its first minutes do not measure the fallback; PostgreSQL's shared_buffers. */
@@ -108,10 +106,7 @@ async function main(): Promise<void> {
       postgresSharedBuffers: sharedBuffers, serverLog: summary.serverLog, unanswered: out.driven.unanswered, pacerLateness: { p99: latenessP99, max: latenessMax },
       firstErrors: Object.fromEntries(out.tally.firstErrors),
     };
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = `${RESULTS_DIR}soak-${date.replace(/[:.]/g, "-")}.json`;
-    writeFileSync(file, JSON.stringify(figures, null, 2) + "\n");
-    log(`figures written to ${file}`);
+    writeFigures("soak", date, figures);
   } finally {
     await stopChild(server);
     if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);
