@@ -170,9 +170,9 @@ export class Recommender {
   }
 
 
-  private spawn(shard: number): Promise<void> {
+  private spawn(shard: number, restart = false): Promise<void> {
     const data: RecommenderData = {
-      databaseUrl: this.opts.databaseUrl, shard, shards: this.opts.shards, als: this.opts.als, retrainIntervalMs: this.opts.retrainIntervalMs,
+      databaseUrl: this.opts.databaseUrl, shard, shards: this.opts.shards, als: this.opts.als, retrainIntervalMs: this.opts.retrainIntervalMs, restart,
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
     const thread: ShardThread = { worker, ready: false, loading: undefined, pending: new PendingRequests<Done<unknown>>(), outbox: [] };
@@ -225,7 +225,7 @@ export class Recommender {
     log.error("recommender thread exited; rebuilding its shard", { shard, code, inMs: delayMs });
     this.opts.observer?.restarted(shard);
     dead.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
-    const again = () => this.spawn(shard).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message }));
+    const again = () => this.spawn(shard, true).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message }));
     if (delayMs === 0) void again();
     else setTimeout(again, delayMs).unref();
   }

@@ -16,6 +16,8 @@ export interface RecommenderData {
   shards: number;
   als: AlsParams;
   retrainIntervalMs: number;
+  /** Started again after the thread died: the service is serving, so organisations are loaded smallest first. */
+  restart: boolean;
 }
 
 const data = workerData as RecommenderData;
@@ -126,7 +128,7 @@ function loadHooks(): LoadHooks {
 async function start(): Promise<void> {
   // Its own Skips: batches applied meanwhile (to organisations already read) flush the shard's.
   const loadSkips = new Skips();
-  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), loadSkips, loadHooks());
+  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), loadSkips, loadHooks(), data.restart);
   for (const index of shard.all()) index.trim();
   const skipped = loadSkips.flush({ shard: data.shard, in: "load from PostgreSQL" });
   const training = new TrainingScheduler(() => shard.all(), {
