@@ -4,6 +4,7 @@ import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, 
 import { log } from "../../src/log.js";
 import type { AlsParams } from "../training/als.js";
 import { loadShard, type LoadHooks } from "./loader.js";
+import { BatchQueue } from "./batchQueue.js";
 import { Inbox } from "./inbox.js";
 import { LoadProgress } from "./loadProgress.js";
 import { Shard } from "./shard.js";
@@ -67,12 +68,12 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
       case "rank":
         rankAll(m.asks);
         return;
-      case "batch": {
-        shard.applyPacked(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org));
-        const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
-        if (records > 0) send({ t: "skipped", records });
+      case "batch":
+        batches.add(shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)), () => {
+          const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
+          if (records > 0) send({ t: "skipped", records });
+        });
         return;
-      }
       case "stats":
         send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
         return;
@@ -91,6 +92,7 @@ function sendSizes(): void {
   send({ t: "sizes", sizes: shard.sizes() });
 }
 
+const batches = new BatchQueue();
 const progress = new LoadProgress();
 const inbox = new Inbox(handle, progress);
 port.on("message", (raw: Uint8Array) => {

@@ -106,6 +106,30 @@ describe("a committed batch applied from its packed bytes", () => {
   });
 });
 
+describe("a batch applied in steps", () => {
+  it("yields every hundred records and leaves the index as applying it at once does", () => {
+    const batch: BatchPayload = {
+      events: events(600, 8),
+      items: Array.from({ length: 450 }, (_, k) => [1 + (k % 3), `step-item-${k}`, "shoe", "active", { size: k % 7 }, null]),
+      users: [[1, "u-1", "inactive", {}, "2026-11-01T00:00:00.000Z"]],
+    };
+    const atOnce = new Shard();
+    atOnce.applyPacked(packBatch(batch), null, () => true);
+    const stepped = new Shard();
+    let steps = 0;
+    for (const _ of stepped.applyPackedSteps(packBatch(batch), null, () => true)) steps++;
+    expect(steps).toBeGreaterThanOrEqual(9); // 450 items, a user and the engagement events: at least 900 records
+    for (const org of [1, 2, 3]) expect(stateOf(stepped.org(org))).toEqual(stateOf(atOnce.org(org)));
+  });
+
+  it("reads an events-only batch in place in one step", () => {
+    const shard = new Shard();
+    const steps = [...shard.applyPackedSteps(packBatch({ events: events(2000, 3), items: [], users: [] }), null, () => true)];
+    expect(steps).toHaveLength(0);
+    expect(shard.org(1).eventsSinceTraining).toBeGreaterThan(100);
+  });
+});
+
 describe("a committed batch a shard cannot apply whole", () => {
   it("reads the rest of a batch its in-place reader cannot follow with msgpackr, applying every event once", () => {
     const batch = { events: events(300, 5), items: [], users: [] };

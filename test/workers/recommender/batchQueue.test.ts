@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { BatchQueue } from "../../../workers/recommender/batchQueue.js";
+
+/** A job of `n` steps, each busy for `ms`, recording its name at the end of each step. */
+function* busySteps(name: string, n: number, ms: number, seen: string[]): Generator<void, void> {
+  for (let i = 0; i < n; i++) {
+    const until = performance.now() + ms;
+    while (performance.now() < until) {
+      // busy on purpose: a step of real work
+    }
+    seen.push(name);
+    yield;
+  }
+}
+
+const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe("BatchQueue", () => {
+  it("applies batches whole and in the order they came", async () => {
+    const seen: string[] = [];
+    const done: string[] = [];
+    const q = new BatchQueue();
+    q.add(busySteps("a", 5, 1, seen), () => done.push("a"));
+    q.add(busySteps("b", 3, 0, seen), () => done.push("b"));
+    await settled();
+    expect(seen).toEqual(["a", "a", "a", "a", "a", "b", "b", "b"]);
+    expect(done).toEqual(["a", "b"]);
+  });
+
+  it("lets the thread's other work run between slices of a long batch", async () => {
+    const seen: string[] = [];
+    const q = new BatchQueue();
+    q.add(busySteps("batch", 20, 1, seen), () => seen.push("done"));
+    setImmediate(() => seen.push("request"));
+    await settled();
+    expect(seen.indexOf("request")).toBeGreaterThan(0);
+    expect(seen.indexOf("request")).toBeLessThan(seen.indexOf("done"));
+  });
+
+  it("drops the rest of a batch whose step throws, and goes on with the next", async () => {
+    const done: string[] = [];
+    const q = new BatchQueue();
+    function* failing(): Generator<void, void> {
+      yield;
+      throw new Error("broken");
+    }
+    q.add(failing(), () => done.push("failing"));
+    q.add(busySteps("next", 2, 0, []), () => done.push("next"));
+    await settled();
+    expect(done).toEqual(["failing", "next"]);
+  });
+});
