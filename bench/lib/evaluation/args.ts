@@ -1,22 +1,30 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_ALS, type AlsParams } from "../../../workers/training/als.js";
+import type { Protocol } from "./split.js";
 
 export interface EvaluateArgs {
   data: string;
+  protocol: Protocol;
+  /** The temporal protocol's held-out share (or count) of each user's latest interactions. */
   holdout: number;
+  /** Seeds the random protocol's split. */
+  seed: number;
   als: AlsParams;
   /** Evaluate at most this many users (a seeded sample), to keep runs on large files short. */
   maxUsers: number;
-  /** Also score the EASE item-item model, with this regularisation λ (0: skip). */
+  /** The EASE reference's λ; 0: chosen on a validation part of the training data. */
   easeLambda: number;
   /** Count only held-out items new to the user (users without any are left out). */
   novel: boolean;
   json: boolean;
 }
 
-export const USAGE = `usage: npm run evaluate -- --data FILE [--holdout 0.2|N] [--factors N] [--iterations N]
-       [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--json]
-FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms).`;
+export const USAGE = `usage: npm run evaluate -- --data FILE [--protocol temporal|random] [--holdout 0.2|N] [--seed N]
+       [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--json]
+FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms),
+      or MovieLens ratings.csv (userId,movieId,rating,timestamp): every rating an engagement.
+--protocol temporal: each user's latest --holdout (default 20%) is held out; random: a seeded 25% of each user's.
+--ease LAMBDA: the EASE reference's λ (default: the best on a validation part of the training data).`;
 
 function number(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -30,7 +38,9 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
     args: argv,
     options: {
       data: { type: "string" },
+      protocol: { type: "string", default: "temporal" },
       holdout: { type: "string" },
+      seed: { type: "string" },
       factors: { type: "string" },
       iterations: { type: "string" },
       regularization: { type: "string" },
@@ -49,9 +59,12 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
   };
   const holdout = number(values.holdout, 0.2, "holdout");
   if (holdout > 1 && !Number.isInteger(holdout)) throw new Error("--holdout is a share below 1 or a whole number of interactions");
+  if (values.protocol !== "temporal" && values.protocol !== "random") throw new Error("--protocol must be temporal or random");
   return {
     data: values.data,
+    protocol: values.protocol,
     holdout,
+    seed: integer(values.seed, 1, "seed"),
     als: {
       ...DEFAULT_ALS,
       factors: integer(values.factors, DEFAULT_ALS.factors, "factors"),

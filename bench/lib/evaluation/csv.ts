@@ -12,6 +12,9 @@ export interface Interaction {
 }
 
 const REQUIRED = ["user_id", "item_id", "event_name", "timestamp"] as const;
+/** MovieLens `ratings.csv` (userId,movieId,rating,timestamp in epoch seconds): every rating is an engagement. */
+const MOVIELENS = ["userid", "movieid", "rating", "timestamp"] as const;
+const RATING_EVENT = "rate";
 
 /** Families of the known names (CONTRACT 4); files exported elsewhere rarely carry the family. */
 const FAMILY_OF: Record<string, string> = {
@@ -51,11 +54,15 @@ export function splitCsvLine(line: string): string[] {
   return out;
 }
 
-/** Reads `user_id,item_id,event_name,timestamp` (header row first; column order free; extra columns ignored). */
+/**
+ * Reads `user_id,item_id,event_name,timestamp` (header row first; column order free; extra columns ignored), or
+ * MovieLens `userId,movieId,rating,timestamp`, whose ratings all become `rate` events (whatever the stars).
+ */
 export async function readInteractions(file: string): Promise<Interaction[]> {
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
   const out: Interaction[] = [];
   let columns: Record<string, number> | undefined;
+  let movieLens = false;
   let lineNo = 0;
   for await (const raw of lines) {
     lineNo++;
@@ -64,8 +71,13 @@ export async function readInteractions(file: string): Promise<Interaction[]> {
     const fields = splitCsvLine(line);
     if (!columns) {
       columns = Object.fromEntries(fields.map((name, k) => [name.trim().toLowerCase(), k]));
+      movieLens = MOVIELENS.every((c) => columns![c] !== undefined);
       const missing = REQUIRED.filter((c) => columns![c] === undefined);
-      if (missing.length) throw new Error(`${file}: header lacks ${missing.join(", ")}`);
+      if (missing.length && !movieLens) throw new Error(`${file}: header lacks ${missing.join(", ")} (or MovieLens ${MOVIELENS.join(",")})`);
+      continue;
+    }
+    if (movieLens) {
+      out.push(movieLensRow(fields, columns, `${file}:${lineNo}`));
       continue;
     }
     const get = (c: string) => (columns![c] === undefined ? "" : (fields[columns![c]!] ?? "").trim());
@@ -81,4 +93,12 @@ export async function readInteractions(file: string): Promise<Interaction[]> {
     out.push({ user, item: get("item_id"), name, family: get("event_family") || familyOf(name), atMs });
   }
   return out;
+}
+
+function movieLensRow(fields: string[], columns: Record<string, number>, where: string): Interaction {
+  const user = fields[columns["userid"]!]?.trim() ?? "";
+  const item = fields[columns["movieid"]!]?.trim() ?? "";
+  const seconds = Number(fields[columns["timestamp"]!]);
+  if (!user || !item || !Number.isFinite(seconds)) throw new Error(`${where}: userId, movieId and a timestamp in seconds are required`);
+  return { user, item, name: RATING_EVENT, family: "engagement", atMs: seconds * 1000 };
 }

@@ -1,40 +1,38 @@
 import { toRankRequest, type Strategy } from "../../../src/recommend/schema.js";
 import type { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { rank } from "../../../workers/strategies/index.js";
+import { K } from "./metrics.js";
 
-/** Something that answers a user with a ranked list of item ids (20 deep). */
+/** Something that answers a user with a ranked list of item ids (K deep). */
 export interface Ranker {
   name: string;
   recommend(user: string): { items: string[]; fellBack: boolean };
 }
 
-export const DEPTH = 20;
-
 /**
- * One strategy exactly as `/v1/recommend` runs it: the request goes through the server's own defaults
- * (`toRankRequest`, so `exclude_seen` is what a client gets without asking) unless `excludeSeen` is given.
+ * One strategy exactly as `/v1/recommend` runs it, with the user's training items removed (`exclude_seen`,
+ * the protocol of published tables). `context`: the context item an item strategy is asked about.
  */
-export function strategyRanker(index: OrgIndex, strategy: Strategy, nowS: number, excludeSeen?: boolean): Ranker {
-  const suffix = excludeSeen === undefined ? "" : ` (exclude_seen ${excludeSeen})`;
+export function strategyRanker(index: OrgIndex, strategy: Strategy, nowS: number, context?: (user: string) => string | undefined): Ranker {
   return {
-    name: strategy + suffix,
+    name: context ? `${strategy} (of the user's latest item)` : strategy,
     recommend(user) {
-      const req = toRankRequest(index.org, { strategy, user_id: user, exclude_seen: excludeSeen, limit: DEPTH, page: 1, fields: [] });
-      const result = rank(index, req, nowS);
+      const contextItem = context?.(user);
+      if (context && contextItem === undefined) return { items: [], fellBack: true };
+      const body = { strategy, user_id: user, context_item_id: contextItem, exclude_seen: true, limit: K, page: 1, fields: [] };
+      const result = rank(index, toRankRequest(index.org, body), nowS);
       return { items: JSON.parse(Buffer.from(result.items).toString("utf8")) as string[], fellBack: result.mode === "fallback" };
     },
   };
 }
 
-/** The user strategies and popular at their defaults, plus the variants worth comparing against them. */
-export function serverRankers(index: OrgIndex, nowS: number): Ranker[] {
+/** The strategies that can answer "what next for this user": the user strategies, `similar` and the global ones. */
+export function serverRankers(index: OrgIndex, nowS: number, latestItem: (user: string) => string | undefined): Ranker[] {
   return [
     strategyRanker(index, "personalized", nowS),
-    strategyRanker(index, "personalized", nowS, false),
     strategyRanker(index, "because-you-viewed", nowS),
-    strategyRanker(index, "recently-viewed", nowS),
-    strategyRanker(index, "buy-again", nowS),
+    strategyRanker(index, "similar", nowS, latestItem),
     strategyRanker(index, "popular", nowS),
-    strategyRanker(index, "popular", nowS, true),
+    strategyRanker(index, "trending", nowS),
   ];
 }

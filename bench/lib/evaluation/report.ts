@@ -1,7 +1,9 @@
 import type { Scores } from "./metrics.js";
+import type { Protocol } from "./split.js";
 
 export interface EvaluationReport {
   data: string;
+  protocol: Protocol;
   rows: number;
   items: number;
   trainingInteractions: number;
@@ -11,23 +13,28 @@ export interface EvaluationReport {
   als: Record<string, number>;
   trainingMs: number;
   results: { ranker: string; scores: Scores }[];
-  extra: Record<string, number>;
+  extra: Record<string, number | string>;
 }
 
-const pct = (x: number) => (x * 100).toFixed(1).padStart(6);
-const fixed = (x: number) => x.toFixed(4).padStart(7);
+const pct = (x: number) => (x * 100).toFixed(1).padStart(8);
+const fixed = (x: number) => x.toFixed(4).padStart(8);
+
+function heldOut(r: EvaluationReport): string {
+  if (r.protocol === "random") return "a random 25% of each user's interactions (seeded)";
+  return r.holdout < 1 ? `each user's latest ${r.holdout * 100}%` : `each user's latest ${r.holdout}`;
+}
 
 export function formatReport(r: EvaluationReport): string {
   const lines = [
-    `data: ${r.data}: ${r.rows} rows, ${r.items} items, ${r.trainingInteractions} user×item training pairs`,
-    `holdout: ${r.holdout < 1 ? `latest ${r.holdout * 100}%` : `latest ${r.holdout}`} of each user's interactions${r.novel ? ", counting only items new to the user" : ""}; ${r.evaluatedUsers} users evaluated`,
-    `ALS: ${Object.entries(r.als).map(([k, v]) => `${k}=${v}`).join(" ")}; training ${(r.trainingMs / 1000).toFixed(2)} s`,
+    `data: ${r.data}: ${r.rows} rows, ${r.items} items, ${r.trainingInteractions} user×item pairs trained on`,
+    `protocol ${r.protocol}: held out ${heldOut(r)}${r.novel ? ", counting only items new to the user" : ""}; ${r.evaluatedUsers} users evaluated; the user's training items are never recommended`,
+    `model: ${Object.entries(r.als).map(([k, v]) => `${k}=${v}`).join(" ")}`,
     ...Object.entries(r.extra).map(([k, v]) => `${k}: ${v}`),
     "",
-    `${"strategy".padEnd(36)} Recall@10 Recall@20 NDCG@10 coverage% fallback%`,
+    `${"strategy".padEnd(40)}     P@10     R@10  nDCG@10   MAP@10 coverage fallback`,
   ];
   for (const { ranker, scores: s } of r.results) {
-    lines.push(`${ranker.padEnd(36)} ${fixed(s.recall10)}   ${fixed(s.recall20)}   ${fixed(s.ndcg10)} ${pct(s.coverage)}    ${pct(s.fallback)}`);
+    lines.push(`${ranker.padEnd(40)} ${fixed(s.precision10)} ${fixed(s.recall10)} ${fixed(s.ndcg10)} ${fixed(s.map10)} ${pct(s.coverage)}% ${pct(s.fallback)}%`);
   }
   return lines.join("\n");
 }
