@@ -12,6 +12,8 @@ const NEW_ARRIVALS_HALF_LIFE_S = 30 * 86_400;
 interface Cached {
   builtAt: number;
   version: string;
+  /** The ranking stands until this moment (seconds) even when nothing changes: see Scoring.untilS. */
+  untilS: number;
   items: Int32Array;
   scores: Float64Array;
   /** True when every item with a score is in the list (no need to scan the catalog behind it). */
@@ -20,7 +22,13 @@ interface Cached {
   pages: Map<string, RankResult>;
 }
 
-type Scorer = (index: OrgIndex, nowS: number) => (item: number) => number;
+/** Scores as of one moment; `untilS`: when time alone (no event) may change the order (Infinity: never). */
+interface Scoring {
+  score: (item: number) => number;
+  untilS: number;
+}
+
+type Scorer = (index: OrgIndex, nowS: number) => Scoring;
 
 const caches = new WeakMap<OrgIndex, Map<string, Cached>>();
 const PAGES_MAX = 64;
@@ -68,8 +76,8 @@ function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: s
   if (!byName) caches.set(index, (byName = new Map()));
   const hit = byName.get(name);
   const now = Date.now();
-  if (hit && (hit.version === version || now - hit.builtAt < CACHE_TTL_MS)) return hit;
-  const score = scorer(index, nowS);
+  if (hit && ((hit.version === version && nowS < hit.untilS) || now - hit.builtAt < CACHE_TTL_MS)) return hit;
+  const { score, untilS } = scorer(index, nowS);
   const top = new TopK(CACHE_DEPTH);
   let scored = 0;
   for (let i = 0; i < index.catalog.size; i++) {
@@ -81,14 +89,14 @@ function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: s
   }
   const { items, scores } = top.sorted();
   const built: Cached = {
-    builtAt: now, version, items: Int32Array.from(items), scores: Float64Array.from(scores), complete: scored <= CACHE_DEPTH, pages: new Map(),
+    builtAt: now, version, untilS, items: Int32Array.from(items), scores: Float64Array.from(scores), complete: scored <= CACHE_DEPTH, pages: new Map(),
   };
   byName.set(name, built);
   return built;
 }
 
 function scanAll(ctx: RankContext, scorer: Scorer, reason: string): Ranking | undefined {
-  const score = scorer(ctx.index, ctx.nowS);
+  const { score } = scorer(ctx.index, ctx.nowS);
   const top = new TopK(ctx.want);
   for (let i = 0; i < ctx.index.catalog.size; i++) {
     const s = score(i);
@@ -98,17 +106,24 @@ function scanAll(ctx: RankContext, scorer: Scorer, reason: string): Ranking | un
   return { ...top.sorted(), reasons: reason };
 }
 
+/** The recent window's decayed sums while they hold enough, else all-time sums (Signals.popularWindow). */
 const popularScore: Scorer = (index, nowS) => {
-  const raw = index.signals.popular.scores;
-  const scale = index.signals.popular.scaleAt(nowS);
-  return (i) => (i < raw.length ? raw[i]! * scale : 0);
+  const { signals, catalog } = index;
+  const { allTime, untilS } = signals.popularWindow(nowS, (i) => catalog.isActive(i));
+  if (allTime) {
+    const all = signals.popularAllTime;
+    return { score: (i) => (i < all.length ? all[i]! : 0), untilS };
+  }
+  const raw = signals.popular.scores;
+  const scale = signals.popular.scaleAt(nowS);
+  return { score: (i) => (i < raw.length ? raw[i]! * scale : 0), untilS };
 };
 
-const trendScore: Scorer = (index, nowS) => (i) => index.signals.trendScore(i, nowS);
+const trendScore: Scorer = (index, nowS) => ({ score: (i) => index.signals.trendScore(i, nowS), untilS: Infinity });
 
 const freshness: Scorer = (index, nowS) => {
   const created = index.catalog.createdS;
-  return (i) => 2 ** (-Math.max(0, nowS - created[i]!) / NEW_ARRIVALS_HALF_LIFE_S);
+  return { score: (i) => 2 ** (-Math.max(0, nowS - created[i]!) / NEW_ARRIVALS_HALF_LIFE_S), untilS: Infinity };
 };
 
 const byEvents = (index: OrgIndex) => `${index.signals.version}/${index.catalog.version}`;

@@ -59,6 +59,7 @@ function stateOf(index: OrgIndex): unknown {
     users: people.ids.names, items: catalog.ids.names, history, related,
     // Each index's decay counts from its own creation: compare the decayed values at one moment.
     popular: catalog.ids.names.map((_, i) => signals.popular.valueAt(i, NOW_S).toPrecision(9)),
+    popularAllTime: catalog.ids.names.map((_, i) => signals.popularAllTime[i]),
     trend: catalog.ids.names.map((_, i) => signals.trendScore(i, NOW_S).toPrecision(9)),
     events: index.eventsSinceTraining,
   };
