@@ -18,7 +18,8 @@ const RETRAIN_GAP_MS = 10_000;
  * …and no sooner than this many times the last training's length after it started: a training costs more as
  * data grows, and under a steady stream of events the growth rule alone kept a third of a core training
  * back to back (measured with `npm run bench:ingest`), CPU that ingestion and serving need. Users stay fresh
- * meanwhile by fold-in; the scheduled retrain (RECOMMEND_RETRAIN_S) is not held back.
+ * meanwhile by fold-in; the scheduled retrain (RECOMMEND_RETRAIN_S) is not held back, nor is the retrain after
+ * a bulk load (RETRAIN_AFTER_LOAD_GROWTH).
  */
 const RETRAIN_GAP_PER_TRAINING = 10;
 /**
@@ -31,6 +32,14 @@ const BUSY_EVENTS_PER_S = 20_000;
 const RETRAIN_DEFER_MAX_MS = 60_000;
 /** The rate is smoothed over about this long, so that a loader's pause of a second or two between files is not a lull. */
 const RATE_SMOOTHING_S = 5;
+/**
+ * A model trained while a bulk load streamed in is replaced as soon as the load lulls once new interactions reach
+ * this share of what it was trained on, however long its training took: loading the benchmark organisation left
+ * the model of its first 3-6% (108-217k of 3.7M interactions, a minute's training beside the load) in service
+ * almost ten minutes more. A steady stream never qualifies (one never busy is no load, one never lull has no end),
+ * and the data must have doubled each time, so even a load with lulls between its files retrains only a few times.
+ */
+const RETRAIN_AFTER_LOAD_GROWTH = 1;
 
 /** The ingest rate smoothed exponentially: `previous`, moved towards `events` taken over `seconds`. */
 export function smoothedRate(previous: number, events: number, seconds: number): number {
@@ -53,6 +62,8 @@ export interface OrgTraining {
   lastMs: number;
   trainedOn: number;
   firstEventAt: number;
+  /** Whether its events came at a bulk load's rate (BUSY_EVENTS_PER_S on the shard) since the last training started. */
+  busySinceStart: boolean;
 }
 
 /**
@@ -63,9 +74,16 @@ export function isTrainingDue(s: OrgTraining, trained: boolean, newEvents: numbe
   if (!trained) return now - s.firstEventAt >= FIRST_TRAINING_DELAY_MS && now - s.lastStart >= FIRST_TRAINING_DELAY_MS;
   const sinceStart = now - s.lastStart;
   if (sinceStart >= retrainIntervalMs) return true;
+  if (sinceStart < RETRAIN_GAP_MS || newEvents < Math.max(RETRAIN_MIN_EVENTS, RETRAIN_GROWTH * s.trainedOn)) return false;
+  const busy = ingestPerS >= BUSY_EVENTS_PER_S;
+  if (outgrownByEndedLoad(s, newEvents, busy)) return true;
   const gap = Math.max(RETRAIN_GAP_MS, RETRAIN_GAP_PER_TRAINING * s.lastMs);
-  if (sinceStart < gap || newEvents < Math.max(RETRAIN_MIN_EVENTS, RETRAIN_GROWTH * s.trainedOn)) return false;
-  return ingestPerS < BUSY_EVENTS_PER_S || sinceStart >= gap + RETRAIN_DEFER_MAX_MS;
+  return sinceStart >= gap && (!busy || sinceStart >= gap + RETRAIN_DEFER_MAX_MS);
+}
+
+/** Whether a bulk load that came after the model's training started has ended, leaving the model a small part of the data. */
+function outgrownByEndedLoad(s: OrgTraining, newEvents: number, busy: boolean): boolean {
+  return s.busySinceStart && !busy && newEvents >= RETRAIN_AFTER_LOAD_GROWTH * s.trainedOn;
 }
 
 /**
@@ -98,9 +116,11 @@ export class TrainingScheduler {
   }
 
   private check(): void {
-    if (this.busy) return;
     const now = Date.now();
+    // Read during a training too: a load that ends while the training runs is then known to have ended when it
+    // finishes, and not taken for still going by a reading averaged over the whole training.
     const ingestPerS = this.ingestRate(now);
+    if (this.busy) return;
     for (const index of this.orgs()) {
       if (index.eventsSinceTraining === 0) continue;
       const s = this.stateOf(index);
@@ -112,21 +132,28 @@ export class TrainingScheduler {
     }
   }
 
-  /** Events a second this shard's organisations take, smoothed over the last few seconds. */
+  /**
+   * Events a second this shard's organisations take, smoothed over the last few seconds; the organisations that
+   * took events while that rate was a bulk load's are marked as having had one.
+   */
   private ingestRate(now: number): number {
     let events = 0;
+    const took: OrgIndex[] = [];
     for (const index of this.orgs()) {
-      events += index.eventsSinceTraining - (this.counted.get(index) ?? 0);
+      const since = index.eventsSinceTraining - (this.counted.get(index) ?? 0);
       this.counted.set(index, index.eventsSinceTraining);
+      events += since;
+      if (since > 0) took.push(index);
     }
     this.rate = smoothedRate(this.rate, events, (now - this.countedAt) / 1000);
     this.countedAt = now;
+    if (this.rate >= BUSY_EVENTS_PER_S) for (const index of took) this.stateOf(index).busySinceStart = true;
     return this.rate;
   }
 
   private stateOf(index: OrgIndex): OrgTraining {
     let s = this.state.get(index);
-    if (!s) this.state.set(index, (s = { lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 0 }));
+    if (!s) this.state.set(index, (s = { lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 0, busySinceStart: false }));
     return s;
   }
 
@@ -135,6 +162,8 @@ export class TrainingScheduler {
     this.busy = true;
     const s = this.stateOf(index);
     s.lastStart = Date.now();
+    // A training that starts during a load (held back as long as allowed) is as partial as one the load overtakes.
+    s.busySinceStart = this.rate >= BUSY_EVENTS_PER_S;
     try {
       const { matrix, userVersions } = trainingSet(index, Date.now() / 1000);
       s.trainedOn = matrix.indptr[matrix.rows]!;

@@ -1,17 +1,27 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { setLogLevel } from "../../../src/log.js";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { isTrainingDue, smoothedRate, TrainingScheduler, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
 import type { AlsParams } from "../../../workers/training/als.js";
 import type { Model } from "../../../workers/training/model.js";
+import type { TrainJob } from "../../../workers/training/trainer.js";
 
 const S = 1000;
 const HOUR = 3600 * S;
 /** An organisation last trained at t = 0 on 100,000 interactions, the training having taken `lastMs`. */
-const trainedAtZero = (lastMs: number): OrgTraining => ({ lastStart: 0, lastMs, trainedOn: 100_000, firstEventAt: 0 });
+const trainedAtZero = (lastMs: number): OrgTraining => ({ lastStart: 0, lastMs, trainedOn: 100_000, firstEventAt: 0, busySinceStart: false });
+/** No model yet, first events at 5 s. */
+const untrained = (): OrgTraining => ({ lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 5 * S, busySinceStart: false });
+/**
+ * The benchmark organisation's load as it went: its first model, started at t = 0 as the load began, took a
+ * minute beside it and saw 217,000 of the 3,800,000 interactions the load ends with, a minute in.
+ */
+const trainedEarlyInLoad = (): OrgTraining => ({ lastStart: 0, lastMs: 60 * S, trainedOn: 217_000, firstEventAt: 0, busySinceStart: true });
+const LOADED = 3_800_000 - 217_000;
 
 describe("isTrainingDue", () => {
   it("trains a first model a second after an organisation's first events", () => {
-    const s: OrgTraining = { lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 5 * S };
+    const s = untrained();
     expect([isTrainingDue(s, false, 10, 5.5 * S, HOUR, 0), isTrainingDue(s, false, 10, 6 * S, HOUR, 0)]).toEqual([false, true]);
   });
 
@@ -42,7 +52,7 @@ describe("isTrainingDue", () => {
   });
 
   it("does not hold back a first model or the scheduled retrain for a heavy stream", () => {
-    const first: OrgTraining = { lastStart: 0, lastMs: 0, trainedOn: 0, firstEventAt: 5 * S };
+    const first = untrained();
     expect(isTrainingDue(first, false, 10, 6 * S, HOUR, 150_000)).toBe(true);
     expect(isTrainingDue(trainedAtZero(100), true, 1, 10 * 60 * S, 10 * 60 * S, 150_000)).toBe(true);
   });
@@ -51,6 +61,36 @@ describe("isTrainingDue", () => {
     const s = trainedAtZero(600 * S);
     expect(isTrainingDue(s, true, 1, 10 * 60 * S - 1, 10 * 60 * S, 0)).toBe(false);
     expect(isTrainingDue(s, true, 1, 10 * 60 * S, 10 * 60 * S, 0)).toBe(true);
+  });
+
+  it("retrains as soon as a bulk load lulls when the model in service saw only its first 6%, however long that training took", () => {
+    const s = trainedEarlyInLoad();
+    expect(isTrainingDue(s, true, LOADED, 60 * S, HOUR, 150_000)).toBe(false);
+    expect(isTrainingDue(s, true, LOADED, 70 * S, HOUR, 19_999)).toBe(true);
+  });
+
+  it("brings a retrain forward after a bulk load only once the data has at least doubled since the model", () => {
+    const s = trainedEarlyInLoad();
+    expect(isTrainingDue(s, true, 216_999, 70 * S, HOUR, 0)).toBe(false);
+    expect(isTrainingDue(s, true, 217_000, 70 * S, HOUR, 0)).toBe(true);
+  });
+
+  it("retrains no sooner than 10 s after the last training started, even after a bulk load", () => {
+    const s = trainedEarlyInLoad();
+    expect(isTrainingDue(s, true, LOADED, 10 * S - 1, HOUR, 0)).toBe(false);
+    expect(isTrainingDue(s, true, LOADED, 10 * S, HOUR, 0)).toBe(true);
+  });
+
+  it("keeps ten times the last training's length between retrains under a stream below a bulk load's rate, however much the data grows", () => {
+    const s = { ...trainedEarlyInLoad(), busySinceStart: false };
+    expect(isTrainingDue(s, true, 10 * LOADED, 600 * S - 1, HOUR, 19_999)).toBe(false);
+    expect(isTrainingDue(s, true, 10 * LOADED, 600 * S, HOUR, 19_999)).toBe(true);
+  });
+
+  it("keeps ten times the last training's length, and a minute more, under a heavy stream that never lulls, however much the data grows", () => {
+    const s = trainedEarlyInLoad();
+    expect(isTrainingDue(s, true, 10 * LOADED, 660 * S - 1, HOUR, 20_000)).toBe(false);
+    expect(isTrainingDue(s, true, 10 * LOADED, 660 * S, HOUR, 20_000)).toBe(true);
   });
 });
 
@@ -85,45 +125,88 @@ describe("TrainingScheduler", () => {
   const TICK_MS = 500;
   let index: OrgIndex;
   let scheduler: TrainingScheduler;
+  /** How long each training takes from now on (0: it ends at once). */
+  let trainingS: number;
 
   beforeEach(async () => {
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "Date"] });
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
+    setLogLevel("warn"); // a line per model would bury the test report
+    // The training thread is replaced by one that answers after `trainingS` of the fake clock: only when a
+    // training starts and ends matters to the schedule.
+    trainingS = 0;
+    vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<Model> }, "run").mockImplementation(() => {
+      const model = { userCount: 1, itemCount: 1, trainingMs: trainingS * S } as Model;
+      return trainingS === 0 ? Promise.resolve(model) : new Promise((resolve) => setTimeout(() => resolve(model), trainingS * S));
+    });
     index = new OrgIndex(1);
-    // Only whether a model exists matters to the schedule; the index holds no interactions, so a training
-    // started here ends at once without a training thread and shows as eventsSinceTraining back at 0.
-    index.model = {} as Model;
+    const nowS = Date.now() / 1000;
+    index.applyEvent({ userId: "u", itemId: "i", family: "engagement", name: "view", weight: 1, previousUserId: null, atS: nowS }, nowS);
     scheduler = new TrainingScheduler(() => [index], { params: {} as AlsParams, retrainIntervalMs: 3600 * S });
     await scheduler.trainNow(index);
   });
 
   afterEach(async () => {
     await scheduler.stop();
+    vi.restoreAllMocks();
     vi.useRealTimers();
+    setLogLevel("info");
   });
 
   /** Seconds until a training starts while `perS` events a second arrive, or undefined within `seconds`. */
-  function secondsUntilTrained(perS: number, seconds: number): number | undefined {
+  async function secondsUntilTrained(perS: number, seconds: number): Promise<number | undefined> {
     for (let t = TICK_MS; t <= seconds * S; t += TICK_MS) {
       const before = index.eventsSinceTraining + (perS * TICK_MS) / S;
       index.eventsSinceTraining = before;
-      vi.advanceTimersByTime(TICK_MS);
+      await vi.advanceTimersByTimeAsync(TICK_MS);
       if (index.eventsSinceTraining < before) return t / S;
     }
     return undefined;
   }
 
-  it("retrains 10 s after the last training under a light stream", () => {
-    expect(secondsUntilTrained(2_000, 30)).toBe(10);
+  it("retrains 10 s after the last training under a light stream", async () => {
+    expect(await secondsUntilTrained(2_000, 30)).toBe(10);
   });
 
-  it("holds the retrain back during a bulk load and trains once the load has stopped for a few seconds", () => {
-    expect(secondsUntilTrained(150_000, 40)).toBeUndefined();
-    const quietFor = secondsUntilTrained(0, 30);
+  it("holds the retrain back during a bulk load and trains once the load has stopped for a few seconds", async () => {
+    expect(await secondsUntilTrained(150_000, 40)).toBeUndefined();
+    const quietFor = await secondsUntilTrained(0, 30);
     expect(quietFor).toBeGreaterThan(5);
     expect(quietFor).toBeLessThan(15);
   });
 
-  it("retrains a minute late under a load that does not stop", () => {
-    expect(secondsUntilTrained(150_000, 90)).toBe(70);
+  it("retrains a minute late under a load that does not stop", async () => {
+    expect(await secondsUntilTrained(150_000, 90)).toBe(70);
+  });
+
+  it("retrains within 15 s of a bulk load's end though the model in service, trained as it began, took a minute", async () => {
+    trainingS = 60;
+    void scheduler.trainNow(index);
+    expect(await secondsUntilTrained(150_000, 90)).toBeUndefined();
+    const quietFor = await secondsUntilTrained(0, 30);
+    expect(quietFor).toBeGreaterThan(5);
+    expect(quietFor).toBeLessThan(15);
+  });
+
+  it("retrains as soon as a training that outlasted the bulk load ends", async () => {
+    trainingS = 60;
+    void scheduler.trainNow(index);
+    expect(await secondsUntilTrained(150_000, 40)).toBeUndefined();
+    const quietFor = await secondsUntilTrained(0, 60);
+    expect(quietFor).toBeGreaterThanOrEqual(20);
+    expect(quietFor).toBeLessThanOrEqual(21);
+  });
+
+  it("retrains ten times a training's length apart, not back to back, under a steady light stream", async () => {
+    trainingS = 6;
+    expect(await secondsUntilTrained(2_000, 30)).toBe(10);
+    expect(await secondsUntilTrained(2_000, 120)).toBe(60);
+    expect(await secondsUntilTrained(2_000, 120)).toBe(60);
+  });
+
+  it("retrains ten times a training's length and a minute apart, not back to back, under a steady heavy stream", async () => {
+    trainingS = 6;
+    expect(await secondsUntilTrained(150_000, 90)).toBe(70);
+    expect(await secondsUntilTrained(150_000, 180)).toBe(120);
+    expect(await secondsUntilTrained(150_000, 180)).toBe(120);
   });
 });
