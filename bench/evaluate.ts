@@ -12,6 +12,7 @@ import { binaryMatrix, chooseEaseLambda, EASE_MAX_SIDE, easeRanker, popularityRe
 import { replay, trainInto } from "./lib/evaluation/replay.js";
 import { formatReport, type EvaluationReport } from "./lib/evaluation/report.js";
 import { shuffle, splitRows, type HeldOutUser, type Split } from "./lib/evaluation/split.js";
+import type { OrgIndex } from "../workers/index/orgIndex.js";
 import { seededRandom } from "../workers/training/linalg.js";
 
 const log = (s: string): void => void process.stderr.write(s + "\n");
@@ -31,7 +32,7 @@ async function main(args: EvaluateArgs): Promise<void> {
   log(`trained in ${(trained.ms / 1000).toFixed(2)} s`);
   const latest = latestItems(split);
   const rankers: Ranker[] = serverRankers(index, nowS, (u) => latest.get(u));
-  const extra: Record<string, number | string> = { "model training s": round(trained.ms / 1000) };
+  const extra: Record<string, number | string> = { "model training s": round(trained.ms / 1000), personalized: modelOf(index) };
   rankers.push(...references(split, items, args, extra));
   const boards = rankers.map(() => new Scoreboard());
   t = performance.now();
@@ -83,6 +84,11 @@ function references(split: Split, items: string[], args: EvaluateArgs, extra: Re
   extra["EASE training s"] = round((performance.now() - started) / 1000);
   log(`EASE reference ready in ${seconds(t)} s`);
   return out;
+}
+
+function modelOf(index: OrgIndex): string {
+  const cf = index.model?.closedForm;
+  return cf ? `EASE in the ${cf.form} form, λ ${cf.lambda} (chosen by the training thread on validation splits)` : "ALS";
 }
 
 /** Each user's most recent training item: the context `similar` is asked about. */

@@ -47,6 +47,7 @@ export class OrgIndex {
   /** Once the index is built from PostgreSQL: give back the room rows kept for growing (most will not grow soon). */
   trim(): void {
     this.people.history.trim();
+    this.people.earlier.trim();
     this.signals.alsoViewed.trim();
     this.signals.boughtTogether.trim();
   }

@@ -6,6 +6,11 @@ import { STATUS } from "./catalog.js";
 
 /** Events kept in memory per user (newest); older ones still count in the model and the counters. */
 export const HISTORY_MAX = 512;
+/**
+ * Distinct items kept per user from the events that left their history. Users with more are rare (MovieLens'
+ * heaviest has 2,698 ratings); past it, the oldest quarter is forgotten.
+ */
+export const EARLIER_MAX = 16_384;
 const ALIAS_HOPS = 8;
 
 export const KIND = { engagement: 1, conversion: 2 } as const;
@@ -20,6 +25,11 @@ export class People {
   status = new Uint8Array(1024);
   /** Weights are CONTRACT 4's, whole numbers from −2 to 5: one byte each. */
   readonly history = new RowStore(HISTORY_MAX, { value: Int8Array, timed: true });
+  /**
+   * What a user did before their history's window: each item once, with its weights summed (8 bytes an item).
+   * The model learns from it and `exclude_seen` leaves its items out, so a heavy user's old interactions still count.
+   */
+  readonly earlier = new RowStore(EARLIER_MAX, { value: Float32Array, timed: false });
   /** previous_user_id → user_id */
   private readonly aliases = new Map<string, string>();
   /** Bumped per user when their history changes, so a cached fold-in vector knows it is stale. */
@@ -70,8 +80,23 @@ export class People {
   }
 
   record(u: number, item: number, weight: number, atS: number, kind: number): void {
-    this.history.push(u, item, weight, atS, kind);
+    const h = this.history;
+    if (h.isFull(u)) this.keepEarlier(u, h.cols.key, h.cols.value, h.start(u), h.dropsOnFull);
+    h.push(u, item, weight, atS, kind);
     this.version[u]!++;
+  }
+
+  /** Sums `n` interactions (keys and weights from `from`) into user u's earlier items. */
+  private keepEarlier(u: number, keys: ArrayLike<number>, weights: ArrayLike<number>, from: number, n: number): void {
+    const e = this.earlier;
+    for (let k = from; k < from + n; k++) {
+      const item = keys[k]!;
+      const start = e.start(u);
+      let at = start + e.size(u) - 1;
+      while (at >= start && e.cols.key[at] !== item) at--;
+      if (at >= start) e.cols.value[at]! += weights[k]!;
+      else e.push(u, item, weights[k]!);
+    }
   }
 
   /** identify: `previous`'s history joins `user`'s (in time order) and its later events go to `user`. */
@@ -91,6 +116,12 @@ export class People {
     entries.sort((a, b) => a[2] - b[2]);
     h.clear(to);
     h.clear(from);
+    const older = entries.slice(0, Math.max(0, entries.length - HISTORY_MAX));
+    const e = this.earlier;
+    const earlier = { keys: older.map((x) => x[0]), weights: older.map((x) => x[1]) };
+    for (let k = e.start(from); k < e.start(from) + e.size(from); k++) earlier.keys.push(e.cols.key[k]!), earlier.weights.push(e.cols.value[k]!);
+    e.clear(from);
+    this.keepEarlier(to, earlier.keys, earlier.weights, 0, earlier.keys.length);
     for (const [item, weight, time, kind] of entries.slice(-HISTORY_MAX)) h.push(to, item, weight, time, kind);
     this.version[to]!++;
     this.version[from]!++;

@@ -64,10 +64,19 @@ export class RowStore {
     return r < this.length.length ? this.length[r]! : 0;
   }
 
+  /** How many of a full row's oldest entries the next push drops. */
+  get dropsOnFull(): number {
+    return Math.max(1, this.maxRow >> 2);
+  }
+
+  isFull(r: number): boolean {
+    return this.size(r) === this.maxRow;
+  }
+
   /** Appends one entry to row r; a full row (maxRow) first drops its oldest quarter. Returns the slot written. */
   push(r: number, key: number, value: number, time = 0, kind = 0): number {
     this.ensureRow(r);
-    if (this.length[r] === this.maxRow) this.dropOldest(r, Math.max(1, this.maxRow >> 2));
+    if (this.length[r] === this.maxRow) this.dropOldest(r, this.dropsOnFull);
     if (this.length[r] === this.capacity[r]) this.grow(r);
     const slot = this.offset[r]! + this.length[r]!;
     this.length[r]!++;

@@ -146,7 +146,7 @@ export class Shard {
     return {
       items: index.catalog.size,
       users: index.people.ids.size,
-      indexBytes: index.people.history.bytes + modelBytes,
+      indexBytes: index.people.history.bytes + index.people.earlier.bytes + modelBytes,
       model: m && { trainedAt: m.trainedAt, trainingMs: m.trainingMs, factors: m.params.factors },
     };
   }

@@ -165,7 +165,7 @@ export class TrainingScheduler {
     // A training that starts during a load (held back as long as allowed) is as partial as one the load overtakes.
     s.busySinceStart = this.rate >= BUSY_EVENTS_PER_S;
     try {
-      const { matrix, userVersions } = trainingSet(index, Date.now() / 1000);
+      const { matrix, userVersions } = trainingSet(index);
       s.trainedOn = matrix.indptr[matrix.rows]!;
       index.eventsSinceTraining = 0;
       this.counted.set(index, 0);

@@ -50,7 +50,7 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult 
 /** The request being ranked's seen items (one thread ranks one request at a time): no set built per request. */
 const seenMarks = new Marks();
 
-/** Items the user engaged with or converted on (positively): what `exclude_seen` leaves out. */
+/** Items the user engaged with or converted on (positively), in their history or before it: what `exclude_seen` leaves out. */
 function seenBy(index: OrgIndex, user: number): Marks {
   const h = index.people.history;
   seenMarks.clear();
@@ -59,5 +59,9 @@ function seenBy(index: OrgIndex, user: number): Marks {
   const start = h.start(user);
   const end = start + h.size(user);
   for (let k = start; k < end; k++) if (value[k]! > 0) seenMarks.add(key[k]!);
+  const e = index.people.earlier;
+  const earlierKeys = e.cols.key;
+  const earlierValues = e.cols.value;
+  for (let k = e.start(user); k < e.start(user) + e.size(user); k++) if (earlierValues[k]! > 0) seenMarks.add(earlierKeys[k]!);
   return seenMarks;
 }

@@ -1,7 +1,10 @@
+import type { ClosedForm, DualForm } from "../training/closedForm.js";
+import { closedFormScores, dualScores, userSide } from "../training/closedForm.js";
 import type { Model } from "../training/model.js";
 import { foldIn } from "../training/model.js";
-import { userStrengths } from "../training/trainingSet.js";
+import { queryOf, userStrengths } from "../training/trainingSet.js";
 import { searchVectors } from "./vectors.js";
+import { TopK } from "./topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
 /** Folded-in vectors kept per model, so a user's vector is solved again only when their history changed. */
@@ -21,7 +24,7 @@ function userVector(ctx: RankContext, model: Model): Float32Array | Float64Array
   if (!cache) folded.set(model, (cache = new Map()));
   const hit = cache.get(u);
   if (hit && hit.version === version) return hit.vector;
-  const { items, strengths } = userStrengths(ctx.index, u, ctx.nowS);
+  const { items, strengths } = userStrengths(ctx.index, u);
   const vector = foldIn(model, items, strengths);
   if (cache.size >= FOLDED_MAX) cache.clear();
   cache.set(u, { version, vector });
@@ -33,12 +36,53 @@ function isZero(v: Float32Array): boolean {
   return true;
 }
 
-/** Collaborative filtering: items whose learned vectors best match the user's (weighted ALS). */
+/** A dual closed form's per-query vector (m² work) kept per user until their history changes. */
+const USER_SIDES_MAX = 2_000;
+const userSides = new WeakMap<DualForm, Map<number, { version: number; side: Float64Array }>>();
+/** Scores of every item for the request being ranked (one thread ranks one request at a time). */
+let scratch = new Float64Array(0);
+
+/** Fills `scratch` with the closed form's scores of every item for the user; false when they have no history. */
+function closedFormQuery(ctx: RankContext, model: ClosedForm): boolean {
+  const { items, weights } = queryOf(ctx.index, ctx.user);
+  if (items.length === 0) return false;
+  if (scratch.length < model.items) scratch = new Float64Array(model.items);
+  if (model.form === "primal") {
+    closedFormScores(model, items, weights, scratch);
+    return true;
+  }
+  let cache = userSides.get(model);
+  if (!cache) userSides.set(model, (cache = new Map()));
+  const version = ctx.index.people.version[ctx.user]!;
+  let hit = cache.get(ctx.user);
+  if (!hit || hit.version !== version) {
+    if (cache.size >= USER_SIDES_MAX) cache.clear();
+    cache.set(ctx.user, (hit = { version, side: userSide(model, items, weights) }));
+  }
+  dualScores(model, hit.side, items, weights, scratch);
+  return true;
+}
+
+/** EASE's ranking of the items it knows, for organisations small enough to have one. */
+function byClosedForm(ctx: RankContext, model: ClosedForm): TopK | undefined {
+  if (!closedFormQuery(ctx, model)) return undefined;
+  const top = new TopK(ctx.want);
+  for (let j = 0; j < model.items; j++) if (top.wouldTake(scratch[j]!, j) && ctx.eligible(j)) top.take(j);
+  return top;
+}
+
+/**
+ * Collaborative filtering: EASE where the organisation allows a closed form (it ranks best on small and medium
+ * data), else the items whose learned vectors best match the user's (weighted ALS).
+ */
 export const personalized: StrategyFn = (ctx) => {
   const model = ctx.index.model;
   if (ctx.user < 0 || !model) return undefined;
-  const v = userVector(ctx, model);
-  if (!v) return undefined;
-  const top = searchVectors(model, v, ctx.want, ctx.eligible, { cosine: false });
-  return top.size === 0 ? undefined : { ...top.sorted(), reasons: "collaborative" };
+  let top: TopK | undefined;
+  if (model.closedForm) top = byClosedForm(ctx, model.closedForm);
+  else {
+    const v = userVector(ctx, model);
+    if (v) top = searchVectors(model, v, ctx.want, ctx.eligible, { cosine: false });
+  }
+  return !top || top.size === 0 ? undefined : { ...top.sorted(), reasons: "collaborative" };
 };

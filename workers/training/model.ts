@@ -1,4 +1,5 @@
 import { confidence, type AlsParams } from "./als.js";
+import type { ClosedForm } from "./closedForm.js";
 import type { Ivf } from "./ivf.js";
 import type { NeighbourTable } from "./neighbours.js";
 import { choleskySolve } from "./linalg.js";
@@ -28,6 +29,8 @@ export interface Model {
   ivf: Ivf | undefined;
   /** Each item's nearest items by these vectors (see neighbourTable); undefined for very large catalogs. */
   neighbours: NeighbourTable | undefined;
+  /** EASE, where the organisation is small enough for a closed form: `personalized` ranks by it then. */
+  closedForm: ClosedForm | undefined;
   trainedAt: number;
   trainingMs: number;
 }

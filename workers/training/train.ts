@@ -1,4 +1,5 @@
 import { trainAls, type AlsParams, type SparseRows } from "./als.js";
+import { trainClosedForm } from "./closedForm.js";
 import { buildIvf } from "./ivf.js";
 import { gram } from "./linalg.js";
 import type { Model } from "./model.js";
@@ -30,6 +31,7 @@ export function trainModel(matrix: SparseRows, userVersions: Int32Array, params:
     itemGram: gram(itemVectors, n, f),
     ivf: built?.ivf,
     neighbours: undefined,
+    closedForm: trainClosedForm(matrix, params.seed),
     trainedAt: 0,
     trainingMs: 0,
   };

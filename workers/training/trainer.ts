@@ -1,6 +1,7 @@
 import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import type { AlsParams, SparseRows } from "./als.js";
+import { closedFormBuffers } from "./closedForm.js";
 import type { Model } from "./model.js";
 import { trainModel } from "./train.js";
 
@@ -21,5 +22,6 @@ parentPort!.on("message", (job: TrainJob) => {
   const buffers = arrays.map((a) => a.buffer);
   if (model.ivf) buffers.push(model.ivf.centroids.buffer, model.ivf.offsets.buffer);
   if (model.neighbours) buffers.push(model.neighbours.slots.buffer);
+  buffers.push(...closedFormBuffers(model.closedForm));
   parentPort!.postMessage(model, buffers as ArrayBuffer[]);
 });

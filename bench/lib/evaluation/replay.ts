@@ -21,7 +21,7 @@ export function replay(train: Interaction[], allItems: Iterable<string>, nowS: n
 
 /** Trains the model the way the training scheduler does and swaps it in; returns the training time (ms). */
 export function trainInto(index: OrgIndex, params: AlsParams, nowS: number): { ms: number; interactions: number } {
-  const { matrix, userVersions } = trainingSet(index, nowS);
+  const { matrix, userVersions } = trainingSet(index);
   const started = performance.now();
   index.model = trainModel(matrix, userVersions, params);
   return { ms: performance.now() - started, interactions: matrix.indptr[matrix.rows]! };

@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { OrgIndex } from "../../../workers/index/orgIndex.js";
+import { HISTORY_MAX } from "../../../workers/index/people.js";
+import { queryOf, trainingSet } from "../../../workers/training/trainingSet.js";
+import { rankOnIndex } from "../../helpers/rankOnIndex.js";
+
+/** An organisation whose user `heavy` viewed items 0 … n−1 in order (item 0 twice, at the start). */
+function heavyUser(n: number): OrgIndex {
+  const index = new OrgIndex(1, 0);
+  for (let i = 0; i < n + 10; i++) index.upsertItem(`i${i}`, "film", "active", {}, 0);
+  const view = (item: number, atS: number) =>
+    index.applyEvent({ userId: "heavy", itemId: `i${item}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS }, atS);
+  view(0, 0);
+  for (let i = 0; i < n; i++) view(i, i + 1);
+  return index;
+}
+
+function strengthsOf(index: OrgIndex, userId: string): Map<string, number> {
+  const { matrix } = trainingSet(index);
+  const u = index.people.find(userId);
+  const out = new Map<string, number>();
+  for (let a = matrix.indptr[u]!; a < matrix.indptr[u + 1]!; a++) out.set(index.catalog.ids.name(matrix.indices[a]!), matrix.values[a]!);
+  return out;
+}
+
+describe("a user's record beyond their history", () => {
+  it("trains the model on every item of a user with more events than the history keeps, weights summed", () => {
+    const index = heavyUser(2 * HISTORY_MAX);
+    expect(index.people.history.size(index.people.find("heavy"))).toBeLessThan(2 * HISTORY_MAX);
+    const strengths = strengthsOf(index, "heavy");
+    expect(strengths.size).toBe(2 * HISTORY_MAX);
+    expect(strengths.get("i0")).toBe(2);
+    expect(strengths.get("i1")).toBe(1);
+  });
+
+  it("leaves out of exclude_seen results the items seen before the history's window", () => {
+    const index = heavyUser(2 * HISTORY_MAX);
+    const ranked = rankOnIndex(index, { strategy: "popular", user_id: "heavy", exclude_seen: true, limit: 20 }).map((r) => r.item_id);
+    expect(ranked).toEqual([]);
+  });
+
+  it("moves the anonymous id's earlier items to the user on identify", () => {
+    const index = heavyUser(2 * HISTORY_MAX);
+    index.applyEvent({ userId: "known", itemId: "i5", family: "engagement", name: "view", weight: 1, previousUserId: null, atS: 5_000 }, 5_000);
+    index.applyEvent({ userId: "known", itemId: null, family: "system", name: "identify", weight: 0, previousUserId: "heavy", atS: 5_001 }, 5_001);
+    const strengths = strengthsOf(index, "known");
+    expect(strengths.size).toBe(2 * HISTORY_MAX);
+    expect(strengths.get("i0")).toBe(2);
+    expect(strengths.get("i5")).toBe(2);
+  });
+
+  it("weighs a user's latest items more in a query, by how many items they touched since, not by the clock", () => {
+    const index = heavyUser(30);
+    const { items, weights } = queryOf(index, index.people.find("heavy"));
+    const weightOf = (id: string) => weights[[...items].findIndex((i) => index.catalog.ids.name(i) === id)]!;
+    expect(weightOf("i29")).toBe(2);
+    expect(weightOf("i24")).toBeCloseTo(1.5, 10);
+    expect(weightOf("i0")).toBeCloseTo(1, 1);
+    expect(items.length).toBe(30);
+  });
+});
