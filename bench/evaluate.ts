@@ -29,6 +29,7 @@ async function main(args: EvaluateArgs): Promise<void> {
   const index = replay(split.train, items, nowS);
   log(`replayed into the index in ${seconds(t)} s; training the model (${args.als.factors} factors, ${args.als.iterations} iterations)`);
   const trained = trainInto(index, args.als, nowS);
+  if (args.alsOnly && index.model) index.model.closedForm = undefined;
   log(`trained in ${(trained.ms / 1000).toFixed(2)} s`);
   const latest = latestItems(split);
   const rankers: Ranker[] = serverRankers(index, nowS, (u) => latest.get(u));

@@ -22,7 +22,7 @@ export interface AlsParams {
   seed: number;
 }
 
-export const DEFAULT_ALS: AlsParams = { factors: 64, iterations: 6, regularization: 5, alpha: 8, cgSteps: 3, seed: 42 };
+export const DEFAULT_ALS: AlsParams = { factors: 64, iterations: 6, regularization: 50, alpha: 8, cgSteps: 3, seed: 42 };
 
 export interface AlsFactors {
   userVectors: Float32Array;

@@ -5,8 +5,12 @@ import { gram } from "./linalg.js";
 import type { Model } from "./model.js";
 import { neighbourTable } from "./neighbours.js";
 
-/** Below this many items a query scores every item; above, it probes the IVF cells. */
-export const EXHAUSTIVE_MAX_ITEMS = 5_000;
+/**
+ * Below this many items a query scores every item; above, it probes the IVF cells. Cells are clustered by direction,
+ * while personalized ranks by dot product: on ml-latest-small (9,742 items) probing cost ALS 21% of its P@10
+ * (0.226 against 0.287), and a scan of 20,000 rows takes about 90 µs.
+ */
+export const EXHAUSTIVE_MAX_ITEMS = 20_000;
 
 /** Trains the factors and derives what serving needs (search order, int8 codes, Gram matrix, IVF cells, neighbour lists). */
 export function trainModel(matrix: SparseRows, userVersions: Int32Array, params: AlsParams, progress?: (it: number) => void): Model {

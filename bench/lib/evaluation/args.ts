@@ -14,17 +14,20 @@ export interface EvaluateArgs {
   maxUsers: number;
   /** The EASE reference's λ; 0: chosen on a validation part of the training data. */
   easeLambda: number;
+  /** Serve personalized by ALS even where a closed form fits (how larger organisations are served). */
+  alsOnly: boolean;
   /** Count only held-out items new to the user (users without any are left out). */
   novel: boolean;
   json: boolean;
 }
 
 export const USAGE = `usage: npm run evaluate -- --data FILE [--protocol temporal|random] [--holdout 0.2|N] [--seed N]
-       [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--json]
+       [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--als-only] [--json]
 FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms),
       or MovieLens ratings.csv (userId,movieId,rating,timestamp): every rating an engagement.
 --protocol temporal: each user's latest --holdout (default 20%) is held out; random: a seeded 25% of each user's.
---ease LAMBDA: the EASE reference's λ (default: the best on a validation part of the training data).`;
+--ease LAMBDA: the EASE reference's λ (default: the best on a validation part of the training data).
+--als-only: personalized by ALS, as organisations too large for a closed form are served.`;
 
 function number(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -48,6 +51,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
       "max-users": { type: "string" },
       ease: { type: "string" },
       novel: { type: "boolean", default: false },
+      "als-only": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },
   });
@@ -74,6 +78,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
     },
     maxUsers: integer(values["max-users"], Number.MAX_SAFE_INTEGER, "max-users"),
     easeLambda: values.ease === undefined ? 0 : number(values.ease, 0, "ease"),
+    alsOnly: values["als-only"],
     novel: values.novel,
     json: values.json,
   };

@@ -6,7 +6,8 @@ import { topicModel } from "../../helpers/topicModel.js";
 
 const ITEMS = EXHAUSTIVE_MAX_ITEMS + 1_000;
 const TOPICS = 30;
-const USERS = 3_000;
+// About six users an item, as the test was tuned with: more make a topic's items all but identical vectors.
+const USERS = Math.round(ITEMS / 2);
 
 let model: Model;
 beforeAll(() => {
@@ -23,7 +24,9 @@ describe("vector search over a catalog large enough for IVF cells", () => {
 
   it("finds an item itself first when searching with its own unit vector", () => {
     for (let item = 0; item < ITEMS - 100; item += 211) {
-      const top = searchVectors(model, unitVector(model, item)!, 5, () => true, { cosine: true }).sorted();
+      const own = unitVector(model, item);
+      if (!own) continue; // one item in a few hundred drew no user
+      const top = searchVectors(model, own, 5, () => true, { cosine: true }).sorted();
       expect(top.items[0]).toBe(item);
       expect(top.scores[0]).toBeCloseTo(1, 4);
     }
