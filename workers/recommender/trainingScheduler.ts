@@ -4,7 +4,8 @@ import type { OrgIndex } from "../index/orgIndex.js";
 import type { AlsParams } from "../training/als.js";
 import type { Model } from "../training/model.js";
 import type { TrainJob } from "../training/trainer.js";
-import { trainingSet } from "../training/trainingSet.js";
+import { prepareSearch } from "../strategies/vectors.js";
+import { trainingSetInSlices } from "./trainingRows.js";
 
 const TRAINER_FILE = new URL("../training/trainer.js", import.meta.url);
 const CHECK_MS = 500;
@@ -165,16 +166,25 @@ export class TrainingScheduler {
     // A training that starts during a load (held back as long as allowed) is as partial as one the load overtakes.
     s.busySinceStart = this.rate >= BUSY_EVENTS_PER_S;
     try {
-      const { matrix, userVersions } = trainingSet(index);
+      // Built a slice at a time between rank requests; events applied meanwhile count as new ones (some are in it).
+      const counted = index.eventsSinceTraining;
+      const setStarted = performance.now();
+      const { matrix, userVersions } = await trainingSetInSlices(index);
+      const setMs = performance.now() - setStarted;
       s.trainedOn = matrix.indptr[matrix.rows]!;
-      index.eventsSinceTraining = 0;
-      this.counted.set(index, 0);
+      index.eventsSinceTraining -= counted;
+      this.counted.set(index, index.eventsSinceTraining);
       if (s.trainedOn === 0) return;
       const model = await this.run({ matrix, userVersions, params: this.settings.params });
+      // What a model's first requests would otherwise do on the way (the search's wasm copy), done before the swap.
+      const prepareStarted = performance.now();
+      await prepareSearch(model);
+      const prepareMs = performance.now() - prepareStarted;
       index.model = model;
       this.settings.trained?.(index.org, model.trainingMs);
       log.info("recommender model trained", {
         org: index.org, users: model.userCount, items: model.itemCount, interactions: s.trainedOn, ms: Math.round(model.trainingMs),
+        setMs: Math.round(setMs), prepareMs: Math.round(prepareMs * 10) / 10,
       });
     } finally {
       s.lastMs = Date.now() - s.lastStart;

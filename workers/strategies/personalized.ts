@@ -7,18 +7,34 @@ import { searchVectors } from "./vectors.js";
 import { TopK } from "./topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
-/** Folded-in vectors kept per model, so a user's vector is solved again only when their history changed. */
+/**
+ * Folded-in vectors of users the model has no row for (new since its training), kept per model so that such a
+ * user is solved again only when their history changed. Users it has a row for are written into that row.
+ */
 const FOLDED_MAX = 50_000;
 const folded = new WeakMap<Model, Map<number, { version: number; vector: Float64Array | undefined }>>();
 
-/** The user's taste vector: the trained one while their history is unchanged, else solved now from it. */
+/**
+ * The user's taste vector: the trained one while their history is unchanged, else solved now from it (fold-in).
+ * A user the model has a row for gets the solved vector written into it, with the history version it stands
+ * for, so the next request reads it as it reads a trained one. Kept in a map instead (up to 50,000 entries,
+ * cleared when full), the vectors of a burst of changed users filled the shard's old generation by tens of MB,
+ * each of them a few objects for a full collection to mark, and then dropped it all at once.
+ */
 function userVector(ctx: RankContext, model: Model): Float32Array | Float64Array | undefined {
   const u = ctx.user;
   const version = ctx.index.people.version[u]!;
   const f = model.params.factors;
-  if (u < model.userCount && model.userVersions[u] === version) {
-    const v = model.userVectors.subarray(u * f, u * f + f);
-    return isZero(v) ? undefined : v;
+  if (u < model.userCount) {
+    const row = model.userVectors.subarray(u * f, u * f + f);
+    if (model.userVersions[u] !== version) {
+      const { items, strengths } = userStrengths(ctx.index, u);
+      const vector = foldIn(model, items, strengths);
+      if (vector) row.set(vector);
+      else row.fill(0);
+      model.userVersions[u] = version;
+    }
+    return isZero(row) ? undefined : row;
   }
   let cache = folded.get(model);
   if (!cache) folded.set(model, (cache = new Map()));

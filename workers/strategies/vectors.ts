@@ -97,6 +97,19 @@ function scorersOf(model: Model): Scorers | undefined {
   return s ?? undefined;
 }
 
+/**
+ * Readies a model's search before it serves (its item codes moved into the scan's wasm memory, its IVF centroids
+ * quantized), then gives the event loop a turn so that the requests that waited are answered by the old model.
+ * Left to a new model's first request, this was part of a 30-80 ms stall right after the swap. It still takes
+ * the shard 27-33 ms on the benchmark organisation, mostly the young-generation collections V8 starts for
+ * "external memory pressure" as the arriving model's arrays (about 65 MB) and the new wasm memory are counted;
+ * the copy itself is 3 ms.
+ */
+export async function prepareSearch(model: Model): Promise<void> {
+  scorersOf(model);
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** Centroids as int8 codes with a scale each: choosing the cells to probe needs their order, not exact scores. */
 function quantizeCells(ivf: Ivf, f: number): SimdScorer | undefined {
   const codes = new Int8Array(ivf.cells * f);

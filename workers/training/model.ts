@@ -21,8 +21,9 @@ export interface Model {
   rowOf: Int32Array;
   itemOfRow: Int32Array;
   userCount: number;
+  /** Trained user vectors; serving overwrites a user's row with their fold-in once their history moves on. */
   userVectors: Float32Array;
-  /** Each user's history version at training time: a user whose version moved on is folded in again. */
+  /** The history version each row of userVectors stands for (training time, then the last fold-in). */
   userVersions: Int32Array;
   /** YᵀY of the item vectors, the shared part of every fold-in solve. */
   itemGram: Float64Array;
@@ -35,14 +36,22 @@ export interface Model {
   trainingMs: number;
 }
 
+/** Fold-in's working space (one thread folds in one user at a time): the f×f system and one item's decoded vector. */
+let system = new Float64Array(0);
+let decoded = new Float64Array(0);
+
 /**
  * A user's vector from their interactions against the model's fixed item vectors: the ALS user step solved
  * exactly (Cholesky), about a tenth of a millisecond for 64 factors. This is how new events change a user's
- * recommendations at once, without retraining.
+ * recommendations at once, without retraining. Only the answer is allocated: the system and each item's
+ * decoded vector live in buffers the thread reuses (a fresh 512-byte vector per item of the user's record,
+ * each with its own ArrayBuffer, was most of what a burst of fold-ins left for the collector).
  */
 export function foldIn(model: Model, items: ArrayLike<number>, strengths: ArrayLike<number>): Float64Array | undefined {
   const f = model.params.factors;
-  const a = new Float64Array(f * f);
+  if (system.length !== f * f) system = new Float64Array(f * f);
+  if (decoded.length !== f) decoded = new Float64Array(f);
+  const a = system;
   a.set(model.itemGram);
   for (let k = 0; k < f; k++) a[k * f + k]! += model.params.regularization;
   const b = new Float64Array(f);
@@ -52,8 +61,7 @@ export function foldIn(model: Model, items: ArrayLike<number>, strengths: ArrayL
     if (item >= model.itemCount || strengths[j]! <= 0) continue;
     used++;
     const c = confidence(strengths[j]!, model.params.alpha);
-    const row = model.rowOf[item]!;
-    const y = itemVector(model, row);
+    const y = itemVectorInto(model, model.rowOf[item]!, decoded);
     for (let r = 0; r < f; r++) {
       const yr = y[r]!;
       b[r]! += c * yr;
@@ -69,9 +77,12 @@ export function foldIn(model: Model, items: ArrayLike<number>, strengths: ArrayL
 
 /** Row `row`'s item vector, decoded from its int8 codes. */
 export function itemVector(model: Model, row: number): Float64Array {
+  return itemVectorInto(model, row, new Float64Array(model.params.factors));
+}
+
+function itemVectorInto(model: Model, row: number, out: Float64Array): Float64Array {
   const f = model.params.factors;
   const scale = model.itemScales[row]!;
-  const out = new Float64Array(f);
   for (let k = 0; k < f; k++) out[k] = model.itemCodes[row * f + k]! * scale;
   return out;
 }

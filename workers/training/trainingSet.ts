@@ -10,27 +10,76 @@ import type { SparseRows } from "./als.js";
  * at query time instead (queryOf). Items and users keep the index's interned ids.
  */
 export function trainingSet(index: OrgIndex): { matrix: SparseRows; userVersions: Int32Array } {
-  const users = index.people.ids.size;
-  const indptr = new Int32Array(users + 1);
-  // Typed arrays from the start: millions of entries in JS arrays would leave that much garbage on the heap.
-  let indices = new Int32Array(1024);
-  let values = new Float32Array(1024);
-  let n = 0;
-  const perItem = new Map<number, number>();
-  for (let u = 0; u < users; u++) {
-    for (const [item, strength] of sumStrengths(index, u, perItem)) {
-      if (strength <= 0) continue;
-      indices = ensureLength(indices, n + 1);
-      values = ensureLength(values, n + 1);
-      indices[n] = item;
-      values[n++] = strength;
-    }
-    indptr[u + 1] = n;
+  const builder = new TrainingSetBuilder(index);
+  while (builder.addUser());
+  return builder.finish();
+}
+
+/**
+ * Builds trainingSet() one user at a time, so that a caller may stop between users (the shard answers requests
+ * in between: workers/recommender/trainingRows.ts). Each user's version is read with their row, so events applied
+ * between two users are either in a user's row and version or in neither. Sums go through a dense per-item
+ * accumulator (NaN while untouched) instead of a Map per user, which leaves no garbage behind.
+ */
+export class TrainingSetBuilder {
+  private readonly users: number;
+  private readonly indptr: Int32Array;
+  private readonly userVersions: Int32Array;
+  private indices = new Int32Array(1024);
+  private values = new Float32Array(1024);
+  private n = 0;
+  private u = 0;
+  private sums: Float64Array;
+  private order = new Int32Array(256);
+
+  constructor(private readonly index: OrgIndex) {
+    this.users = index.people.ids.size;
+    this.indptr = new Int32Array(this.users + 1);
+    this.userVersions = new Int32Array(this.users);
+    this.sums = new Float64Array(Math.max(1, index.catalog.size)).fill(NaN);
   }
-  return {
-    matrix: { rows: users, cols: index.catalog.size, indptr, indices: indices.slice(0, n), values: values.slice(0, n) },
-    userVersions: index.people.version.slice(0, users),
-  };
+
+  /** Adds the next user's row; false once every user is in. */
+  addUser(): boolean {
+    if (this.u === this.users) return false;
+    const { people, catalog } = this.index;
+    const u = this.u++;
+    // Items interned since the start (events applied between users) widen the accumulator.
+    const sums = (this.sums = ensureLength(this.sums, catalog.size, NaN));
+    let touched = 0;
+    const add = (item: number, weight: number) => {
+      if (Number.isNaN(sums[item]!)) {
+        this.order = ensureLength(this.order, touched + 1);
+        this.order[touched++] = item;
+        sums[item] = weight;
+      } else sums[item]! += weight;
+    };
+    const e = people.earlier;
+    for (let k = e.start(u), end = e.start(u) + e.size(u); k < end; k++) add(e.cols.key[k]!, e.cols.value[k]!);
+    const h = people.history;
+    for (let k = h.start(u), end = h.start(u) + h.size(u); k < end; k++) add(h.cols.key[k]!, h.cols.value[k]!);
+    for (let t = 0; t < touched; t++) {
+      const item = this.order[t]!;
+      const strength = sums[item]!;
+      sums[item] = NaN;
+      if (strength <= 0) continue;
+      this.indices = ensureLength(this.indices, this.n + 1);
+      this.values = ensureLength(this.values, this.n + 1);
+      this.indices[this.n] = item;
+      this.values[this.n++] = strength;
+    }
+    this.indptr[u + 1] = this.n;
+    this.userVersions[u] = people.version[u]!;
+    return true;
+  }
+
+  finish(): { matrix: SparseRows; userVersions: Int32Array } {
+    const { users, indptr, n } = this;
+    return {
+      matrix: { rows: users, cols: this.index.catalog.size, indptr, indices: this.indices.slice(0, n), values: this.values.slice(0, n) },
+      userVersions: this.userVersions,
+    };
+  }
 }
 
 /** A user's current strengths per item, the same way (for fold-in at request time). */

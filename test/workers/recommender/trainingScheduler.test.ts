@@ -135,7 +135,8 @@ describe("TrainingScheduler", () => {
     // training starts and ends matters to the schedule.
     trainingS = 0;
     vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<Model> }, "run").mockImplementation(() => {
-      const model = { userCount: 1, itemCount: 1, trainingMs: trainingS * S } as Model;
+      // No item codes: the search has nothing to prepare before the swap.
+      const model = { userCount: 1, itemCount: 1, trainingMs: trainingS * S, params: { factors: 16 } as AlsParams, itemCodes: new Int8Array(0) } as Model;
       return trainingS === 0 ? Promise.resolve(model) : new Promise((resolve) => setTimeout(() => resolve(model), trainingS * S));
     });
     index = new OrgIndex(1);
