@@ -2,7 +2,10 @@
  * `npm run bench:recommend`: the recommender on a synthetic organisation (100,000 items, 50,000 users,
  * 5,000,000 events with planted topics) loaded through the real ingest API; index build time, ALS training
  * time and index memory after a restart on that data; then every strategy of POST /v1/recommend under
- * autocannon next to a bare uWS endpoint answering a canned recommend response (the ceiling, same run).
+ * autocannon next to a bare uWS endpoint answering a canned recommend response (the ceiling, same run); then
+ * personalized and similar at a fixed rate from our paced client (lib/recommend/paced.ts: requests spread
+ * evenly in time over keep-alive connections, latency from each request's slot), run after run, and
+ * personalized while the organisation is retrained and just after its new model is swapped in.
  *
  * Flags (or environment):
  *   --scale X         (BENCH_SCALE) size of the organisation, 1 = full; 0.02 for a quick run
@@ -12,7 +15,10 @@
  *   --duration S      (BENCH_DURATION_S) seconds per measured run (default 10); BENCH_WARMUP_S warm-up (2)
  *   --rate R          (BENCH_FIXED_RATE) requests/s of the fixed-rate runs of personalized and similar (2000)
  *   --strategies a,b  (BENCH_STRATEGIES) only these strategies
- *   BENCH_FIXED_CONNECTIONS  connections of the fixed-rate runs (default "<connections>,10")
+ *   BENCH_FIXED_CONNECTIONS  connections of the fixed-rate runs (default <connections>; a list runs each)
+ *   BENCH_FIXED_RUNS         fixed-rate runs per strategy after the restart, each reported (default 5)
+ *   BENCH_FIXED_DURATION_S   seconds per fixed-rate run (default 8)
+ *   BENCH_RETRAIN=0          skip the retrain phase (one event retrains the organisation under the fixed rate)
  *   BENCH_LOAD_IN_FLIGHT     1,000-event requests in flight while loading (default 8)
  *   BENCH_VERBOSE=1          pass the server's stderr through
  * Progress goes to stderr, the report to stdout, and the figures to bench/results/recommend-<date>.json.
@@ -31,8 +37,10 @@ import { rssMb } from "./lib/recommend/memory.js";
 import { report, type Results } from "./lib/recommend/report.js";
 import { sample } from "./lib/recommend/sample.js";
 import {
-  CONNECTIONS, DATA_DIR, DURATION_S, FIXED_CONNECTIONS, FIXED_RATE, LOAD_IN_FLIGHT, ONLY_STRATEGIES, SCALE, WARMUP_S,
+  CONNECTIONS, DATA_DIR, DURATION_S, FIXED_CONNECTIONS, FIXED_DURATION_S, FIXED_RATE, FIXED_RUNS, LOAD_IN_FLIGHT, ONLY_STRATEGIES,
+  RETRAIN, SCALE, WARMUP_S,
 } from "./lib/recommend/settings.js";
+import { retrainPhase, type RetrainFigures } from "./lib/recommend/retrain.js";
 import { benchSpec, specLine } from "./lib/recommend/spec.js";
 import { emptyServerRss, startOnData } from "./lib/recommend/startPhase.js";
 import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./lib/recommend/strategies.js";
@@ -81,7 +89,8 @@ async function main(): Promise<void> {
     log("memory baseline: the server on an empty database");
     const emptyRssMb = await emptyServerRss();
     log("restarting the server on the loaded data");
-    const started = await startOnData(storage, manifest.orgSeq);
+    const retrain = RETRAIN && strategies.includes("personalized");
+    const started = await startOnData(storage, manifest.orgSeq, retrain);
     server = started.server;
     const loadedRssMb = started.figures.rssMb;
     const on = { url: started.url, pk: manifest.pk, spec: manifest.spec, pid: server.proc.pid, dataDir: storage.dataDir };
@@ -92,7 +101,7 @@ async function main(): Promise<void> {
     const fixedStrategies = FIXED_RATE_STRATEGIES.filter((x) => strategies.includes(x));
     const measureCeiling = (when: string, withFixedRate: boolean) => {
       log(`ceiling (${when}): bare uWS with a canned ${Buffer.byteLength(canned)}-byte answer${withFixedRate ? ", also at the fixed rate" : ""}`);
-      const fixed = withFixedRate && fixedStrategies.length > 0 ? { rate: FIXED_RATE, connections: FIXED_CONNECTIONS } : undefined;
+      const fixed = withFixedRate && fixedStrategies.length > 0 ? { rate: FIXED_RATE, connections: FIXED_CONNECTIONS, durationS: FIXED_DURATION_S, runs: 2 } : undefined;
       return recommendCeiling(canned, bodyMaker("personalized", on.spec), CONNECTIONS, DURATION_S, WARMUP_S, fixed);
     };
     const ceilingBefore = await measureCeiling("before", true);
@@ -100,12 +109,19 @@ async function main(): Promise<void> {
     log("server: POST /v1/recommend");
     const runs: StrategyRun[] = [];
     for (const s of strategies) runs.push(await runStrategy(on, s, CONNECTIONS, DURATION_S, WARMUP_S));
-    log("server: fixed rate");
+    log("server: fixed rate (paced client), the strategies in turn");
     const fixed: FixedRateRun[] = [];
-    for (const s of fixedStrategies) {
-      for (const c of FIXED_CONNECTIONS) fixed.push(await runFixedRate(on, s, FIXED_RATE, c, DURATION_S));
+    for (let run = 1; run <= FIXED_RUNS; run++) {
+      for (const c of FIXED_CONNECTIONS) {
+        for (const s of fixedStrategies) fixed.push(await runFixedRate(on, s, FIXED_RATE, c, FIXED_DURATION_S, `after restart, run ${run}`));
+      }
     }
     const afterLoadRssMb = rssMb(server.proc.pid);
+    let retrained: RetrainFigures | undefined;
+    if (retrain) {
+      retrained = await retrainPhase(on, server, manifest.orgSeq, FIXED_RATE, FIXED_CONNECTIONS[0]!, FIXED_DURATION_S);
+      fixed.push(...retrained.runs);
+    }
     // Measured again after the runs, and the higher one kept: other work on a shared machine only ever lowers
     // a ceiling, and a low ceiling would flatter every ratio.
     const ceilingAfter = await measureCeiling("after", false);
@@ -116,7 +132,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       scale: SCALE,
       machine: { cores: os.cpus().length, loadAverageStart, loadAverageEnd: os.loadavg()[0], busyAtStart, busyAtEnd: busyProcesses() },
-      settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, fixedRate: FIXED_RATE },
+      settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, fixedRate: FIXED_RATE, fixedDurationS: FIXED_DURATION_S, fixedRuns: FIXED_RUNS },
       manifest: shown,
       loadedNow,
       start: started.figures,
@@ -125,6 +141,7 @@ async function main(): Promise<void> {
       ceilings: [ceilingBefore, ceilingAfter],
       strategies: runs,
       fixedRate: fixed,
+      retrain: retrained,
     };
     process.stdout.write(report(results));
     writeFigures("recommend", results.date, results);

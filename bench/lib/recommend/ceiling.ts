@@ -2,14 +2,15 @@
 import { fileURLToPath } from "node:url";
 import { startChild, stopChild } from "../processes.js";
 import { drive, type DriveResult } from "./drive.js";
+import { paced, type PacedResult } from "./paced.js";
 
 const CANNED_SERVER = fileURLToPath(new URL("./cannedUws.js", import.meta.url));
 
-/** The canned endpoint at a fixed rate: the latency autocannon's bursts cost an answer that takes no work. */
+/** The canned endpoint at a fixed rate from the paced client: what the client and the wire add to an answer that takes no work. */
 export interface CeilingFixedRun {
   connections: number;
   rate: number;
-  load: DriveResult;
+  load: PacedResult;
 }
 
 export interface Ceiling extends DriveResult {
@@ -23,7 +24,7 @@ export interface Ceiling extends DriveResult {
  */
 export async function recommendCeiling(
   cannedResponse: string, body: () => string, connections: number, durationS: number, warmupS: number,
-  fixed?: { rate: number; connections: number[] },
+  fixed?: { rate: number; connections: number[]; durationS: number; runs: number },
 ): Promise<Ceiling> {
   const { child, match } = await startChild(CANNED_SERVER, { ...process.env, CANNED_BODY: cannedResponse }, /listening on (\d+)/);
   try {
@@ -33,7 +34,9 @@ export async function recommendCeiling(
     const fixedRate: CeilingFixedRun[] = [];
     if (fixed) {
       for (const c of fixed.connections) {
-        fixedRate.push({ connections: c, rate: fixed.rate, load: await drive({ ...opts, connections: c, durationS, overallRate: fixed.rate }) });
+        for (let run = 0; run < fixed.runs; run++) {
+          fixedRate.push({ connections: c, rate: fixed.rate, load: await paced({ ...opts, connections: c, rate: fixed.rate, durationS: fixed.durationS }) });
+        }
       }
     }
     return { ...load, responseBytes: Buffer.byteLength(cannedResponse), fixedRate };

@@ -38,8 +38,15 @@ export const ONLY_STRATEGIES = (flags.strategies ?? env.BENCH_STRATEGIES)?.split
 /** Event requests in flight while loading (each 1,000 events). */
 export const LOAD_IN_FLIGHT = num(undefined, env.BENCH_LOAD_IN_FLIGHT, 8);
 /**
- * Connections of the fixed-rate runs. autocannon sends each connection's share of a second in a burst, so
- * the first figure (the same -c as the other runs) measures bursts of that many requests at once, and a
- * small one shows the same rate spread over few connections.
+ * Connections of the fixed-rate runs (our paced client, paced.ts: requests spread evenly in time over them).
+ * A list measures each count in turn.
  */
-export const FIXED_CONNECTIONS = (env.BENCH_FIXED_CONNECTIONS ?? `${CONNECTIONS},10`).split(",").map(Number);
+export const FIXED_CONNECTIONS = (env.BENCH_FIXED_CONNECTIONS ?? `${CONNECTIONS}`).split(",").map(Number);
+/** Fixed-rate runs per strategy after the restart (each reported), and their length. */
+export const FIXED_RUNS = num(undefined, env.BENCH_FIXED_RUNS, 5);
+export const FIXED_DURATION_S = num(undefined, env.BENCH_FIXED_DURATION_S, 8);
+/**
+ * The retrain phase (BENCH_RETRAIN=0 skips it): one event makes the server retrain the organisation while
+ * personalized runs at the fixed rate, measured during the training and in the seconds after the new model is in.
+ */
+export const RETRAIN = env.BENCH_RETRAIN !== "0";

@@ -17,6 +17,8 @@ const TRAIN_TIMEOUT_MS = 60 * 60_000;
 /** Let the heap settle after the last big allocation (training matrix, load buffers) before reading RSS. */
 const SETTLE_MS = 5_000;
 const SERVER_ENV = { LOG_LEVEL: "info" };
+/** With the retrain phase: one new event is enough to retrain (no events arrive otherwise, so nothing else changes). */
+const RETRAIN_ENV = { ...SERVER_ENV, RECOMMEND_RETRAIN_S: "1" };
 
 export interface ShardBuild {
   shard: number;
@@ -32,6 +34,8 @@ export interface StartFigures {
   /** The shard that holds the benchmark's organisation. */
   orgShard: ShardBuild;
   als: { ms: number; users: number; items: number; interactions: number };
+  /** From listening to the model's log line: the training set, the training and the swap, as serving saw them. */
+  modelAfterListeningMs: number;
   rssMb: number;
   /** The highest resident set while starting (index build and training included). */
   peakRssMb: number;
@@ -59,12 +63,13 @@ export async function emptyServerRss(): Promise<number> {
   }
 }
 
-export async function startOnData(storage: Storage, orgSeq: number): Promise<Started> {
+export async function startOnData(storage: Storage, orgSeq: number, retrainOnEvent = false): Promise<Started> {
   const t0 = performance.now();
   const cpu = sinceSpawn();
-  const { server, url } = await startServer(storage, SERVER_ENV, START_TIMEOUT_MS);
+  const { server, url } = await startServer(storage, retrainOnEvent ? RETRAIN_ENV : SERVER_ENV, START_TIMEOUT_MS);
   try {
     const startMs = performance.now() - t0;
+    const listeningAt = Date.now();
     // The server listens only once every shard has built its index, so these lines are all there.
     const shards = logLines(server, "recommender index built").map((l) => ({ shard: Number(l.shard), orgs: Number(l.orgs), events: Number(l.events), ms: Number(l.ms) }));
     const orgShard = shards.find((s) => s.shard === orgSeq % shards.length);
@@ -75,7 +80,7 @@ export async function startOnData(storage: Storage, orgSeq: number): Promise<Sta
     log(`model trained in ${als.ms} ms; settling ${SETTLE_MS / 1000}s before reading RSS`);
     await sleep(SETTLE_MS);
     const figures: StartFigures = {
-      startMs, shards, orgShard, als, rssMb: rssMb(server.proc.pid), peakRssMb: peakRssMb(server.proc.pid),
+      startMs, shards, orgShard, als, modelAfterListeningMs: Date.parse(trained.t) - listeningAt, rssMb: rssMb(server.proc.pid), peakRssMb: peakRssMb(server.proc.pid),
       cpu: cpu({ pid: server.proc.pid, dataDir: storage.dataDir }),
     };
     return { server, url, figures };

@@ -3,6 +3,7 @@ import type { SyntheticSpec } from "../synthetic.js";
 import { log } from "../settings.js";
 import { bodyMaker, type Strategy } from "./bodies.js";
 import { drive, type DriveResult } from "./drive.js";
+import { paced, type PacedResult } from "./paced.js";
 import { sample, type Sample } from "./sample.js";
 import { threadCores, type ThreadCores } from "./threads.js";
 
@@ -17,9 +18,11 @@ export interface StrategyRun {
 
 export interface FixedRateRun {
   strategy: Strategy;
+  /** When it ran: "after restart 1", "during retrain", "after swap", … */
+  label: string;
   connections: number;
   rate: number;
-  load: DriveResult;
+  load: PacedResult;
   threads: ThreadCores;
 }
 
@@ -32,7 +35,7 @@ export interface Server {
   dataDir: string | undefined;
 }
 
-const target = (s: Server) => ({
+export const target = (s: Server) => ({
   url: `${s.url}/v1/recommend`,
   headers: { "content-type": "application/json", "x-api-key": s.pk },
   ours: { pid: s.pid, dataDir: s.dataDir },
@@ -48,10 +51,10 @@ export async function runStrategy(s: Server, strategy: Strategy, connections: nu
   return { strategy, sample: seen, load, threads: threads() };
 }
 
-/** The strategy at a fixed overall rate (autocannon overallRate: each connection's share, sent at the start of each second). */
-export async function runFixedRate(s: Server, strategy: Strategy, rate: number, connections: number, durationS: number): Promise<FixedRateRun> {
-  log(`  ${strategy}: ${rate} req/s, -c ${connections}, ${durationS}s`);
+/** The strategy at a fixed overall rate from our paced client (paced.ts: evenly spread, latency from each request's slot). */
+export async function runFixedRate(s: Server, strategy: Strategy, rate: number, connections: number, durationS: number, label: string): Promise<FixedRateRun> {
   const threads = threadCores(s.pid);
-  const load = await drive({ ...target(s), body: bodyMaker(strategy, s.spec), connections, durationS, overallRate: rate });
-  return { strategy, connections, rate, load, threads: threads() };
+  const load = await paced({ ...target(s), body: bodyMaker(strategy, s.spec), connections, rate, durationS });
+  log(`  ${label}: ${strategy} ${rate} req/s over ${connections} connections, ${durationS}s: p50 ${load.p50.toFixed(2)}, p99 ${load.p99.toFixed(2)}, max ${load.max.toFixed(2)} ms`);
+  return { strategy, label, connections, rate, load, threads: threads() };
 }
