@@ -1,7 +1,6 @@
 import type { SparseRows } from "./als.js";
 import { transpose } from "./als.js";
-import { invertSpd } from "./ease.js";
-import { seededRandom } from "./linalg.js";
+import { invertSpd, seededRandom } from "./linalg.js";
 
 /**
  * EASE (Steck 2019), the closed-form item-item model that tops published tables on small and medium data:

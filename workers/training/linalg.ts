@@ -126,3 +126,50 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * The inverse of a symmetric positive definite matrix (row-major, overwritten), via Cholesky A = L·Lᵀ, then
+ * L⁻¹, then A⁻¹ = L⁻ᵀ·L⁻¹. Each step walks rows, so the inner loops run over contiguous memory.
+ */
+export function invertSpd(a: Float64Array, n: number): Float64Array {
+  for (let j = 0; j < n; j++) {
+    const rj = j * n;
+    let d = a[rj + j]!;
+    for (let k = 0; k < j; k++) d -= a[rj + k]! * a[rj + k]!;
+    const ljj = Math.sqrt(Math.max(d, 1e-12));
+    a[rj + j] = ljj;
+    for (let i = j + 1; i < n; i++) {
+      const ri = i * n;
+      let s = a[ri + j]!;
+      for (let k = 0; k < j; k++) s -= a[ri + k]! * a[rj + k]!;
+      a[ri + j] = s / ljj;
+    }
+  }
+  // Row i of L⁻¹ is (e_i − Σ_{k<i} L_ik · row k of L⁻¹) / L_ii.
+  const inv = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    const ri = i * n;
+    for (let k = 0; k < i; k++) {
+      const lik = a[ri + k]!;
+      if (lik === 0) continue;
+      const rk = k * n;
+      for (let j = 0; j <= k; j++) inv[ri + j]! -= lik * inv[rk + j]!;
+    }
+    inv[ri + i] = 1;
+    const lii = a[ri + i]!;
+    for (let j = 0; j <= i; j++) inv[ri + j]! /= lii;
+  }
+  // A⁻¹ = Σ_k (row k of L⁻¹)ᵀ (row k of L⁻¹): accumulate the lower triangle, then mirror it.
+  const out = new Float64Array(n * n);
+  for (let k = 0; k < n; k++) {
+    const rk = k * n;
+    for (let i = 0; i <= k; i++) {
+      const v = inv[rk + i]!;
+      if (v === 0) continue;
+      const ri = i * n;
+      for (let j = 0; j <= i; j++) out[ri + j]! += v * inv[rk + j]!;
+    }
+  }
+  for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) out[i * n + j] = out[j * n + i]!;
+  return out;
+}

@@ -1,6 +1,6 @@
 import type { SparseRows } from "../../../workers/training/als.js";
 import { transpose } from "../../../workers/training/als.js";
-import { invertSpd, trainEase } from "../../../workers/training/ease.js";
+import { invertSpd } from "../../../workers/training/linalg.js";
 import { TopK } from "../../../workers/strategies/topK.js";
 import type { Interaction } from "./csv.js";
 import { K, userScores } from "./metrics.js";
@@ -146,4 +146,22 @@ export function chooseEaseLambda(fit: BinaryMatrix, validation: HeldOutUser[], p
     if (ndcg > best.ndcg) best = { lambda, ndcg };
   }
   return best.lambda;
+}
+
+/** The primal EASE on a binary matrix: B = I − P·diag(1/diag P), P = (XᵀX + λI)⁻¹, dense n × n. */
+function trainEase(x: SparseRows, lambda: number): { items: number; weights: Float32Array } {
+  const n = x.cols;
+  const g = new Float64Array(n * n);
+  for (let r = 0; r < x.rows; r++) {
+    for (let a = x.indptr[r]!; a < x.indptr[r + 1]!; a++) {
+      for (let b = x.indptr[r]!; b < x.indptr[r + 1]!; b++) g[x.indices[a]! * n + x.indices[b]!]!++;
+    }
+  }
+  for (let i = 0; i < n; i++) g[i * n + i]! += lambda;
+  const p = invertSpd(g, n);
+  const weights = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) if (i !== j) weights[i * n + j] = -p[i * n + j]! / p[j * n + j]!;
+  }
+  return { items: n, weights };
 }

@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SparseRows } from "../../../workers/training/als.js";
 import { closedFormFits, closedFormScores, DUAL_MAX_USERS, fitForm, PRIMAL_MAX_ITEMS, trainClosedForm } from "../../../workers/training/closedForm.js";
-import { invertSpd } from "../../../workers/training/ease.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { invertSpd, seededRandom } from "../../../workers/training/linalg.js";
 
 /** A binary users × items matrix with each pair present with probability `density`. */
 function randomBinary(users: number, items: number, density: number, seed: number): SparseRows {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { choleskyFactor, choleskySubstitute, gram, seededRandom } from "../../../workers/training/linalg.js";
+import { choleskyFactor, choleskySubstitute, gram, invertSpd, seededRandom } from "../../../workers/training/linalg.js";
 
 describe("gram", () => {
   it("is VᵀV, symmetric, for any number of rows (blocks of four and the rest)", () => {
@@ -36,6 +36,24 @@ describe("Cholesky", () => {
         let ax = 0;
         for (let c = 0; c < f; c++) ax += a[r * f + c]! * x[c]!;
         expect(ax).toBeCloseTo(b[r]!, 9);
+      }
+    }
+  });
+});
+
+describe("invertSpd", () => {
+  it("gives the inverse of a symmetric positive definite matrix: A·A⁻¹ = I", () => {
+    const random = seededRandom(8);
+    const f = 7;
+    const v = Float32Array.from({ length: 12 * f }, () => random() - 0.5);
+    const a = gram(v, 12, f);
+    for (let k = 0; k < f; k++) a[k * f + k]! += 0.5;
+    const inverse = invertSpd(Float64Array.from(a), f);
+    for (let r = 0; r < f; r++) {
+      for (let c = 0; c < f; c++) {
+        let s = 0;
+        for (let k = 0; k < f; k++) s += a[r * f + k]! * inverse[k * f + c]!;
+        expect(s).toBeCloseTo(r === c ? 1 : 0, 9);
       }
     }
   });
