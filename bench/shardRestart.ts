@@ -1,7 +1,7 @@
 /**
  * `npm run bench:restart`: how long a recommender shard that died keeps its organisations waiting. One large
  * organisation and many small ones, written straight into PostgreSQL (the server only applies the migrations),
- * are loaded by a Recommender in this process; one thread is ended as a crash would end it, and each
+ * are loaded by a RecommenderPool in this process; one thread is ended as a crash would end it, and each
  * organisation is asked every few milliseconds until it answers again. Prints when the small ones and the
  * large one answer again, against the time the whole load took at start.
  *
@@ -10,10 +10,11 @@
  */
 import type { Worker } from "node:worker_threads";
 import pg from "pg";
-import { Recommender } from "../src/recommend/recommender.js";
-import { toRankRequest, type RankRequest } from "../src/recommend/schema.js";
+import { RecommenderPool } from "../src/recommend/recommenderPool.js";
+import { toRankRequest } from "../src/recommend/schema.js";
+import type { RankRequest } from "../src/wire/rank.js";
 import { validateRecommend } from "../src/recommend/validate.js";
-import { DEFAULT_ALS } from "../workers/training/als.js";
+import { DEFAULT_ALS } from "../src/wire/als.js";
 import { connectionUrl, prepareStorage, type Storage } from "./lib/database.js";
 import { startServer, stopChild, type Child } from "./lib/processes.js";
 import { int, table } from "./lib/report.js";
@@ -38,7 +39,7 @@ async function writeEvents(db: pg.Client, org: number, n: number, users: number,
 }
 
 /** Milliseconds from `since` until `req` is answered, asking every 5 ms. */
-async function answeredAfter(r: Recommender, req: RankRequest, since: number): Promise<number> {
+async function answeredAfter(r: RecommenderPool, req: RankRequest, since: number): Promise<number> {
   for (;;) {
     const ok = await new Promise<boolean>((resolve) => r.rank(req, (err) => resolve(err === undefined)));
     if (ok) return performance.now() - since;
@@ -51,7 +52,7 @@ const ask = (org: number) => toRankRequest(org, validateRecommend({ strategy: "p
 async function main(): Promise<void> {
   let storage: Storage | undefined;
   let server: Child | undefined;
-  let recommender: Recommender | undefined;
+  let recommender: RecommenderPool | undefined;
   try {
     storage = await prepareStorage();
     server = (await startServer(storage)).server;
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
     await db.end();
 
     const started = performance.now();
-    recommender = await Recommender.start({ databaseUrl, shards: 2, timeoutMs: 10_000, als: DEFAULT_ALS, retrainIntervalMs: 3_600_000 });
+    recommender = await RecommenderPool.start({ databaseUrl, shards: 2, timeoutMs: 10_000, als: DEFAULT_ALS, retrainIntervalMs: 3_600_000 });
     const firstLoadMs = performance.now() - started;
     log(`first load: ${int(firstLoadMs)} ms`);
 

@@ -1,8 +1,13 @@
 /**
- * The answer-only ceiling: a bare uWebSockets.js endpoint that reads the body, JSON.parses it and answers 202.
- * Run as a child process by bench/ingest.ts; prints `listening on PORT` and serves until killed.
+ * The ceiling server: a bare uWebSockets.js endpoint that reads each body, JSON.parses it and answers a canned
+ * response, ingest's 202 unless CEILING_STATUS and CEILING_BODY say otherwise (the recommend ceiling passes a real
+ * answer captured in the same run, so the bytes on the wire match). Run as a child process by the ingest and
+ * recommend benchmarks and the soak's floor; prints `listening on PORT` and serves until killed.
  */
 import uWS from "uWebSockets.js";
+
+const status = process.env.CEILING_STATUS ?? "202 Accepted";
+const canned = process.env.CEILING_BODY ?? '{"success":true,"message":"accepted","data":{"accepted":1},"error":null}';
 
 const app = uWS.App();
 app.any("/*", (res) => {
@@ -14,18 +19,17 @@ app.any("/*", (res) => {
   res.onData((chunk, isLast) => {
     chunks.push(Buffer.from(chunk.slice(0)));
     if (!isLast) return;
-    const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    let status = "202 Accepted";
+    let answer = status;
     try {
-      JSON.parse(body.toString("utf8"));
+      JSON.parse((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString("utf8"));
     } catch {
-      status = "400 Bad Request";
+      answer = "400 Bad Request";
     }
     if (aborted) return;
     res.cork(() => {
-      res.writeStatus(status);
+      res.writeStatus(answer);
       res.writeHeader("content-type", "application/json; charset=utf-8");
-      res.end('{"success":true,"message":"accepted","data":{"accepted":1},"error":null}');
+      res.end(canned);
     });
   });
 });

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { DEFAULT_ALS } from "../workers/training/als.js";
+import { DEFAULT_ALS } from "./wire/als.js";
 
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 /** An optional setting set to the empty string counts as unset (`METRICS_PORT=` must not mean port 0). */
 const unsetIfEmpty = (v: unknown) => (v === "" ? undefined : v);
 
 /** Every setting of the service, read from the environment once at start-up. */
-const ConfigSchema = z.object({
+export const ConfigSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default("127.0.0.1"),
   DATABASE_URL: z.string().url().optional(),

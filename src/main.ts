@@ -8,11 +8,11 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded.js";
 import { DatabaseHealth } from "./db/health.js";
 import { migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
-import { DEFAULT_ALS } from "../workers/training/als.js";
+import { DEFAULT_ALS } from "./wire/als.js";
 import { jwtSecret } from "./db/settings.js";
 import { Router } from "./http/router.js";
 import { authRoutes } from "./http/routes/auth.js";
-import { dashboardRoutes } from "./http/routes/dashboard.js";
+import { accountRoutes } from "./http/routes/accounts.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { metricsRoutes } from "./http/routes/metrics.js";
@@ -20,15 +20,15 @@ import { startMetricsServer } from "./http/metricsServer.js";
 import { collectProcessMetrics, readQueuesFrom, zeroShardSeries } from "./metrics/registry.js";
 import { shardMetrics } from "./metrics/shardMetrics.js";
 import { uploadRoutes } from "./http/routes/upload.js";
-import { webDashboardRoutes } from "./http/routes/webDashboard.js";
+import { dashboardPageRoutes } from "./http/routes/dashboardPage.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
 import { keepRefused } from "./ingest/refused.js";
 import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
 import { setHeapGrowth } from "./heapGrowth.js";
-import { log, setLogLevel } from "./log.js";
+import { log, setLogLevel } from "./wire/log.js";
 import { Attribution } from "./recommend/attribution.js";
-import { Recommender } from "./recommend/recommender.js";
+import { RecommenderPool } from "./recommend/recommenderPool.js";
 import { recommendRoutes } from "./http/routes/recommend.js";
 import { analyticsRoutes } from "./http/routes/analytics.js";
 import type { Services } from "./services.js";
@@ -54,7 +54,7 @@ async function start(config: Config): Promise<Running> {
   const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS);
   // Before the shards start: their first reports (index sizes) must not be zeroed after they land.
   zeroShardSeries(config.RECOMMEND_SHARDS);
-  const recommender = await Recommender.start({
+  const recommender = await RecommenderPool.start({
     databaseUrl,
     observer: shardMetrics,
     shards: config.RECOMMEND_SHARDS,
@@ -91,7 +91,7 @@ async function start(config: Config): Promise<Running> {
   };
 
   const router = new Router();
-  for (const routes of [healthRoutes, authRoutes, dashboardRoutes, uploadRoutes, ingestRoutes, recommendRoutes, analyticsRoutes, webDashboardRoutes, metricsRoutes]) routes(services).forEach((r) => router.add(r));
+  for (const routes of [healthRoutes, authRoutes, accountRoutes, uploadRoutes, ingestRoutes, recommendRoutes, analyticsRoutes, dashboardPageRoutes, metricsRoutes]) routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
   return { http, metrics, services, writers, embedded };

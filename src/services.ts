@@ -7,7 +7,7 @@ import type { Config } from "./config.js";
 import type { DatabaseHealth } from "./db/health.js";
 import type { Batcher } from "./ingest/batcher.js";
 import type { Attribution } from "./recommend/attribution.js";
-import type { Recommender } from "./recommend/recommender.js";
+import type { RecommenderPool } from "./recommend/recommenderPool.js";
 
 /** What route handlers depend on, built once in main.ts. */
 export interface Services {
@@ -19,6 +19,6 @@ export interface Services {
   apiKeys: ApiKeyAuth;
   authLimiter: RateLimiter;
   batcher: Batcher;
-  recommender: Recommender;
+  recommender: RecommenderPool;
   attribution: Attribution;
 }

@@ -37,8 +37,10 @@ export async function startServer(storage: Storage, env: NodeJS.ProcessEnv = {},
   return { server: child, url: match[1] };
 }
 
-export async function startUwsCeiling(): Promise<{ child: Child; port: string }> {
-  const { child, match } = await startChild(UWS_CEILING, process.env, /listening on (\d+)/);
+/** The bare uWS endpoint; `canned`: the status and body it answers with, when not ingest's 202. */
+export async function startUwsCeiling(canned?: { status: string; body: string }): Promise<{ child: Child; port: string }> {
+  const env = canned ? { ...process.env, CEILING_STATUS: canned.status, CEILING_BODY: canned.body } : process.env;
+  const { child, match } = await startChild(UWS_CEILING, env, /listening on (\d+)/);
   return { child, port: match[1] };
 }
 

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { AppError } from "../errors.js";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 import { keyDigest, type KeyType } from "./keys.js";
 
 /** What a key resolves to; kept in memory so that a known key costs no database round trip. */

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { chmodSync, chownSync, existsSync, rmSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, appendFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 
 /**
  * Server settings for the embedded cluster: durable (fsync, full page writes) but sized for bulk ingest.

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 
 const PROBE_EVERY_MS = 500;
 

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 import { sql as core } from "./migrations/001_core.js";
 import { sql as catalog } from "./migrations/002_catalog.js";
 import { sql as recommendations } from "./migrations/003_recommendations.js";

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 
 /** Connection attempts give up fast so that an outage turns into a 503, not a hung request. */
 export const CONNECT_TIMEOUT_MS = 2000;

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import { isUnavailable, toAppError } from "./errors.js";
+import { isUnavailable } from "../wire/pgErrors.js";
+import { toAppError } from "./errors.js";
 
 /** Runs fn in one transaction; database outages surface as 503 `unavailable`. */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 import type { LimitResult } from "../auth/rateLimit.js";
 import { AppError, isAppError } from "../errors.js";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 import type { RequestContext } from "./context.js";
 import { CORS_EXPOSE, CORS_ORIGIN } from "./cors.js";
 import type { Reply } from "./router.js";

@@ -1,10 +1,10 @@
 import { AppError } from "../errors.js";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 import type { DatabaseHealth } from "../db/health.js";
 import { metrics } from "../metrics/registry.js";
-import { packBatch } from "./batchPack.js";
-import type { BatchPayload, EventRow, ItemRow, UserRow } from "./rows.js";
-import type { WriteResult } from "../../workers/writer/index.js";
+import { packBatch } from "../wire/batchPack.js";
+import type { BatchPayload, EventRow, ItemRow, UserRow } from "../wire/batchRows.js";
+import type { WriteResult } from "../wire/writeTasks.js";
 import type { WriterPool } from "./writerPool.js";
 
 export interface BatcherOptions {

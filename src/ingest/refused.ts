@@ -1,7 +1,7 @@
 import type pg from "pg";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 import type { Submission } from "./batcher.js";
-import type { EventRow, ItemRow, UserRow } from "./rows.js";
+import type { EventRow, ItemRow, UserRow } from "../wire/batchRows.js";
 
 const event = (r: EventRow) => ({
   event_id: r[1], user_id: r[2], item_id: r[3], event_family: r[4], event_name: r[5], weight: r[6], previous_user_id: r[7],

@@ -1,10 +1,11 @@
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
-import type { WriteResult, WriteTask } from "../../workers/writer/index.js";
-import type { ServedResult, ServedTask } from "../../workers/writer/served.js";
+import { logLevel } from "../wire/log.js";
+import type { WriterThreadData } from "../wire/threadData.js";
+import type { ServedResult, ServedTask, WriteResult, WriteTask } from "../wire/writeTasks.js";
 
-const WORKER_FILE = fileURLToPath(new URL("../../workers/writer/index.js", import.meta.url));
-const SERVED_FILE = fileURLToPath(new URL("../../workers/writer/served.js", import.meta.url));
+const WORKER_FILE = fileURLToPath(new URL("../../workers/writer/writeBatch.js", import.meta.url));
+const SERVED_FILE = fileURLToPath(new URL("../../workers/writer/writeServed.js", import.meta.url));
 
 export interface WriterPool {
   /** Writes one batch packed by packBatch; its memory is moved to the writer thread. */
@@ -26,7 +27,7 @@ export function createWriterPool(databaseUrl: string, threads: number): WriterPo
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
     idleTimeout: Infinity,
-    workerData: { databaseUrl },
+    workerData: { databaseUrl, logLevel: logLevel() } satisfies WriterThreadData,
   });
   return {
     threads,

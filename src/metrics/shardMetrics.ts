@@ -1,4 +1,4 @@
-import type { ShardObserver } from "../recommend/recommender.js";
+import type { ShardObserver } from "../recommend/recommenderPool.js";
 import { metrics } from "./registry.js";
 
 /** What the recommender threads report, as metrics (they cannot reach the registry: it lives in this thread). */

@@ -1,8 +1,8 @@
 import type { WriterPool } from "../ingest/writerPool.js";
-import { log } from "../log.js";
-import { ByteWriter } from "./byteWriter.js";
-import type { Mode, RankRequest } from "./schema.js";
-import { writeServedTuple } from "./servedTuple.js";
+import { log } from "../wire/log.js";
+import { ByteWriter } from "../wire/byteWriter.js";
+import type { Mode, RankRequest } from "../wire/rank.js";
+import { writeServedTuple } from "../wire/servedTuple.js";
 
 const FLUSH_MS = 200;
 const FLUSH_ROWS = 5_000;

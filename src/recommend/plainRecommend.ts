@@ -1,5 +1,6 @@
 import { isIdentifier } from "../ingest/plainRecord.js";
-import { DEPTH_MAX, ITEM_STRATEGIES, LIMIT_MAX, STRATEGIES, USER_STRATEGIES, type RecommendBody, type Strategy } from "./schema.js";
+import { DEPTH_MAX, LIMIT_MAX, type RecommendBody } from "./schema.js";
+import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
 const STRATEGY_NAMES: ReadonlySet<unknown> = new Set(STRATEGIES);
 const DEFAULT_LIMIT = 20;

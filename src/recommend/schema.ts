@@ -1,17 +1,8 @@
 import { z } from "zod";
 import { Identifier, PROTO_KEY } from "../ingest/schemas.js";
+import type { FilterValue as WireFilterValue, RankRequest } from "../wire/rank.js";
+import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
-/** CONTRACT 5: the ten strategies, and what each needs. */
-export const STRATEGIES = [
-  "personalized", "because-you-viewed", "recently-viewed", "buy-again",
-  "similar", "frequently-bought-together", "also-viewed",
-  "popular", "trending", "new-arrivals",
-] as const;
-export type Strategy = (typeof STRATEGIES)[number];
-
-export const USER_STRATEGIES: ReadonlySet<Strategy> = new Set(["personalized", "because-you-viewed", "recently-viewed", "buy-again"]);
-export const ITEM_STRATEGIES: ReadonlySet<Strategy> = new Set(["similar", "frequently-bought-together", "also-viewed"]);
-export const GLOBAL_STRATEGIES: ReadonlySet<Strategy> = new Set(["popular", "trending", "new-arrivals"]);
 /** `exclude_seen` defaults to true for these, false for the rest. */
 const EXCLUDE_SEEN_BY_DEFAULT: ReadonlySet<Strategy> = new Set(["personalized", "because-you-viewed"]);
 
@@ -35,7 +26,10 @@ const Filters = z
   .pipe(z.record(z.string().min(1).max(256), FilterValue))
   .refine((f) => Object.keys(f).length <= FILTERS_MAX, `at most ${FILTERS_MAX} filters`);
 
-export type FilterValue = z.infer<typeof FilterValue>;
+/** The wire's plain FilterValue (no zod on the recommender threads) must be exactly what this schema yields. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const filterValueAgrees: Same<z.infer<typeof FilterValue>, WireFilterValue> = true;
+void filterValueAgrees;
 
 export const RecommendSchema = z
   .strictObject({
@@ -70,51 +64,6 @@ export const RecommendSchema = z
   });
 
 export type RecommendBody = z.infer<typeof RecommendSchema>;
-
-/** What a recommender thread is asked: the validated body with defaults settled, for one organisation. */
-export interface RankRequest {
-  org: number;
-  strategy: Strategy;
-  userId: string | undefined;
-  contextItemId: string | undefined;
-  itemType: string | undefined;
-  filters: Record<string, FilterValue> | undefined;
-  excludeItemIds: string[] | undefined;
-  excludeSeen: boolean;
-  fields: string[] | undefined;
-  limit: number;
-  page: number;
-}
-
-export type Mode = "personalized" | "contextual" | "global" | "fallback";
-
-/**
- * A recommender thread's answer: the page already rendered as JSON there (each result's `item_id`, `score`,
- * `reason`, `metadata`; spec 2.4), so the front thread splices bytes instead of rebuilding objects.
- */
-export interface RankResult {
-  mode: Mode;
-  /** How many items the page holds. */
-  count: number;
-  /**
-   * The page's item ids in order as a JSON array, in UTF-8: `recommended_items`, and the attribution log's
-   * `items`. Bytes rather than strings, so the front thread never decodes an id.
-   */
-  items: Uint8Array;
-  /** The `results` array as JSON, in UTF-8. */
-  results: Uint8Array;
-  hasNext: boolean;
-}
-
-/**
- * A global strategy asked for nothing of the caller's own (no filters, type, exclusions or seen items): every
- * such request of the organisation with the same page, limit and fields has the same answer, so it is shared.
- */
-export function sharedAnswerKey(req: RankRequest): string | undefined {
-  if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length) return undefined;
-  if (req.excludeSeen && req.userId !== undefined) return undefined;
-  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${req.fields?.join("\u0000") ?? "*"}`;
-}
 
 export function toRankRequest(org: number, b: RecommendBody): RankRequest {
   const filters = b.filters ? { ...b.filters } : undefined;

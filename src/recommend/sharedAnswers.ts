@@ -1,4 +1,4 @@
-import type { RankResult } from "./schema.js";
+import type { RankResult } from "../wire/rank.js";
 
 /**
  * How long the front thread reuses a shared answer (see sharedAnswerKey) without asking the shard. With the

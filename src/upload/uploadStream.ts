@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import { AppError, isAppError } from "../errors.js";
-import { log } from "../log.js";
+import { log } from "../wire/log.js";
 import type { Batcher, Submission } from "../ingest/batcher.js";
-import { itemRow, userRow, type ItemRow, type UserRow } from "../ingest/rows.js";
+import type { ItemRow, UserRow } from "../wire/batchRows.js";
+import { itemRow, userRow } from "../ingest/toRows.js";
 import { isPlainValidItem, isPlainValidUser } from "../ingest/plainRecord.js";
 import { ItemSchema, UserSchema } from "../ingest/schemas.js";
 import { issueMessage } from "../ingest/validate.js";

@@ -1,7 +1,7 @@
 import { toRankRequest } from "../../src/recommend/schema.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import type { OrgIndex } from "../../workers/index/orgIndex.js";
-import { rank } from "../../workers/strategies/index.js";
+import { rank } from "../../workers/strategies/rank.js";
 
 export interface Ranked {
   item_id: string;

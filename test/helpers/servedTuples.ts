@@ -1,4 +1,4 @@
-/** Reads back served rows written as binary COPY tuples (src/recommend/servedTuple.ts), for tests. */
+/** Reads back served rows written as binary COPY tuples (src/wire/servedTuple.ts), for tests. */
 export interface ServedTupleRow {
   org: number;
   id: string;

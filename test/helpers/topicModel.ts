@@ -1,4 +1,5 @@
-import { DEFAULT_ALS, type SparseRows } from "../../workers/training/als.js";
+import { DEFAULT_ALS } from "../../src/wire/als.js";
+import type { SparseRows } from "../../workers/training/als.js";
 import { seededRandom } from "../../workers/training/linalg.js";
 import type { Model } from "../../workers/training/model.js";
 import { trainModel } from "../../workers/training/train.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Attribution } from "../../src/recommend/attribution.js";
-import type { RankRequest } from "../../src/recommend/schema.js";
-import type { ServedResult } from "../../workers/writer/served.js";
+import type { RankRequest } from "../../src/wire/rank.js";
+import type { ServedResult } from "../../src/wire/writeTasks.js";
 import { readServedTuples, type ServedTupleRow } from "../helpers/servedTuples.js";
 
 /** A writer that answers as told and keeps what it was given (the real one is exercised in attribution.test.ts). */

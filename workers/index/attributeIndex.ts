@@ -1,6 +1,8 @@
-import type { Attributes } from "./catalog.js";
 import { ensureLength } from "./growable.js";
 import { Marks } from "./marks.js";
+
+/** An item's attributes as stored (a JSON object). */
+export type Attributes = Record<string, unknown>;
 
 /** Values longer than this (titles, descriptions) say little about kinship and are not indexed. */
 const TOKEN_VALUE_MAX = 64;

@@ -1,12 +1,10 @@
-import { AttributeIndex } from "./attributeIndex.js";
+import { AttributeIndex, type Attributes } from "./attributeIndex.js";
 import { ensureLength } from "./growable.js";
 import { Interner } from "./interner.js";
 import { TextArena } from "./textArena.js";
 
 export const STATUS = { unknown: 0, active: 1, inactive: 2, deleted: 3 } as const;
 const STATUS_CODE: Record<string, number> = { active: 1, inactive: 2, deleted: 3 };
-
-export type Attributes = Record<string, unknown>;
 
 /**
  * The organisation's items by interned id: type, status and creation time in typed arrays; attributes kept as

@@ -1,4 +1,4 @@
-import { utf8Text } from "../../src/ingest/msgpackCursor.js";
+import { utf8Text } from "../../src/wire/msgpackCursor.js";
 import { ByteKeys } from "./byteKeys.js";
 
 /** String ids ↔ dense integer ids (0, 1, 2, …), so that the index works on typed arrays. */

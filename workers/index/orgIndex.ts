@@ -1,6 +1,7 @@
 import type { Model } from "../training/model.js";
-import { Catalog, type Attributes } from "./catalog.js";
-import { utf8Text } from "../../src/ingest/msgpackCursor.js";
+import type { Attributes } from "./attributeIndex.js";
+import { Catalog } from "./catalog.js";
+import { utf8Text } from "../../src/wire/msgpackCursor.js";
 import { FAMILY, type PackedEvent } from "./packedEvents.js";
 import { KIND, People } from "./people.js";
 import { Signals } from "./signals.js";

@@ -1,5 +1,5 @@
-import { MsgpackCursor, sameBytes, utf8Text } from "../../src/ingest/msgpackCursor.js";
-import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/ingest/rows.js";
+import { MsgpackCursor, sameBytes, utf8Text } from "../../src/wire/msgpackCursor.js";
+import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/wire/batchRows.js";
 
 export const FAMILY = { other: 0, engagement: 1, conversion: 2, exposure: 3 } as const;
 

@@ -1,4 +1,4 @@
-import { utf8Text } from "../../src/ingest/msgpackCursor.js";
+import { utf8Text } from "../../src/wire/msgpackCursor.js";
 import { ensureLength } from "./growable.js";
 import { Interner } from "./interner.js";
 import { RowStore } from "./rowStore.js";

@@ -1,4 +1,4 @@
-import { ByteWriter } from "../../src/recommend/byteWriter.js";
+import { ByteWriter } from "../../src/wire/byteWriter.js";
 import { compiled, I32 } from "../wasm/module.js";
 
 /**

@@ -1,4 +1,4 @@
-import { log } from "../../src/log.js";
+import { log } from "../../src/wire/log.js";
 
 /** A batch's application is worked on for this long before the thread turns to the messages waiting. */
 const SLICE_MS = 2;

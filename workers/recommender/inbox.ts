@@ -1,4 +1,4 @@
-import type { ToShard } from "../../src/recommend/protocol.js";
+import type { ToShard } from "../../src/wire/shardMessages.js";
 import type { LoadProgress } from "./loadProgress.js";
 
 /** Handles one message; `loaded` says which organisations a batch's records may be applied to. */

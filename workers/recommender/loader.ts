@@ -1,5 +1,5 @@
 import pg from "pg";
-import { log } from "../../src/log.js";
+import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { readCopy } from "./copyReader.js";
 import type { Skips } from "./skips.js";

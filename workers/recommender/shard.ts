@@ -1,11 +1,11 @@
-import type { BatchPayload } from "../../src/ingest/rows.js";
-import type { OrgStats, ShardSizes } from "../../src/recommend/protocol.js";
-import type { RankRequest, RankResult } from "../../src/recommend/schema.js";
-import { unpackBatch } from "../../src/ingest/batchPack.js";
+import type { BatchPayload } from "../../src/wire/batchRows.js";
+import type { OrgStats, ShardSizes } from "../../src/wire/shardMessages.js";
+import type { RankRequest, RankResult } from "../../src/wire/rank.js";
+import { unpackBatch } from "../../src/wire/batchPack.js";
 import { OrgIndex } from "../index/orgIndex.js";
 import { eachPackedEvent, FAMILY } from "../index/packedEvents.js";
-import { rank } from "../strategies/index.js";
-import { log } from "../../src/log.js";
+import { rank } from "../strategies/rank.js";
+import { log } from "../../src/wire/log.js";
 import { Skips } from "./skips.js";
 
 /** The organisations one recommender thread owns (org seq modulo the number of shards) and their indexes. */

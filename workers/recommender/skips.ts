@@ -1,4 +1,4 @@
-import { log } from "../../src/log.js";
+import { log } from "../../src/wire/log.js";
 
 export type RecordKind = "item" | "user" | "event" | "batch";
 

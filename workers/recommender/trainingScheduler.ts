@@ -1,13 +1,13 @@
 import { Worker } from "node:worker_threads";
-import { log } from "../../src/log.js";
+import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
-import type { AlsParams } from "../training/als.js";
+import type { AlsParams } from "../../src/wire/als.js";
 import type { Model } from "../training/model.js";
-import type { TrainJob } from "../training/trainer.js";
-import { prepareSearch } from "../strategies/vectors.js";
+import type { TrainJob } from "../training/trainingThread.js";
+import { prepareSearch } from "../vectors/search.js";
 import { trainingSetInSlices } from "./trainingRows.js";
 
-const TRAINER_FILE = new URL("../training/trainer.js", import.meta.url);
+const TRAINER_FILE = new URL("../training/trainingThread.js", import.meta.url);
 const CHECK_MS = 500;
 /** A model is first trained this soon after an organisation's first events… */
 const FIRST_TRAINING_DELAY_MS = 1_000;

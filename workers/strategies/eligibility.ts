@@ -1,4 +1,4 @@
-import type { FilterValue, RankRequest } from "../../src/recommend/schema.js";
+import type { FilterValue, RankRequest } from "../../src/wire/rank.js";
 import type { Catalog } from "../index/catalog.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 

@@ -1,9 +1,9 @@
 import { KIND } from "../index/people.js";
 import type { Model } from "../training/model.js";
-import { END, slotCosine, slotItem } from "../training/neighbours.js";
-import { searchVectors, unitVector } from "./vectors.js";
+import { END, slotCosine, slotItem } from "../training/neighbourSlots.js";
+import { searchVectors, unitVector } from "../vectors/search.js";
 import { ScoreBoard } from "./scoreBoard.js";
-import { TopK } from "./topK.js";
+import { TopK } from "../vectors/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
 const RECENT_HALF_LIFE_S = 7 * 86_400;

@@ -1,5 +1,5 @@
-import type { Mode, RankRequest, RankResult } from "../../src/recommend/schema.js";
-import { ByteWriter } from "../../src/recommend/byteWriter.js";
+import type { Mode, RankRequest, RankResult } from "../../src/wire/rank.js";
+import { ByteWriter } from "../../src/wire/byteWriter.js";
 import type { Catalog } from "../index/catalog.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { Ranking } from "./types.js";

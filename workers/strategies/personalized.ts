@@ -3,8 +3,8 @@ import { closedFormScores, dualScores, userSide } from "../training/closedForm.j
 import type { Model } from "../training/model.js";
 import { foldIn } from "../training/model.js";
 import { queryOf, userStrengths } from "../training/trainingSet.js";
-import { searchVectors } from "./vectors.js";
-import { TopK } from "./topK.js";
+import { searchVectors } from "../vectors/search.js";
+import { TopK } from "../vectors/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
 /**

@@ -1,9 +1,9 @@
 import { ensureLength } from "../index/growable.js";
 import { Marks } from "../index/marks.js";
 import type { Model } from "../training/model.js";
-import { END, slotCosine, slotItem } from "../training/neighbours.js";
-import { searchVectors, unitVector } from "./vectors.js";
-import { TopK } from "./topK.js";
+import { END, slotCosine, slotItem } from "../training/neighbourSlots.js";
+import { searchVectors, unitVector } from "../vectors/search.js";
+import { TopK } from "../vectors/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
 /** Learned vectors carry most of the similarity; shared attributes the rest, and all of it for new items. */

@@ -1,4 +1,4 @@
-import type { RankRequest } from "../../src/recommend/schema.js";
+import type { RankRequest } from "../../src/wire/rank.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { Eligible } from "./eligibility.js";
 

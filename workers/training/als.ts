@@ -1,3 +1,4 @@
+import type { AlsParams } from "../../src/wire/als.js";
 import { gram, matVec, seededRandom } from "./linalg.js";
 import { EXACT_MAX_ENTRIES, SparseRowSolver } from "./sparseRowSolver.js";
 
@@ -9,20 +10,6 @@ export interface SparseRows {
   indices: Int32Array;
   values: Float32Array;
 }
-
-export interface AlsParams {
-  factors: number;
-  iterations: number;
-  /** L2 regularisation λ. */
-  regularization: number;
-  /** Confidence c = 1 + alpha·log(1 + strength) (Hu, Koren, Volinsky 2008, with log scaling). */
-  alpha: number;
-  /** Conjugate-gradient steps per row solve (Takács et al. 2011): 3 is as accurate as an exact solve here. */
-  cgSteps: number;
-  seed: number;
-}
-
-export const DEFAULT_ALS: AlsParams = { factors: 64, iterations: 6, regularization: 50, alpha: 8, cgSteps: 3, seed: 42 };
 
 export interface AlsFactors {
   userVectors: Float32Array;

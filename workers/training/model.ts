@@ -1,7 +1,8 @@
-import { confidence, type AlsParams } from "./als.js";
+import { confidence } from "./als.js";
+import type { AlsParams } from "../../src/wire/als.js";
 import type { ClosedForm } from "./closedForm.js";
 import type { Ivf } from "./ivf.js";
-import type { NeighbourTable } from "./neighbours.js";
+import type { NeighbourTable } from "./neighbourSlots.js";
 import { choleskySolve } from "./linalg.js";
 
 /** What training produces for one organisation; swapped into its index whole. */

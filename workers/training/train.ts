@@ -1,4 +1,5 @@
-import { trainAls, type AlsParams, type SparseRows } from "./als.js";
+import { trainAls, type SparseRows } from "./als.js";
+import type { AlsParams } from "../../src/wire/als.js";
 import { trainClosedForm } from "./closedForm.js";
 import { buildIvf } from "./ivf.js";
 import { gram } from "./linalg.js";

@@ -1,6 +1,6 @@
-import { unpackValue } from "../../src/ingest/batchPack.js";
-import { MsgpackCursor, sameBytes } from "../../src/ingest/msgpackCursor.js";
-import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/ingest/rows.js";
+import { unpackValue } from "../../src/wire/batchPack.js";
+import { MsgpackCursor, sameBytes } from "../../src/wire/msgpackCursor.js";
+import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/wire/batchRows.js";
 import { BINARY_HEADER, BINARY_TRAILER } from "./binaryCopy.js";
 import { EventIdSet, parseUuid } from "./eventIdSet.js";
 import { postgresMicros } from "./isoTime.js";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { DEFAULT_ALS, type AlsParams } from "../../../workers/training/als.js";
+import { DEFAULT_ALS, type AlsParams } from "../../../src/wire/als.js";
 import type { Protocol } from "./split.js";
 
 export interface EvaluateArgs {

@@ -1,6 +1,7 @@
-import { toRankRequest, type Strategy } from "../../../src/recommend/schema.js";
+import { toRankRequest } from "../../../src/recommend/schema.js";
+import type { Strategy } from "../../../src/wire/strategies.js";
 import type { OrgIndex } from "../../../workers/index/orgIndex.js";
-import { rank } from "../../../workers/strategies/index.js";
+import { rank } from "../../../workers/strategies/rank.js";
 import { K } from "./metrics.js";
 
 /** Something that answers a user with a ranked list of item ids (K deep). */

@@ -1,7 +1,7 @@
 import type { SparseRows } from "../../../workers/training/als.js";
 import { transpose } from "../../../workers/training/als.js";
 import { invertSpd } from "../../../workers/training/linalg.js";
-import { TopK } from "../../../workers/strategies/topK.js";
+import { TopK } from "../../../workers/vectors/topK.js";
 import type { Interaction } from "./csv.js";
 import { K, userScores } from "./metrics.js";
 import type { Ranker } from "./rankers.js";

@@ -1,6 +1,6 @@
 import { eventWeight } from "../../../src/ingest/schemas.js";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
-import type { AlsParams } from "../../../workers/training/als.js";
+import type { AlsParams } from "../../../src/wire/als.js";
 import { trainModel } from "../../../workers/training/train.js";
 import { trainingSet } from "../../../workers/training/trainingSet.js";
 import type { Interaction } from "./csv.js";

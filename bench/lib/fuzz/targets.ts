@@ -2,6 +2,7 @@
  * Every route of the README's table, each with a valid example request drawn from the case's generator: the
  * starting point the mutators bend. A valid example sent as is gets a 2xx (or a 409 where state decides).
  */
+import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES } from "../../../src/wire/strategies.js";
 import type { Prng } from "./prng.js";
 import { BRANDS, ITEM_TYPES, type Fixture } from "./fixtures.js";
 
@@ -28,9 +29,6 @@ export interface Target {
   example(rng: Prng, fx: Fixture): Example;
 }
 
-const STRATEGIES = ["personalized", "because-you-viewed", "recently-viewed", "buy-again", "similar", "frequently-bought-together", "also-viewed", "popular", "trending", "new-arrivals"];
-const USER_STRATEGIES = new Set(STRATEGIES.slice(0, 4));
-const ITEM_STRATEGIES = new Set(STRATEGIES.slice(4, 7));
 const ROLES = ["ADMIN", "DEVELOPER", "MEMBER"];
 
 function credential(auth: AuthKind, fx: Fixture): Array<[string, string]> {

@@ -1,15 +1,7 @@
 /** Recommend request bodies per strategy: a random known user or item each time, limit 20 (metadata included). */
+import { ITEM_STRATEGIES, USER_STRATEGIES, type Strategy } from "../../../src/wire/strategies.js";
 import { itemId, userId, type SyntheticSpec } from "../synthetic.js";
 
-export const STRATEGIES = [
-  "personalized", "because-you-viewed", "recently-viewed", "buy-again",
-  "similar", "frequently-bought-together", "also-viewed",
-  "popular", "trending", "new-arrivals",
-] as const;
-export type Strategy = (typeof STRATEGIES)[number];
-
-const USER_STRATEGIES: ReadonlySet<Strategy> = new Set(["personalized", "because-you-viewed", "recently-viewed", "buy-again"]);
-const ITEM_STRATEGIES: ReadonlySet<Strategy> = new Set(["similar", "frequently-bought-together", "also-viewed"]);
 export const LIMIT = 20;
 
 /** A body maker for `strategy`: each call picks a new user or item (uniformly; every user has events). */

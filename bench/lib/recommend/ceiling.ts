@@ -1,10 +1,7 @@
 /** The recommend ceiling: the same load against a bare uWS endpoint answering a canned recommend response. */
-import { fileURLToPath } from "node:url";
-import { startChild, stopChild } from "../processes.js";
+import { startUwsCeiling, stopChild } from "../processes.js";
 import { drive, type DriveResult } from "./drive.js";
 import { paced, type PacedResult } from "./paced.js";
-
-const CANNED_SERVER = fileURLToPath(new URL("./cannedUws.js", import.meta.url));
 
 /** The canned endpoint at a fixed rate from the paced client: what the client and the wire add to an answer that takes no work. */
 export interface CeilingFixedRun {
@@ -26,9 +23,9 @@ export async function recommendCeiling(
   cannedResponse: string, body: () => string, connections: number, durationS: number, warmupS: number,
   fixed?: { rate: number; connections: number[]; durationS: number; runs: number },
 ): Promise<Ceiling> {
-  const { child, match } = await startChild(CANNED_SERVER, { ...process.env, CANNED_BODY: cannedResponse }, /listening on (\d+)/);
+  const { child, port } = await startUwsCeiling({ status: "200 OK", body: cannedResponse });
   try {
-    const opts = { url: `http://127.0.0.1:${match[1]}/v1/recommend`, headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" }, body, connections, ours: { pid: child.proc.pid } };
+    const opts = { url: `http://127.0.0.1:${port}/v1/recommend`, headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" }, body, connections, ours: { pid: child.proc.pid } };
     await drive({ ...opts, durationS: warmupS });
     const load = await drive({ ...opts, durationS });
     const fixedRate: CeilingFixedRun[] = [];

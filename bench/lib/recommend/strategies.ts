@@ -1,7 +1,8 @@
 /** Each strategy driven by autocannon against the real server, after a look at what it answers and a warm-up. */
 import type { SyntheticSpec } from "../synthetic.js";
 import { log } from "../settings.js";
-import { bodyMaker, type Strategy } from "./bodies.js";
+import { bodyMaker } from "./bodies.js";
+import type { Strategy } from "../../../src/wire/strategies.js";
 import { drive, type DriveResult } from "./drive.js";
 import { paced, type PacedResult } from "./paced.js";
 import { sample, type Sample } from "./sample.js";

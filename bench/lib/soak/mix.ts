@@ -6,7 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { seededRandom } from "../../../workers/training/linalg.js";
-import { bodyMaker, type Strategy } from "../recommend/bodies.js";
+import { bodyMaker } from "../recommend/bodies.js";
+import type { Strategy } from "../../../src/wire/strategies.js";
 import { itemId, syntheticEvents, topicOf, userId, type SyntheticEvent, type SyntheticSpec } from "../synthetic.js";
 import { Distinct } from "./distinct.js";
 

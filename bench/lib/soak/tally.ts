@@ -5,7 +5,7 @@
  * averages of minutes.
  */
 import { Latencies } from "../recommend/latencies.js";
-import type { Strategy } from "../recommend/bodies.js";
+import type { Strategy } from "../../../src/wire/strategies.js";
 import { KINDS, type Kind } from "./mix.js";
 
 export interface KindCounts {

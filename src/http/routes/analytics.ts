@@ -1,5 +1,5 @@
 import { AnalyticsQuerySchema, strategyReport } from "../../recommend/analytics.js";
-import { authenticateAccount } from "../../dashboard/session.js";
+import { authenticateAccount } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
 import type { Route } from "../router.js";
 import { parseQuery } from "./parse.js";

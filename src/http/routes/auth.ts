@@ -1,7 +1,7 @@
 import { AppError } from "../../errors.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { clearedSessionCookie, sessionCookie } from "../../auth/sessionCookie.js";
-import { login, LoginSchema, register, RegisterSchema } from "../../dashboard/accounts.js";
+import { login, LoginSchema, register, RegisterSchema } from "../../accounts/registration.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";

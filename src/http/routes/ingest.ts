@@ -1,7 +1,7 @@
 import type { KeyEntry } from "../../auth/keyCache.js";
 import type { KeyType } from "../../auth/keys.js";
 import type { AppError } from "../../errors.js";
-import { eventRow, itemRow, userRow } from "../../ingest/rows.js";
+import { eventRow, itemRow, userRow } from "../../ingest/toRows.js";
 import type { Submission, Waiter } from "../../ingest/batcher.js";
 import { EventSchema, ItemSchema, UserSchema, type Event, type Item, type User } from "../../ingest/schemas.js";
 import { isPlainValidEvent } from "../../ingest/plainEvent.js";

@@ -1,7 +1,8 @@
 import type { KeyEntry } from "../../auth/keyCache.js";
-import { ByteWriter } from "../../recommend/byteWriter.js";
+import { ByteWriter } from "../../wire/byteWriter.js";
 import { recommendationId } from "../../recommend/recommendationId.js";
-import { toRankRequest, type RankRequest, type RankResult } from "../../recommend/schema.js";
+import { toRankRequest } from "../../recommend/schema.js";
+import type { RankRequest, RankResult } from "../../wire/rank.js";
 import { validateRecommend } from "../../recommend/validate.js";
 import type { Services } from "../../services.js";
 import { jsonBody } from "../body.js";

@@ -1,7 +1,7 @@
 import { AppError, isAppError } from "../../errors.js";
 import { requireRole, type Role } from "../../auth/roles.js";
-import { recordAudit } from "../../dashboard/audit.js";
-import { authenticateAccount, type Account } from "../../dashboard/session.js";
+import { recordAudit } from "../../accounts/audit.js";
+import { authenticateAccount, type Account } from "../../accounts/session.js";
 import { query } from "../../db/transaction.js";
 import type { UploadKind } from "../../upload/csvRecords.js";
 import { parserFor, uploadFormat, type UploadFormat } from "../../upload/formats.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ByteWriter } from "../../../src/recommend/byteWriter.js";
+import { ByteWriter } from "../../../src/wire/byteWriter.js";
 import { TextArena } from "../../../workers/index/textArena.js";
 import { TextStore } from "../../../workers/index/textStore.js";
 

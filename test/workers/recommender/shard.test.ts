@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { packBatch } from "../../../src/ingest/batchPack.js";
-import type { BatchPayload, EventRow } from "../../../src/ingest/rows.js";
+import { packBatch } from "../../../src/wire/batchPack.js";
+import type { BatchPayload, EventRow } from "../../../src/wire/batchRows.js";
 import type { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { Shard } from "../../../workers/recommender/shard.js";
 

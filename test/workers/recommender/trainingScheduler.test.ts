@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { setLogLevel } from "../../../src/log.js";
+import { setLogLevel } from "../../../src/wire/log.js";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { isTrainingDue, smoothedRate, TrainingScheduler, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
-import type { AlsParams } from "../../../workers/training/als.js";
+import type { AlsParams } from "../../../src/wire/als.js";
 import type { Model } from "../../../workers/training/model.js";
-import type { TrainJob } from "../../../workers/training/trainer.js";
+import type { TrainJob } from "../../../workers/training/trainingThread.js";
 
 const S = 1000;
 const HOUR = 3600 * S;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { RankRequest } from "../../../src/recommend/schema.js";
+import type { RankRequest } from "../../../src/wire/rank.js";
 import { Catalog } from "../../../workers/index/catalog.js";
 import type { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { page, scoreJson } from "../../../workers/strategies/page.js";

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { trainModel } from "../../../workers/training/train.js";
 import { trainingSet } from "../../../workers/training/trainingSet.js";
-import { DEFAULT_ALS } from "../../../workers/training/als.js";
+import { DEFAULT_ALS } from "../../../src/wire/als.js";
 import { rankOnIndex } from "../../helpers/rankOnIndex.js";
 
 const ITEMS = 600;

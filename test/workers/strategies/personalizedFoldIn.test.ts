@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
-import { DEFAULT_ALS } from "../../../workers/training/als.js";
+import { DEFAULT_ALS } from "../../../src/wire/als.js";
 import { foldIn } from "../../../workers/training/model.js";
 import { trainModel } from "../../../workers/training/train.js";
 import { trainingSet, userStrengths } from "../../../workers/training/trainingSet.js";

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { unitVector } from "../../../workers/strategies/vectors.js";
+import { unitVector } from "../../../workers/vectors/search.js";
 import type { Model } from "../../../workers/training/model.js";
-import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/training/neighbours.js";
+import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/training/neighbourSlots.js";
 import { EXHAUSTIVE_MAX_ITEMS } from "../../../workers/training/train.js";
 import { topicModel } from "../../helpers/topicModel.js";
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packBatch } from "../../../src/ingest/batchPack.js";
-import type { BatchPayload, EventRow } from "../../../src/ingest/rows.js";
+import { packBatch } from "../../../src/wire/batchPack.js";
+import type { BatchPayload, EventRow } from "../../../src/wire/batchRows.js";
 import { copyRows } from "../../../workers/writer/copyText.js";
 import { directEventsCopy, reuseEventsCopy } from "../../../workers/writer/eventsCopy.js";
 import { postgresMicros } from "../../../workers/writer/isoTime.js";

@@ -1,0 +1,76 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import { z } from "zod";
+import { AppError } from "../errors.js";
+import { hashPassword } from "../auth/passwords.js";
+import { requireRole, RoleSchema, type Role } from "../auth/roles.js";
+import { isUniqueViolation } from "../wire/pgErrors.js";
+import { inTransaction, query } from "../db/transaction.js";
+import { Email, Password } from "./registration.js";
+import { recordAudit } from "./audit.js";
+import type { Account } from "./session.js";
+
+const MANAGERS: readonly Role[] = ["OWNER", "ADMIN"];
+
+export const AddMemberSchema = z.strictObject({ email: Email, password: Password, role: RoleSchema });
+export const ChangeRoleSchema = z.strictObject({ role: RoleSchema });
+export type AddMemberInput = z.infer<typeof AddMemberSchema>;
+
+interface MemberRow { id: string; email: string; role: Role; created_at: Date }
+
+const asMember = (r: MemberRow) => ({ user_id: r.id, email: r.email, role: r.role, created_at: r.created_at.toISOString() });
+
+/** OWNER is granted and taken away only by an OWNER. */
+function requireOwnerFor(actor: Account, roles: Role[]): void {
+  if (roles.includes("OWNER") && actor.role !== "OWNER") {
+    throw new AppError("forbidden_role", `role ${actor.role} cannot grant or remove OWNER; only an OWNER can`);
+  }
+}
+
+export async function addMember(pool: pg.Pool, actor: Account, input: AddMemberInput, ip: string) {
+  requireRole(actor.role, MANAGERS, "add members");
+  requireOwnerFor(actor, [input.role]);
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await inTransaction(pool, async (c) => {
+      const { rows } = await c.query<MemberRow>(
+        "INSERT INTO accounts (id, org_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5) RETURNING id, email, role, created_at",
+        [randomUUID(), actor.orgId, input.email, passwordHash, input.role],
+      );
+      await recordAudit(c, actor, { action: "member.added", target: `${input.email} as ${input.role}`, ip });
+      return asMember(rows[0]);
+    });
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AppError("conflict", "an account with this email already exists");
+    throw err;
+  }
+}
+
+export async function listMembers(pool: pg.Pool, actor: Account) {
+  const rows = await query<MemberRow>(pool, "SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY created_at, email", [actor.orgId]);
+  return { members: rows.map(asMember) };
+}
+
+export async function changeRole(pool: pg.Pool, actor: Account, userId: string, role: Role, ip: string) {
+  requireRole(actor.role, MANAGERS, "change roles");
+  return inTransaction(pool, async (c) => {
+    // Every account of the organisation is locked, so two demotions at once cannot leave it without an OWNER.
+    const { rows } = await c.query<MemberRow>(
+      "SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE",
+      [actor.orgId],
+    );
+    const target = rows.find((r) => r.id === userId);
+    if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
+    // The actor's role as it stands under the lock: another request may have changed it since authentication.
+    const current: Account = { ...actor, role: rows.find((r) => r.id === actor.userId)?.role ?? "MEMBER" };
+    requireRole(current.role, MANAGERS, "change roles");
+    requireOwnerFor(current, [target.role, role]);
+    if (target.role === role) return asMember(target);
+    if (target.role === "OWNER" && rows.filter((r) => r.role === "OWNER").length === 1) {
+      throw new AppError("conflict", "the last OWNER cannot be demoted; make another member OWNER first");
+    }
+    await c.query("UPDATE accounts SET role = $1 WHERE id = $2", [role, userId]);
+    await recordAudit(c, actor, { action: "member.role_changed", target: `${target.email}: ${target.role} → ${role}`, ip });
+    return asMember({ ...target, role });
+  });
+}

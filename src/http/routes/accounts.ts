@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { AppError } from "../../errors.js";
+import { requireRole } from "../../auth/roles.js";
+import { describe } from "../../accounts/registration.js";
+import { AuditQuerySchema, listAudit } from "../../accounts/audit.js";
+import { generateKeyPair, listKeyPairs, revokeKeyPair } from "../../accounts/keyPairs.js";
+import { AddMemberSchema, addMember, changeRole, ChangeRoleSchema, listMembers } from "../../accounts/members.js";
+import { authenticateAccount } from "../../accounts/session.js";
+import type { Services } from "../../services.js";
+import type { Route } from "../router.js";
+import { parseBody, parseQuery } from "./parse.js";
+
+const PairId = z.uuid();
+const UserId = z.uuid();
+
+/** Dashboard operations (CONTRACT 3), authenticated by the dashboard's bearer token. */
+export function accountRoutes(s: Services): Route[] {
+  const account = (ctx: Parameters<typeof authenticateAccount>[2]) => authenticateAccount(s.pool, s.tokens, ctx);
+  return [
+    {
+      method: "GET",
+      pattern: "/v1/me",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "current account", data: await describe(s.pool, await account(ctx)) }),
+    },
+    {
+      method: "POST",
+      pattern: "/v1/keys",
+      body: "none",
+      handler: async (ctx) => ({
+        status: 201,
+        message: "key pair generated; store the secret key now, it is not shown again",
+        data: await generateKeyPair(s.pool, s.keys, await account(ctx), ctx.ip),
+      }),
+    },
+    {
+      method: "GET",
+      pattern: "/v1/keys",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "key pairs", data: await listKeyPairs(s.pool, await account(ctx), ctx.ip) }),
+    },
+    {
+      method: "POST",
+      pattern: "/v1/keys/:id/revoke",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const id = ctx.params[0];
+        if (!PairId.safeParse(id).success) throw new AppError("not_found", `no key pair ${id} in this organisation`);
+        return { status: 200, message: "key pair revoked", data: await revokeKeyPair(s.pool, s.keys, who, id, ctx.ip) };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/members",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const input = await parseBody(ctx, AddMemberSchema);
+        return { status: 201, message: "member added", data: await addMember(s.pool, who, input, ctx.ip) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/members",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "members", data: await listMembers(s.pool, await account(ctx)) }),
+    },
+    {
+      method: "PATCH",
+      pattern: "/v1/members/:id",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const id = ctx.params[0];
+        const { role } = await parseBody(ctx, ChangeRoleSchema);
+        if (!UserId.safeParse(id).success) throw new AppError("not_found", `no member ${id} in this organisation`);
+        return { status: 200, message: "role changed", data: await changeRole(s.pool, who, id, role, ctx.ip) };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/audit-log",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        requireRole(who.role, ["OWNER", "ADMIN"], "read the audit log");
+        return { status: 200, message: "audit log", data: await listAudit(s.pool, who.orgId, parseQuery(ctx, AuditQuerySchema)) };
+      },
+    },
+  ];
+}

@@ -1,0 +1,262 @@
+import { Worker } from "node:worker_threads";
+import { AppError } from "../errors.js";
+import type { BatchPayload } from "../wire/batchRows.js";
+import { log, logLevel } from "../wire/log.js";
+import type { RecommenderThreadData } from "../wire/threadData.js";
+import type { AlsParams } from "../wire/als.js";
+import { readAnswers } from "../wire/answerBatch.js";
+import { PendingRequests } from "./pendingRequests.js";
+import {
+  askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type OrgStats, type ShardSizes, type ToShard,
+} from "../wire/shardMessages.js";
+import { sharedAnswerKey, type RankRequest, type RankResult } from "../wire/rank.js";
+import { SharedAnswers } from "./sharedAnswers.js";
+
+const SHARD_FILE = new URL("../../workers/recommender/recommenderThread.js", import.meta.url);
+
+export interface RecommenderPoolOptions {
+  databaseUrl: string;
+  shards: number;
+  timeoutMs: number;
+  als: AlsParams;
+  retrainIntervalMs: number;
+  /** Hears what the shards report (for the metrics). */
+  observer?: ShardObserver;
+}
+
+/** What the shards report, by shard number. */
+export interface ShardObserver {
+  restarted(shard: number): void;
+  skipped(shard: number, records: number): void;
+  trained(shard: number, ms: number): void;
+  sizes(shard: number, sizes: ShardSizes): void;
+}
+
+/** Receives a shard's answer, or the AppError to answer the request with. */
+export type Done<T> = (err: AppError | undefined, value: T | undefined) => void;
+
+/** How often unanswered requests are checked against their deadline (one timer, not one per request). */
+const SWEEP_MS = 100;
+
+interface ShardThread {
+  worker: Worker;
+  /** Every organisation is loaded. */
+  ready: boolean;
+  /** While it loads: the organisations whose events it has not read yet (undefined until it has read items and users). */
+  loading: Set<number> | undefined;
+  /** This shard's unanswered requests: when it dies only they fail, not the other shards'. */
+  pending: PendingRequests<Done<unknown>>;
+  /** Rank requests of the current event-loop turn: they leave together, in one message. */
+  outbox: AskWire[];
+}
+
+/** Whether the thread holds the organisation in full: loaded, or loading and past it. */
+function serves(t: ShardThread, org: number): boolean {
+  return t.ready || (t.loading !== undefined && !t.loading.has(org));
+}
+
+/** A shard that died is started again at once; one that keeps dying soon after each start waits longer each time, up to this. */
+const RESTART_DELAY_MAX_MS = 30_000;
+/** A shard that has lived this long since its last start counts as healthy again: its next restart is immediate. */
+const RESTART_FORGIVEN_MS = 60_000;
+
+/**
+ * The front thread's side of the recommender threads. Each organisation lives on one shard (its seq modulo the
+ * number of shards): a request needs one message to one thread, and all of an organisation's state (histories,
+ * co-occurrences, model) stays together without locks. A committed ingest batch goes, as the bytes the writer got,
+ * to each shard that owns one of its organisations.
+ */
+export class RecommenderPool {
+  private readonly threads: ShardThread[] = [];
+  /** Per shard: when it was last started and how many times in a row it died soon after. */
+  private readonly restarts: Array<{ startedAt: number; failures: number }> = [];
+  private outboxScheduled = false;
+  private closing = false;
+  private readonly sweeper: NodeJS.Timeout;
+  private readonly shared = new SharedAnswers();
+
+  private constructor(private readonly opts: RecommenderPoolOptions) {
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  /** Starts every shard and resolves once each has built its index from PostgreSQL. */
+  static async start(opts: RecommenderPoolOptions): Promise<RecommenderPool> {
+    const r = new RecommenderPool(opts);
+    await Promise.all(Array.from({ length: opts.shards }, (_, i) => r.spawn(i)));
+    return r;
+  }
+
+  /** Requests sent to the shards and not answered yet. */
+  get waiting(): number {
+    return this.threads.reduce((n, t) => n + t.pending.size, 0);
+  }
+
+  get ready(): boolean {
+    return this.threads.every((t) => t.ready);
+  }
+
+  /** The answer a request shares with identical recent ones, when there is one (no thread hop then). */
+  sharedAnswer(req: RankRequest): RankResult | undefined {
+    const key = sharedAnswerKey(req);
+    return key === undefined ? undefined : this.shared.get(key);
+  }
+
+  /** Ranks on the organisation's shard; `done` is called once. A callback, not a promise: this runs per request. */
+  rank(req: RankRequest, done: Done<RankResult>): void {
+    const key = sharedAnswerKey(req);
+    const deliver: Done<RankResult> = key === undefined ? done : (err, result) => {
+      if (result) this.shared.set(key, result);
+      done(err, result);
+    };
+    this.ask(req.org, deliver as Done<unknown>, (thread, id) => {
+      thread.outbox.push(askToWire({ id, req }));
+      if (!this.outboxScheduled) {
+        this.outboxScheduled = true;
+        setImmediate(() => this.sendOutbox());
+      }
+    });
+  }
+
+  stats(org: number): Promise<OrgStats | undefined> {
+    return new Promise((resolve, reject) => {
+      this.ask(org, (err, stats) => (err ? reject(err) : resolve(stats as OrgStats | undefined)), (thread, id) => post(thread, { t: "stats", id, org }));
+    });
+  }
+
+  /** Sends a committed batch (its packed bytes) to the shards that own its organisations. */
+  publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined): void {
+    const n = this.threads.length;
+    let owners = 0;
+    for (const r of batch.items) owners |= 1 << r[0] % n;
+    for (const r of batch.users) owners |= 1 << r[0] % n;
+    for (const r of batch.events) owners |= 1 << r[0] % n;
+    for (let shard = 0; shard < n; shard++) {
+      if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    clearInterval(this.sweeper);
+    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+  }
+
+  private ask(org: number, done: Done<unknown>, send: (thread: ShardThread, id: number) => void): void {
+    const thread = this.threads[org % this.threads.length]!;
+    if (!serves(thread, org)) {
+      done(new AppError("unavailable", "the recommender index is loading; retry shortly"), undefined);
+      return;
+    }
+    send(thread, thread.pending.add(done, performance.now() + this.opts.timeoutMs));
+  }
+
+  /** A thread replaced meanwhile is not in `threads`: its asks are dropped with it (restart() failed them). */
+  private sendOutbox(): void {
+    this.outboxScheduled = false;
+    for (const t of this.threads) {
+      if (t.outbox.length === 0) continue;
+      post(t, { t: "rank", asks: t.outbox });
+      t.outbox = [];
+    }
+  }
+
+  /** Fails the requests whose deadline has passed. */
+  private sweep(): void {
+    const now = performance.now();
+    for (const t of this.threads) {
+      t.pending.expire(now, (done) => done(new AppError("unavailable", "the recommender did not answer in time; retry shortly"), undefined));
+    }
+  }
+
+
+  private spawn(shard: number, restart = false): Promise<void> {
+    const data: RecommenderThreadData = {
+      databaseUrl: this.opts.databaseUrl, shard, shards: this.opts.shards, als: this.opts.als, retrainIntervalMs: this.opts.retrainIntervalMs, restart,
+      logLevel: logLevel(),
+    };
+    const worker = new Worker(SHARD_FILE, { workerData: data });
+    const thread: ShardThread = { worker, ready: false, loading: undefined, pending: new PendingRequests<Done<unknown>>(), outbox: [] };
+    this.threads[shard] = thread;
+    const restarts = (this.restarts[shard] ??= { startedAt: 0, failures: 0 });
+    restarts.startedAt = performance.now();
+    const settleAnswer = (id: number, result: RankResult | undefined): void => {
+      const done = thread.pending.take(id);
+      if (!done) return;
+      if (result) done(undefined, result);
+      else done(new AppError("internal_error", "the recommender failed on this request"), undefined);
+    };
+    return new Promise((resolve, reject) => {
+      worker.on("message", (raw: Uint8Array | ArrayBuffer) => {
+        if (raw instanceof ArrayBuffer) {
+          readAnswers(raw, settleAnswer);
+          return;
+        }
+        const m = unpackMessage<FromShard>(raw);
+        if (m.t === "ready") {
+          thread.ready = true;
+          thread.loading = undefined;
+          log.info("recommender index built", { shard, orgs: m.orgs, events: m.events, ms: m.ms });
+          if (m.skipped > 0) this.opts.observer?.skipped(shard, m.skipped);
+          resolve();
+        } else {
+          this.settle(thread, shard, m);
+        }
+      });
+      worker.on("error", (err) => log.error("recommender thread failed", { shard, error: err.stack }));
+      worker.on("exit", (code) => {
+        thread.ready = false;
+        thread.loading = undefined;
+        if (this.closing || this.threads[shard] !== thread) return;
+        reject(new Error(`recommender shard ${shard} exited with code ${code} while loading`));
+        this.restart(shard, thread, code);
+      });
+    });
+  }
+
+  /**
+   * Rebuilds a shard that died, at once unless it keeps dying. Only its own organisations wait (503 while it
+   * loads from PostgreSQL); requests on the other shards go on.
+   */
+  private restart(shard: number, dead: ShardThread, code: number): void {
+    const restarts = this.restarts[shard]!;
+    // The first death in a while restarts at once; each quick one after it waits 1, 2, 4 … s.
+    restarts.failures = performance.now() - restarts.startedAt > RESTART_FORGIVEN_MS ? 1 : restarts.failures + 1;
+    const delayMs = restarts.failures === 1 ? 0 : Math.min(RESTART_DELAY_MAX_MS, 500 * 2 ** (restarts.failures - 1));
+    log.error("recommender thread exited; rebuilding its shard", { shard, code, inMs: delayMs });
+    this.opts.observer?.restarted(shard);
+    dead.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
+    const again = () => this.spawn(shard, true).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message }));
+    if (delayMs === 0) void again();
+    else setTimeout(again, delayMs).unref();
+  }
+
+  private settle(thread: ShardThread, shard: number, m: FromShard): void {
+    const observer = this.opts.observer;
+    switch (m.t) {
+      case "stats":
+        thread.pending.take(m.id)?.(undefined, m.stats);
+        return;
+      case "loading":
+        thread.loading = new Set(m.pending);
+        return;
+      case "loaded":
+        for (const org of m.orgs) thread.loading?.delete(org);
+        return;
+      case "skipped":
+        observer?.skipped(shard, m.records);
+        return;
+      case "trained":
+        observer?.trained(shard, m.ms);
+        return;
+      case "sizes":
+        observer?.sizes(shard, m.sizes);
+        return;
+    }
+  }
+}
+
+function post(thread: ShardThread, m: ToShard): void {
+  const packed = packMessage(m);
+  thread.worker.postMessage(packed, [packed.buffer as ArrayBuffer]);
+}

@@ -1,0 +1,50 @@
+import { GLOBAL_STRATEGIES, type Strategy } from "./strategies.js";
+
+type Scalar = string | number | boolean;
+/** A filter's value as validated by the recommend schema (src/recommend/schema.ts checks that the two agree). */
+export type FilterValue = Scalar | Scalar[] | { min?: number | undefined; max?: number | undefined };
+
+/** What a recommender thread is asked: the validated body with defaults settled, for one organisation. */
+export interface RankRequest {
+  org: number;
+  strategy: Strategy;
+  userId: string | undefined;
+  contextItemId: string | undefined;
+  itemType: string | undefined;
+  filters: Record<string, FilterValue> | undefined;
+  excludeItemIds: string[] | undefined;
+  excludeSeen: boolean;
+  fields: string[] | undefined;
+  limit: number;
+  page: number;
+}
+
+export type Mode = "personalized" | "contextual" | "global" | "fallback";
+
+/**
+ * A recommender thread's answer: the page already rendered as JSON there (each result's `item_id`, `score`,
+ * `reason`, `metadata`; spec 2.4), so the front thread splices bytes instead of rebuilding objects.
+ */
+export interface RankResult {
+  mode: Mode;
+  /** How many items the page holds. */
+  count: number;
+  /**
+   * The page's item ids in order as a JSON array, in UTF-8: `recommended_items`, and the attribution log's
+   * `items`. Bytes rather than strings, so the front thread never decodes an id.
+   */
+  items: Uint8Array;
+  /** The `results` array as JSON, in UTF-8. */
+  results: Uint8Array;
+  hasNext: boolean;
+}
+
+/**
+ * A global strategy asked for nothing of the caller's own (no filters, type, exclusions or seen items): every
+ * such request of the organisation with the same page, limit and fields has the same answer, so it is shared.
+ */
+export function sharedAnswerKey(req: RankRequest): string | undefined {
+  if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length) return undefined;
+  if (req.excludeSeen && req.userId !== undefined) return undefined;
+  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${req.fields?.join("\u0000") ?? "*"}`;
+}

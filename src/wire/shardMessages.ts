@@ -1,0 +1,88 @@
+import { Packr } from "msgpackr";
+import type { FilterValue, RankRequest } from "./rank.js";
+import type { Strategy } from "./strategies.js";
+
+/**
+ * Messages between the front thread and the recommender threads, packed with msgpackr (both directions use
+ * this one Packr so that they agree on the encoding).
+ */
+export const packr = new Packr({ useRecords: false, moreTypes: false });
+
+/** One recommend request; the front thread sends those of one event-loop turn together. */
+export interface RankAsk {
+  id: number;
+  req: RankRequest;
+}
+
+/**
+ * Asks travel as tuples, one per request: no field names to pack, and on arrival objects of one shape, built
+ * by a literal (msgpackr builds each object key by key). Absent fields travel as null. Answers travel in an
+ * AnswerBatch (answerBatch.ts).
+ */
+export type AskWire = [
+  id: number, org: number, strategy: Strategy, userId: string | null, contextItemId: string | null, itemType: string | null,
+  filters: Record<string, FilterValue> | null, excludeItemIds: string[] | null, excludeSeen: boolean, fields: string[] | null,
+  limit: number, page: number,
+];
+export function askToWire({ id, req: r }: RankAsk): AskWire {
+  return [
+    id, r.org, r.strategy, r.userId ?? null, r.contextItemId ?? null, r.itemType ?? null, r.filters ?? null, r.excludeItemIds ?? null,
+    r.excludeSeen, r.fields ?? null, r.limit, r.page,
+  ];
+}
+
+export function askFromWire(w: AskWire): RankAsk {
+  const req: RankRequest = {
+    org: w[1], strategy: w[2], userId: w[3] ?? undefined, contextItemId: w[4] ?? undefined, itemType: w[5] ?? undefined,
+    filters: w[6] ?? undefined, excludeItemIds: w[7] ?? undefined, excludeSeen: w[8], fields: w[9] ?? undefined, limit: w[10], page: w[11],
+  };
+  return { id: w[0], req };
+}
+
+export type ToShard =
+  | { t: "rank"; asks: AskWire[] }
+  /**
+   * A committed ingest batch, as the bytes the writer thread was given (packBatch): sent to each shard owning
+   * one of its organisations, which applies its own organisations' records. `notStored`: positions of events
+   * the batch did not store (already held), which the index must not count again.
+   */
+  | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null }
+  | { t: "stats"; id: number; org: number };
+
+export interface OrgStats {
+  items: number;
+  users: number;
+  indexBytes: number;
+  model: { trainedAt: number; trainingMs: number; factors: number } | undefined;
+}
+
+/** A shard's totals over its organisations, sent every few seconds for the metrics. */
+export interface ShardSizes {
+  orgs: number;
+  items: number;
+  users: number;
+  indexBytes: number;
+}
+
+export type FromShard =
+  | { t: "stats"; id: number; stats: OrgStats | undefined }
+  /** Loading: items and users are read; the events of `pending`'s organisations are being read, in that order. */
+  | { t: "loading"; pending: number[] }
+  /** Loading: these organisations are read in full (the shard handles their requests from now on). */
+  | { t: "loaded"; orgs: number[] }
+  | { t: "ready"; orgs: number; events: number; ms: number; skipped: number }
+  /** Records the shard could not apply (logged there with their organisation and position) and skipped. */
+  | { t: "skipped"; records: number }
+  | { t: "trained"; org: number; ms: number }
+  | { t: "sizes"; sizes: ShardSizes };
+
+export function packMessage(m: ToShard | FromShard): Uint8Array {
+  const packed = packr.pack(m);
+  const out = new Uint8Array(packed.length);
+  out.set(packed);
+  return out;
+}
+
+export function unpackMessage<T extends ToShard | FromShard>(data: Uint8Array): T {
+  return packr.unpack(data) as T;
+}

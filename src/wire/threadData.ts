@@ -1,0 +1,20 @@
+import type { AlsParams } from "./als.js";
+import type { LogLevel } from "./log.js";
+
+/** `workerData` of every writer thread (piscina). */
+export interface WriterThreadData {
+  databaseUrl: string;
+  logLevel: LogLevel;
+}
+
+/** `workerData` of a recommender thread. */
+export interface RecommenderThreadData {
+  databaseUrl: string;
+  shard: number;
+  shards: number;
+  als: AlsParams;
+  retrainIntervalMs: number;
+  /** Started again after the thread died: the service is serving, so organisations are loaded smallest first. */
+  restart: boolean;
+  logLevel: LogLevel;
+}

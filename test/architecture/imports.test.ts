@@ -1,0 +1,104 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** The files the threads start by path: the only way src/ may name workers/. */
+const THREAD_ENTRIES = ["workers/writer/writeBatch.ts", "workers/writer/writeServed.ts", "workers/recommender/recommenderThread.ts"];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith(".ts"))
+    .map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
+
+/** Every `import … from`, `export … from` and `import(…)` of a file, type-only ones included, as repo paths or package names. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|^import\s+"([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+  return specs.map((s) => (s.startsWith(".") ? normalize(join(dirname(file), s)).replace(/\.js$/, ".ts") : s));
+}
+
+/** Paths a file hands to `new URL(…, import.meta.url)`, as repo paths (the compiled tree mirrors this one). */
+function urlPathsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8");
+  return [...text.matchAll(/new URL\(\s*"([^"]+)"\s*,\s*import\.meta\.url/g)].map((m) => normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"));
+}
+
+/** Import cycles of a graph, each as the files around it (Tarjan's strongly connected components). */
+export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop()!;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+const files = [...sourceFiles("src"), ...sourceFiles("workers")];
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+const local = (spec: string): boolean => spec.startsWith("src/") || spec.startsWith("workers/");
+
+describe("the import graph", () => {
+  it("finds the files it checks (src/ and workers/, both wings)", () => {
+    expect(files.filter((f) => f.startsWith("src/wire/")).length).toBeGreaterThan(5);
+    expect(files.filter((f) => f.startsWith("workers/")).length).toBeGreaterThan(20);
+    expect(graph.get("workers/recommender/recommenderThread.ts")).toContain("src/wire/shardMessages.ts");
+  });
+
+  it("lets workers/ import nothing of src/ but src/wire/", () => {
+    const leaks = files
+      .filter((f) => f.startsWith("workers/"))
+      .flatMap((f) => graph.get(f)!.filter((s) => s.startsWith("src/") && !s.startsWith("src/wire/")).map((s) => `${f} → ${s}`));
+    expect(leaks).toEqual([]);
+  });
+
+  it("keeps src/wire/ to itself: no import of the rest of src/, of workers/, or of zod", () => {
+    const leaks = files
+      .filter((f) => f.startsWith("src/wire/"))
+      .flatMap((f) => graph.get(f)!.filter((s) => (local(s) && !s.startsWith("src/wire/")) || s === "zod").map((s) => `${f} → ${s}`));
+    expect(leaks).toEqual([]);
+  });
+
+  it("lets src/ name workers/ only by the thread entry paths it starts", () => {
+    const front = files.filter((f) => f.startsWith("src/"));
+    const imports = front.flatMap((f) => graph.get(f)!.filter((s) => s.startsWith("workers/")).map((s) => `${f} → ${s}`));
+    expect(imports).toEqual([]);
+    const started = front.flatMap((f) => urlPathsOf(f).filter((p) => p.startsWith("workers/")));
+    expect(started.sort()).toEqual([...THREAD_ENTRIES].sort());
+  });
+
+  it("has no import cycle, counting type-only imports", () => {
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it("finds a cycle when there is one (a → b → c → a, and a file importing itself)", () => {
+    const g = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a", "d"]], ["d", []], ["e", ["e"]]]);
+    expect(cyclesOf(g)).toEqual([["a", "b", "c"], ["e"]]);
+  });
+});

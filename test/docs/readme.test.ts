@@ -1,0 +1,55 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ConfigSchema, loadConfig } from "../../src/config.js";
+import { ERROR_STATUS } from "../../src/errors.js";
+
+const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+
+/** Read by glibc, not by the service (npm start sets it): the one setting the table has that the schema has not. */
+const NOT_OURS = new Set(["MALLOC_MMAP_THRESHOLD_"]);
+
+/** The paragraph "Error codes: `a`, `b` (400), `c` (401), …" as code → status. */
+function readmeErrorCodes(): Map<string, number> {
+  const paragraph = README.slice(README.indexOf("Error codes:")).split("\n\n")[0]!;
+  const codes = new Map<string, number>();
+  for (const group of paragraph.matchAll(/((?:`[a-z_]+`,?\s*)+)\((\d{3})\)/g)) {
+    for (const code of group[1]!.matchAll(/`([a-z_]+)`/g)) codes.set(code[1]!, Number(group[2]));
+  }
+  return codes;
+}
+
+/** The settings table's rows as variable → the default the README gives (undefined: unset or prose). */
+function readmeSettings(): Map<string, string | undefined> {
+  const section = README.slice(README.indexOf("## Settings (environment)"));
+  const rows = section.split("\n").filter((l) => l.startsWith("| `"));
+  const settings = new Map<string, string | undefined>();
+  for (const row of rows) {
+    const [names, defaults] = row.split("|").slice(1, 3).map((c) => c.trim());
+    const vars = [...names!.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!);
+    const parts = vars.length === 1 ? [defaults!] : defaults!.split(/ \/ |, /);
+    vars.forEach((v, i) => settings.set(v, /^`([^`]+)`/.exec(parts[i] ?? "")?.[1]));
+  }
+  return settings;
+}
+
+const spelled = (v: unknown): string | undefined => (v === undefined ? undefined : typeof v === "boolean" ? (v ? "1" : "0") : String(v));
+
+describe("the README", () => {
+  it("lists every error code of src/errors.ts with its status, and no other", () => {
+    expect(Object.fromEntries(readmeErrorCodes())).toEqual(ERROR_STATUS);
+  });
+
+  it("has a settings table row for every setting of the config schema, and no other", () => {
+    const documented = [...readmeSettings().keys()].filter((v) => !NOT_OURS.has(v)).sort();
+    expect(documented).toEqual(Object.keys(ConfigSchema.shape).sort());
+  });
+
+  it("gives each setting the default the config schema gives it", () => {
+    const defaults = loadConfig({}) as Record<string, unknown>;
+    const readme = readmeSettings();
+    const differing = Object.keys(ConfigSchema.shape)
+      .filter((v) => readme.get(v) !== spelled(defaults[v]))
+      .map((v) => `${v}: README ${readme.get(v)}, schema ${spelled(defaults[v])}`);
+    expect(differing).toEqual([]);
+  });
+});

@@ -1,0 +1,179 @@
+import type { Worker } from "node:worker_threads";
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, newOrg, type Org } from "../helpers/api.js";
+import { eventually, sendEvents, upsertItems } from "../helpers/recommend.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+// From the build: the recommender starts its shards from the compiled worker files next to it.
+import { RecommenderPool, type ShardObserver } from "../../dist/src/recommend/recommenderPool.js";
+import { toRankRequest } from "../../dist/src/recommend/schema.js";
+import type { RankRequest } from "../../dist/src/wire/rank.js";
+import { packBatch } from "../../dist/src/wire/batchPack.js";
+import type { EventRow } from "../../dist/src/wire/batchRows.js";
+import { validateRecommend } from "../../dist/src/recommend/validate.js";
+import { DEFAULT_ALS } from "../../dist/src/wire/als.js";
+
+type Outcome = { code: string | undefined; message: string | undefined; answered: boolean };
+
+let server: TestServer;
+let org: Org;
+let orgSeq: number;
+const recommenders: RecommenderPool[] = [];
+
+beforeAll(async () => {
+  server = await startServer({ env: { RATE_LIMIT_MAX: "100000" } });
+  org = await newOrg(server.url);
+  await sendEvents(server.url, org, [{ user: "u1", item: "i1" }, { user: "u1", item: "i2" }]);
+  const { rows } = await server.db().query<{ seq: number }>("SELECT seq FROM organisations WHERE id = $1", [org.orgId]);
+  orgSeq = rows[0]!.seq;
+});
+afterAll(async () => {
+  await Promise.all(recommenders.map((r) => r.close()));
+  await server?.cleanup();
+});
+
+/** A second set of recommender threads, in this process, on the test server's database. */
+async function startPool(timeoutMs: number, shards = 1, observer?: ShardObserver): Promise<RecommenderPool> {
+  const r = await RecommenderPool.start({ databaseUrl: server.databaseUrl, shards, timeoutMs, als: DEFAULT_ALS, retrainIntervalMs: 600_000, observer });
+  recommenders.push(r);
+  return r;
+}
+
+/** Asks for u1's recently viewed items; `calls` counts how often the answer callback ran. */
+function rank(r: RecommenderPool, calls: { n: number }, seq = orgSeq): Promise<Outcome> {
+  return rankWith(r, toRankRequest(seq, validateRecommend({ strategy: "recently-viewed", user_id: "u1" })), calls);
+}
+
+function rankWith(r: RecommenderPool, req: RankRequest, calls = { n: 0 }): Promise<Outcome & { scores?: number[] }> {
+  return new Promise((resolve) => {
+    r.rank(req, (err, value) => {
+      calls.n++;
+      const scores = value && (JSON.parse(Buffer.from(value.results).toString()) as Array<{ score: number }>).map((x) => x.score);
+      resolve({ code: err?.code, message: err?.message, answered: value !== undefined, scores });
+    });
+  });
+}
+
+/** Organisations until one has each parity of seq: one per shard of two. */
+async function orgPerShard(): Promise<Array<{ org: Org; seq: number }>> {
+  const byShard: Array<{ org: Org; seq: number }> = [];
+  while (!byShard[0] || !byShard[1]) {
+    const o = await newOrg(server.url);
+    const { rows } = await server.db().query<{ seq: number }>("SELECT seq FROM organisations WHERE id = $1", [o.orgId]);
+    byShard[rows[0]!.seq % 2] ??= { org: o, seq: rows[0]!.seq };
+  }
+  return byShard;
+}
+
+/** The shard's thread object: a new one once a dead one is replaced. */
+function threadOf(r: RecommenderPool, shard: number): { worker: Worker } {
+  return (r as unknown as { threads: Array<{ worker: Worker }> }).threads[shard]!;
+}
+
+/** Keeps this thread busy: nothing it is sent can be read meanwhile. */
+function holdThread(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy on purpose
+  }
+}
+
+describe("RecommenderPool (the front thread's client of the recommender threads)", () => {
+  it("answers 503 unavailable when no answer has come by the deadline, and drops the answer that comes later", async () => {
+    // 100 ms: long enough that a loaded machine still answers in time, well inside the 350 ms hold below.
+    const r = await startPool(100);
+    const calls = { n: 0 };
+    const outcome = rank(r, calls);
+    holdThread(350); // past the deadline and the next 100 ms sweep, before the ask has even left
+    expect(await outcome).toMatchObject({ code: "unavailable", answered: false });
+    expect((await outcome).message).toMatch(/did not answer in time/);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(calls.n).toBe(1);
+    // Not a broken recommender: held for no longer than the deadline, it answers.
+    expect(await rank(r, { n: 0 })).toMatchObject({ code: undefined, answered: true });
+  });
+
+  it("answers 503 unavailable while a shard that died is rebuilt, then answers again, and reports the restart", async () => {
+    const restarts: number[] = [];
+    const r = await startPool(2000, 1, { restarted: (shard) => restarts.push(shard), skipped: () => {}, trained: () => {}, sizes: () => {} });
+    expect(await rank(r, { n: 0 })).toMatchObject({ code: undefined, answered: true });
+    const inFlight = rank(r, { n: 0 });
+    // A thread that dies (an uncaught error, say) is simulated by ending it.
+    const threads = (r as unknown as { threads: Array<{ worker: Worker }> }).threads;
+    void threads[0]!.worker.terminate();
+    const pending = await inFlight;
+    expect(pending).toMatchObject({ code: "unavailable", answered: false });
+    expect(pending.message).toMatch(/restarted/);
+    const whileLoading = await rank(r, { n: 0 });
+    expect(whileLoading).toMatchObject({ code: "unavailable", answered: false });
+    expect(whileLoading.message).toMatch(/loading/);
+    const { value } = await eventually(() => rank(r, { n: 0 }), (o) => o.answered, 20_000);
+    expect(value).toMatchObject({ code: undefined, answered: true });
+    expect(restarts).toEqual([0]);
+  });
+
+  it("keeps answering for the organisations of the other shards while one shard is rebuilt", async () => {
+    const [onDead, onLive] = await orgPerShard();
+    for (const { org: o } of [onDead!, onLive!]) await sendEvents(server.url, o, [{ user: "u1", item: "i1" }]);
+    const r = await startPool(2000, 2);
+    const outcomes: Outcome[] = [];
+    const dead = threadOf(r, 0);
+    void dead.worker.terminate();
+    // Ask the live shard, ten at a time, until the dead one answers again.
+    const { value } = await eventually(async () => {
+      outcomes.push(...(await Promise.all(Array.from({ length: 10 }, () => rank(r, { n: 0 }, onLive!.seq)))));
+      return rank(r, { n: 0 }, onDead!.seq);
+    }, (o) => o.answered, 20_000);
+    expect(value.answered).toBe(true);
+    expect(threadOf(r, 0)).not.toBe(dead);
+    expect(outcomes.length).toBeGreaterThan(0);
+    expect(outcomes.filter((o) => !o.answered)).toEqual([]);
+  });
+
+  it("counts a batch once when it reaches a rebuilding shard before the shard reads PostgreSQL", async () => {
+    const [{ org: o, seq }] = await orgPerShard();
+    await upsertItems(server.url, o, [{ item_id: "hit" }]);
+    const eventId = randomUUID();
+    const at = new Date().toISOString();
+    const sent = await call(server.url, "POST", "/v1/events/ingest", {
+      json: [{ user_id: "fan", event_family: "conversion", event_name: "purchase", item_id: "hit", event_id: eventId, timestamp: at }], apiKey: o.pk,
+    });
+    expect(sent.status).toBe(202);
+    const r = await startPool(2000, 2);
+    const popular = toRankRequest(seq, validateRecommend({ strategy: "popular" }));
+    const before = await rankWith(r, popular);
+    expect(before.scores?.length).toBe(1);
+    const dead = threadOf(r, 0);
+    void dead.worker.terminate();
+    await eventually(async () => threadOf(r, 0) !== dead, (replaced) => replaced, 5000);
+    // The same committed batch the server published, as it would reach the new thread while it starts.
+    const row: EventRow = [seq, eventId, "fan", "hit", "conversion", "purchase", 5, null, null, null, at];
+    const batch = { events: [row], items: [], users: [] };
+    r.publish(batch, packBatch(batch), undefined);
+    const { value: after } = await eventually(() => rankWith(r, popular), (v) => v.answered, 20_000);
+    expect(after.scores![0]).toBeCloseTo(before.scores![0]!, 3);
+  });
+
+  it("answers for the organisations a rebuilding shard has read while it still reads a larger one", async () => {
+    const [{ org: small, seq: smallSeq }, { seq: bigSeq }] = await orgPerShard().then((o) => [o[0]!, o[1]!]);
+    await sendEvents(server.url, small, [{ user: "u1", item: "i1" }]);
+    // 300,000 events for the other organisation, written straight into PostgreSQL: its read takes a while.
+    await server.db().query(
+      `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at)
+       SELECT $1, gen_random_uuid(), 'u' || (g % 5000), 'i' || (g % 3000), 'engagement', 'view', 1, now() - g * interval '1 second'
+       FROM generate_series(1, 300000) AS g`,
+      [bigSeq],
+    );
+    const r = await startPool(2000, 1);
+    const dead = threadOf(r, 0);
+    void dead.worker.terminate();
+    await eventually(async () => threadOf(r, 0) !== dead, (replaced) => replaced, 5000);
+    const { value: first } = await eventually(() => rank(r, { n: 0 }, smallSeq), (o) => o.answered, 20_000);
+    const big = await rank(r, { n: 0 }, bigSeq);
+    expect(first.answered).toBe(true);
+    expect(big).toMatchObject({ code: "unavailable", answered: false });
+    expect(big.message).toMatch(/loading/);
+    const { value: later } = await eventually(() => rank(r, { n: 0 }, bigSeq), (o) => o.answered, 30_000);
+    expect(later.answered).toBe(true);
+  });
+});

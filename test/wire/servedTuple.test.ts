@@ -1,0 +1,28 @@
+import { describe, expect, it } from "vitest";
+import { ByteWriter } from "../../src/wire/byteWriter.js";
+import { writeServedTuple } from "../../src/wire/servedTuple.js";
+import { readServedTuples } from "../helpers/servedTuples.js";
+
+describe("writeServedTuple", () => {
+  it("writes binary COPY tuples that read back as the served rows, whatever the lengths and characters", () => {
+    const w = new ByteWriter();
+    const longItems = JSON.stringify(Array.from({ length: 400 }, (_, i) => `item-${i}`));
+    const rows = [
+      [7, "0194f0c2-0000-7000-8000-000000000001", "popular", "global", undefined, undefined, '["a","b"]', 1_763_900_000_123],
+      [300_000, "0194F0C2-ABCD-7EF0-9123-456789ABCDEF", "similar", "contextual", "usér-ß-☃", "x".repeat(300), longItems, 1_763_900_000_999],
+      [127, "00000000-0000-0000-0000-000000000000", "personalized", "fallback", "u", "😀", "[]", Date.UTC(1999, 11, 31, 23, 59, 59, 999)],
+    ] as const;
+    for (const [org, id, strategy, mode, user, context, items, at] of rows) {
+      writeServedTuple(w, org, id, strategy, mode, user, context, new TextEncoder().encode(items), at);
+    }
+    expect(readServedTuples(w.copy())).toEqual(rows.map(([org, id, strategy, mode, user, context, items, at]) => ({
+      org, id: id.toLowerCase(), strategy, mode, userId: user ?? null, contextItemId: context ?? null, items, servedAtMs: at,
+    })));
+  });
+
+  it("refuses an id that is not a UUID rather than write a tuple PostgreSQL would refuse with the whole batch", () => {
+    for (const id of ["id-1", "0194f0c2-0000-7000-8000-00000000000g", "0194f0c2+0000-7000-8000-000000000001", `0194f0c2-0000-7000-8000-00000000000${"\u0010"}`]) {
+      expect(() => writeServedTuple(new ByteWriter(), 1, id, "popular", "global", undefined, undefined, new Uint8Array(2), 0)).toThrow(/not a UUID/);
+    }
+  });
+});

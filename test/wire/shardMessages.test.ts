@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { askFromWire, askToWire, packMessage, unpackMessage, type ToShard } from "../../src/wire/shardMessages.js";
+import type { RankRequest } from "../../src/wire/rank.js";
+
+const bare: RankRequest = {
+  org: 7, strategy: "personalized", userId: "u-1", contextItemId: undefined, itemType: undefined, filters: undefined,
+  excludeItemIds: undefined, excludeSeen: true, fields: undefined, limit: 20, page: 1,
+};
+const full: RankRequest = {
+  org: 3, strategy: "similar", userId: "ü 2", contextItemId: "item-9", itemType: "book", filters: { brand: ["a", "b"], price: { min: 1, max: 9.5 } },
+  excludeItemIds: ["x", "y"], excludeSeen: false, fields: ["title", "price"], limit: 100, page: 100,
+};
+
+describe("the messages between the front thread and the recommender threads", () => {
+  it("carry a rank ask through msgpack and back unchanged, absent fields included", () => {
+    for (const req of [bare, full]) {
+      const sent: ToShard = { t: "rank", asks: [askToWire({ id: 41, req })] };
+      const got = unpackMessage<ToShard>(packMessage(sent));
+      expect(got.t).toBe("rank");
+      if (got.t !== "rank") return;
+      expect(askFromWire(got.asks[0]!)).toStrictEqual({ id: 41, req });
+    }
+  });
+});

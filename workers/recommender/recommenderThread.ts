@@ -1,0 +1,148 @@
+import { parentPort, workerData } from "node:worker_threads";
+import { AnswerBatch } from "../../src/wire/answerBatch.js";
+import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/wire/shardMessages.js";
+import { log, setLogLevel } from "../../src/wire/log.js";
+import type { RecommenderThreadData } from "../../src/wire/threadData.js";
+import { loadShard, type LoadHooks } from "./loader.js";
+import { BatchQueue } from "./batchQueue.js";
+import { Inbox } from "./inbox.js";
+import { LoadProgress } from "./loadProgress.js";
+import { Shard } from "./shard.js";
+import { Skips } from "./skips.js";
+import { TrainingScheduler } from "./trainingScheduler.js";
+
+const data = workerData as RecommenderThreadData;
+setLogLevel(data.logLevel);
+/** Organisations live on shard `seq % shards`; a batch may hold other shards' records too. */
+const ownsOrg = (org: number): boolean => org % data.shards === data.shard;
+const shard = new Shard();
+const port = parentPort!;
+
+function send(m: FromShard): void {
+  const packed = packMessage(m);
+  port.postMessage(packed, [packed.buffer as ArrayBuffer]);
+}
+
+/** Answers that waited this long for the rest of their batch leave at once. */
+const ANSWER_HOLD_MS = 1;
+
+const answers = new AnswerBatch();
+
+function sendAnswers(): void {
+  const batch = answers.take();
+  port.postMessage(batch, [batch]);
+}
+
+/** Ranks a batch of requests, answering in as few messages as possible without holding an answer long. */
+function rankAll(asks: AskWire[]): void {
+  let since = performance.now();
+  for (const wire of asks) {
+    const { id, req } = askFromWire(wire);
+    try {
+      answers.add(id, shard.rank(req));
+    } catch (err) {
+      log.error("recommend failed", { shard: data.shard, error: (err as Error).stack });
+      answers.fail(id);
+    }
+    if (performance.now() - since >= ANSWER_HOLD_MS) {
+      sendAnswers();
+      since = performance.now();
+    }
+  }
+  if (answers.size > 0) sendAnswers();
+}
+
+/** One message, contained: a message that fails is logged and dropped, and the thread serves every other organisation. */
+function handle(m: ToShard, loaded: (org: number) => boolean): void {
+  try {
+    switch (m.t) {
+      case "rank":
+        rankAll(m.asks);
+        return;
+      case "batch":
+        batches.add(shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)), () => {
+          const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
+          if (records > 0) send({ t: "skipped", records });
+        });
+        return;
+      case "stats":
+        send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
+        return;
+    }
+  } catch (err) {
+    log.error("recommender thread could not handle a message", { shard: data.shard, message: m.t, error: (err as Error).stack });
+  }
+}
+
+/** How often the shard's totals go to the front thread (the metrics' index sizes)… */
+const SIZES_EVERY_MS = 10_000;
+/** …and, while it loads, the organisations it has read (a shard of many small ones reads several in a few ms). */
+const LOADED_EVERY_MS = 50;
+
+function sendSizes(): void {
+  send({ t: "sizes", sizes: shard.sizes() });
+}
+
+const batches = new BatchQueue();
+const progress = new LoadProgress();
+const inbox = new Inbox(handle, progress);
+port.on("message", (raw: Uint8Array) => {
+  let m: ToShard;
+  try {
+    m = unpackMessage<ToShard>(raw);
+  } catch (err) {
+    log.error("recommender thread could not read a message", { shard: data.shard, error: (err as Error).stack });
+    return;
+  }
+  inbox.take(m);
+});
+
+/** Tells the front thread, at most every LOADED_EVERY_MS, which organisations it may now send requests for. */
+function loadHooks(): LoadHooks {
+  let unsent: number[] = [];
+  let sentAt = 0;
+  return {
+    snapshotTaken: () => inbox.snapshotTaken(),
+    catalogLoaded: (order) => {
+      progress.catalogLoaded(order);
+      send({ t: "loading", pending: order });
+    },
+    orgsLoaded: (orgs) => {
+      progress.orgsLoaded(orgs.length);
+      unsent.push(...orgs);
+      if (performance.now() - sentAt < LOADED_EVERY_MS) return;
+      send({ t: "loaded", orgs: unsent });
+      unsent = [];
+      sentAt = performance.now();
+    },
+  };
+}
+
+async function start(): Promise<void> {
+  // Its own Skips: batches applied meanwhile (to organisations already read) flush the shard's.
+  const loadSkips = new Skips();
+  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), loadSkips, loadHooks(), data.restart);
+  for (const index of shard.all()) index.trim();
+  const skipped = loadSkips.flush({ shard: data.shard, in: "load from PostgreSQL" });
+  const training = new TrainingScheduler(() => shard.all(), {
+    params: data.als, retrainIntervalMs: data.retrainIntervalMs,
+    trained: (org, ms) => {
+      send({ t: "trained", org, ms });
+      sendSizes(); // a model changes the index's size most
+    },
+  });
+  inbox.open();
+  send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms), skipped });
+  sendSizes();
+  setInterval(sendSizes, SIZES_EVERY_MS).unref();
+  // First models are trained after serving starts: until then user strategies fall back to popular.
+  for (const index of [...shard.all()]) {
+    if (index.eventsSinceTraining === 0) continue;
+    await training.trainNow(index).catch((err: Error) => log.error("model training failed", { shard: data.shard, org: index.org, error: err.stack }));
+  }
+}
+
+start().catch((err) => {
+  log.error("recommender thread failed to start", { shard: data.shard, error: (err as Error).stack });
+  process.exit(1);
+});

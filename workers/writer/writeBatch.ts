@@ -1,0 +1,146 @@
+import type pg from "pg";
+import { unpackBatch } from "../../src/wire/batchPack.js";
+import type { BatchPayload } from "../../src/wire/batchRows.js";
+import type { WriteResult, WriteTask } from "../../src/wire/writeTasks.js";
+import { isUnavailable, isUniqueViolation } from "../../src/wire/pgErrors.js";
+import { WriterConnection } from "./connection.js";
+import { copyRows } from "./copyText.js";
+import * as sql from "./merge.js";
+import { directEventsCopy, reuseEventsCopy, type EventsCopy } from "./eventsCopy.js";
+import { copyMessage, PipelinedCopy } from "./pipelinedCopy.js";
+
+const connection = new WriterConnection("recsvc-writer", (c) => c.query(sql.STAGING_DDL));
+
+function copyInto(c: pg.Client, statement: string, text: string): Promise<void> {
+  return new PipelinedCopy(copyMessage(statement, text)).run(c);
+}
+
+/**
+ * After a batch met an event id already stored, this writer merges (staging + ON CONFLICT) for the next few
+ * batches before it tries the direct path again: a client retrying a stretch of requests then costs one
+ * wasted COPY per stretch, not one per batch.
+ */
+const MERGE_AFTER_CONFLICT = 16;
+let mergeBatchesLeft = 0;
+
+/** `org/event_id` in the database's spelling of a uuid (lower case), whatever the client's. */
+function eventKey(org: number, eventId: string): string {
+  return `${org}/${eventId.toLowerCase()}`;
+}
+
+/** True when two events of the batch share (organisation, event_id): the direct COPY would refuse the batch. */
+function hasRepeatedIds(events: BatchPayload["events"]): boolean {
+  const seen = new Set<string>();
+  for (const e of events) {
+    const key = eventKey(e[0], e[1]);
+    if (seen.has(key)) return true;
+    seen.add(key);
+  }
+  return false;
+}
+
+/** Positions of the events the merge did not store: ids the database already held, and repeats within the batch. */
+function positionsNotStored(events: BatchPayload["events"], held: ReadonlyArray<{ org: number; event_id: string }>): number[] {
+  const skip = new Set(held.map((r) => eventKey(r.org, r.event_id)));
+  const out: number[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const key = eventKey(events[i]![0], events[i]![1]);
+    if (skip.has(key)) out.push(i);
+    else skip.add(key);
+  }
+  return out;
+}
+
+/**
+ * Writes one batch in one transaction; resolves once it is committed with the positions of the events it did
+ * not store (none on the direct path, which stores all or fails).
+ *
+ * Events take one of two paths. Direct: COPY straight into `events`; the primary key (org, event_id) refuses
+ * the whole COPY if any id is already stored, so dedup stays exact, and PostgreSQL's multi-row COPY insert
+ * costs about half of an INSERT … ON CONFLICT per row. A batch of events only (the usual case) is then one
+ * autocommit COPY: one statement, one commit. Merge: COPY into the staging table and INSERT … ON CONFLICT DO
+ * NOTHING, used when the direct COPY met a duplicate (the batch is then written again this way).
+ */
+async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean): Promise<number[]> {
+  const identifies = batch.events.some((e) => e[7] !== null);
+  if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0) {
+    await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
+    return [];
+  }
+  await c.query("BEGIN");
+  try {
+    let notStored: number[] = [];
+    if (batch.events.length > 0) {
+      if (direct) {
+        await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
+        if (identifies) await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events.filter((e) => e[7] !== null)));
+      } else {
+        await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events));
+        notStored = positionsNotStored(batch.events, (await c.query<{ org: number; event_id: string }>(sql.MERGE_EVENTS)).rows);
+      }
+      if (identifies) await c.query(sql.MERGE_ALIASES);
+    }
+    if (batch.items.length > 0) {
+      await copyInto(c, sql.COPY_ITEMS, copyRows(batch.items, true));
+      await c.query(sql.MERGE_ITEMS);
+    }
+    if (batch.users.length > 0) {
+      await copyInto(c, sql.COPY_USERS, copyRows(batch.users, true));
+      await c.query(sql.MERGE_USERS);
+    }
+    await c.query("COMMIT");
+    return notStored;
+  } catch (err) {
+    if (isUniqueViolation(err)) await c.query("ROLLBACK"); // the caller retries on the merge path
+    throw err;
+  }
+}
+
+/**
+ * The usual batch, events only, COPYed from its packed bytes without unpacking it (eventsCopy.ts). False when
+ * an event id was already stored: nothing was, and the batch goes the merge way.
+ */
+async function storedDirectly(c: pg.Client, copy: EventsCopy): Promise<boolean> {
+  try {
+    await new PipelinedCopy(copy.message).run(c);
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+  reuseEventsCopy(copy);
+  return true;
+}
+
+/** Writes a batch that needs its values: items, users, identify aliases, ids repeated within it, merges. */
+async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: boolean): Promise<WriteResult> {
+  let notStored: number[] | undefined;
+  if (!directFailed && batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {
+    try {
+      notStored = await writeRows(c, batch, true);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      mergeBatchesLeft = MERGE_AFTER_CONFLICT;
+    }
+  } else if (!directFailed && mergeBatchesLeft > 0) {
+    mergeBatchesLeft--;
+  }
+  notStored ??= await writeRows(c, batch, false);
+  return {
+    ok: true, events: batch.events.length, items: batch.items.length, users: batch.users.length, notStored: notStored.length > 0 ? notStored : undefined,
+  };
+}
+
+/** Writes one batch (see writeRows). The caller acknowledges its requests only after this resolves ok. */
+export default async function write(task: WriteTask): Promise<WriteResult> {
+  let c: pg.Client | undefined;
+  try {
+    c = await connection.get();
+    const direct = mergeBatchesLeft === 0 ? directEventsCopy(task.payload, sql.COPY_EVENTS_DIRECT_BINARY) : undefined;
+    if (direct && (await storedDirectly(c, direct))) return { ok: true, events: direct.events, items: 0, users: 0 };
+    if (direct) mergeBatchesLeft = MERGE_AFTER_CONFLICT;
+    return await writeUnpacked(c, unpackBatch(task.payload), direct !== undefined);
+  } catch (err) {
+    if (c) connection.drop(c);
+    return { ok: false, unavailable: isUnavailable(err), message: (err as Error).message };
+  }
+}
