@@ -43,7 +43,13 @@ async function measure(databaseUrl: string, rows: number): Promise<SizeResult> {
     const seconds = (performance.now() - started) / 1000;
     const after = userSystemSeconds(pid);
     const per = (s: number) => (s * 1e6) / commits;
-    return { rows, commitsPerS: commits / seconds, wallUs: per(seconds), userUs: per(after.user - before.user), systemUs: per(after.system - before.system) };
+    return {
+      rows,
+      commitsPerS: commits / seconds,
+      wallUs: per(seconds),
+      userUs: per(after.user - before.user),
+      systemUs: per(after.system - before.system),
+    };
   } finally {
     await c.end();
   }

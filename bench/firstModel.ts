@@ -32,10 +32,18 @@ async function main(): Promise<void> {
     log(`loaded in ${load.seconds.toFixed(1)} s (${Math.round(load.events / load.seconds)} events/s); waiting for a model of all ${pairs} pairs`);
     const line = await waitForLog(server, "recommender model trained", (l) => Number(l.interactions) >= pairs, MODEL_TIMEOUT_MS);
     const figures = {
-      data: values.data, events: load.events, pairs, loadSeconds: load.seconds,
-      modelAfterLastEventS: (Date.parse(line.t) - lastEventAt) / 1000, trainingMs: line.ms, users: line.users, items: line.items,
+      data: values.data,
+      events: load.events,
+      pairs,
+      loadSeconds: load.seconds,
+      modelAfterLastEventS: (Date.parse(line.t) - lastEventAt) / 1000,
+      trainingMs: line.ms,
+      users: line.users,
+      items: line.items,
     };
-    console.log(`model of all ${pairs} pairs in place ${figures.modelAfterLastEventS.toFixed(1)} s after the last event (training ${line.ms} ms; load ${load.seconds.toFixed(1)} s)`);
+    console.log(
+      `model of all ${pairs} pairs in place ${figures.modelAfterLastEventS.toFixed(1)} s after the last event (training ${line.ms} ms; load ${load.seconds.toFixed(1)} s)`,
+    );
     writeFigures("first-model", new Date().toISOString(), figures);
   } finally {
     await stopChild(server);

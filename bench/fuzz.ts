@@ -54,13 +54,25 @@ async function fuzzPhase(args: FuzzArgs, store: Storage, out: Outcome): Promise<
   try {
     log(`server on ${url}; setting up organisations, keys and data`);
     const fx = await createFixture(url, metricsToken);
-    log(`fuzzing: seed ${args.seed}, ${args.cases ? `cases ${args.cases.join(", ")}` : `${args.seconds} s or ${args.requests} cases`}, concurrency ${args.concurrency}, ${args.slowLanes} slow lanes`);
+    log(
+      `fuzzing: seed ${args.seed}, ${args.cases ? `cases ${args.cases.join(", ")}` : `${args.seconds} s or ${args.requests} cases`}, concurrency ${args.concurrency}, ${args.slowLanes} slow lanes`,
+    );
     const runner = new Runner(
-      { seed: args.seed, fx, limits: LIMITS, concurrency: args.concurrency, slowLanes: args.slowLanes, maxCases: args.requests, deadline: performance.now() + args.seconds * 1000, only: args.cases },
+      {
+        seed: args.seed,
+        fx,
+        limits: LIMITS,
+        concurrency: args.concurrency,
+        slowLanes: args.slowLanes,
+        maxCases: args.requests,
+        deadline: performance.now() + args.seconds * 1000,
+        only: args.cases,
+      },
       out.tally,
     );
     let dead = false;
-    server.exited.then(() => {
+    // `exited` only ever resolves (processes.ts), so nothing is left unhandled.
+    void server.exited.then(() => {
       dead = true;
       runner.serverDied();
     });
@@ -103,8 +115,12 @@ function print(args: FuzzArgs, out: Outcome): number {
   const failures = t.failureCount + serverFailures + out.logLines.length + (out.limits?.problems.length ?? 0) + out.shutdown.length;
   const p = (s = "") => process.stdout.write(s + "\n");
   p();
-  p(`Fuzz run: seed ${args.seed}, ${t.cases} cases in ${out.seconds.toFixed(0)} s (concurrency ${args.concurrency}, ${args.slowLanes} slow-client lanes)`);
-  p(`replay: npm run fuzz -- --seed ${args.seed}${Number.isFinite(args.requests) ? ` --requests ${args.requests}` : ""}   one case: npm run fuzz -- --seed ${args.seed} --case N`);
+  p(
+    `Fuzz run: seed ${args.seed}, ${t.cases} cases in ${out.seconds.toFixed(0)} s (concurrency ${args.concurrency}, ${args.slowLanes} slow-client lanes)`,
+  );
+  p(
+    `replay: npm run fuzz -- --seed ${args.seed}${Number.isFinite(args.requests) ? ` --requests ${args.requests}` : ""}   one case: npm run fuzz -- --seed ${args.seed} --case N`,
+  );
   p();
   p("Counts by route and outcome (a status; uws-N: uWS's own answer; closed/reset/timeout: no answer; client-left: the case hung up on purpose):");
   p(t.routeTable());

@@ -38,8 +38,18 @@ import { rssMb } from "./lib/recommend/memory.js";
 import { report, type Results } from "./lib/recommend/report.js";
 import { sample } from "./lib/recommend/sample.js";
 import {
-  CONNECTIONS, DATA_DIR, DURATION_S, FIXED_CONNECTIONS, FIXED_DURATION_S, FIXED_RATE, FIXED_RUNS, LOAD_IN_FLIGHT, ONLY_STRATEGIES,
-  RETRAIN, SCALE, WARMUP_S,
+  CONNECTIONS,
+  DATA_DIR,
+  DURATION_S,
+  FIXED_CONNECTIONS,
+  FIXED_DURATION_S,
+  FIXED_RATE,
+  FIXED_RUNS,
+  LOAD_IN_FLIGHT,
+  ONLY_STRATEGIES,
+  RETRAIN,
+  SCALE,
+  WARMUP_S,
 } from "./lib/recommend/settings.js";
 import { retrainPhase, type RetrainFigures } from "./lib/recommend/retrain.js";
 import { benchSpec, specLine } from "./lib/recommend/spec.js";
@@ -52,7 +62,11 @@ const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
 /** Other benchmarks or test runs on the machine: they share its cores, so the report says so. */
 function busyProcesses(): string[] {
   try {
-    return execFileSync("pgrep", ["-fa", "bench/ingest|bench/evaluate|vitest"], { encoding: "utf8" }).trim().split("\n").filter(Boolean).map((l) => l.slice(0, 100));
+    return execFileSync("pgrep", ["-fa", "bench/ingest|bench/evaluate|vitest"], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.slice(0, 100));
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }
@@ -64,11 +78,13 @@ async function organisation(storage: Storage): Promise<{ manifest: Manifest; loa
   if (DATA_DIR) {
     const kept = readManifest(DATA_DIR);
     if (kept) {
-      if (!sameSpec(kept.spec, spec)) throw new Error(`${DATA_DIR} holds another organisation (${specLine(kept.spec)}); use another --data-dir for scale ${SCALE}`);
+      if (!sameSpec(kept.spec, spec))
+        throw new Error(`${DATA_DIR} holds another organisation (${specLine(kept.spec)}); use another --data-dir for scale ${SCALE}`);
       log(`reusing ${DATA_DIR}: ${specLine(spec)}, loaded ${kept.loadedAt}`);
       return { manifest: kept, loadedNow: false };
     }
-    if (!isEmptyDir(DATA_DIR)) throw new Error(`${DATA_DIR} is not empty and has no finished load (an interrupted one?); empty it or use another --data-dir`);
+    if (!isEmptyDir(DATA_DIR))
+      throw new Error(`${DATA_DIR} is not empty and has no finished load (an interrupted one?); empty it or use another --data-dir`);
   }
   log(`loading ${specLine(spec)} through the ingest API`);
   const manifest = await loadPhase(storage, spec, LOAD_IN_FLIGHT);
@@ -102,7 +118,10 @@ async function main(): Promise<void> {
     const fixedStrategies = FIXED_RATE_STRATEGIES.filter((x) => strategies.includes(x));
     const measureCeiling = (when: string, withFixedRate: boolean) => {
       log(`ceiling (${when}): bare uWS with a canned ${Buffer.byteLength(canned)}-byte answer${withFixedRate ? ", also at the fixed rate" : ""}`);
-      const fixed = withFixedRate && fixedStrategies.length > 0 ? { rate: FIXED_RATE, connections: FIXED_CONNECTIONS, durationS: FIXED_DURATION_S, runs: 2 } : undefined;
+      const fixed =
+        withFixedRate && fixedStrategies.length > 0
+          ? { rate: FIXED_RATE, connections: FIXED_CONNECTIONS, durationS: FIXED_DURATION_S, runs: 2 }
+          : undefined;
       return recommendCeiling(canned, bodyMaker("personalized", on.spec), CONNECTIONS, DURATION_S, WARMUP_S, fixed);
     };
     const ceilingBefore = await measureCeiling("before", true);
@@ -133,7 +152,14 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       scale: SCALE,
       machine: { cores: os.cpus().length, loadAverageStart, loadAverageEnd: os.loadavg()[0], busyAtStart, busyAtEnd: busyProcesses() },
-      settings: { connections: CONNECTIONS, durationS: DURATION_S, warmupS: WARMUP_S, fixedRate: FIXED_RATE, fixedDurationS: FIXED_DURATION_S, fixedRuns: FIXED_RUNS },
+      settings: {
+        connections: CONNECTIONS,
+        durationS: DURATION_S,
+        warmupS: WARMUP_S,
+        fixedRate: FIXED_RATE,
+        fixedDurationS: FIXED_DURATION_S,
+        fixedRuns: FIXED_RUNS,
+      },
       manifest: shown,
       loadedNow,
       start: started.figures,

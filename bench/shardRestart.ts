@@ -79,15 +79,17 @@ async function main(): Promise<void> {
     ]);
     small.sort((a, b) => a - b);
     const at = (q: number) => int(small[Math.min(small.length - 1, Math.floor(q * small.length))]!);
-    process.stdout.write(`\nA shard of ${SMALL_ORGS + 1} organisations (${int(LARGE_EVENTS + SMALL_ORGS * SMALL_EVENTS)} events) rebuilt after its thread died\n\n${table(
-      ["", "ms"],
-      [
-        ["whole load at start (every organisation waits)", int(firstLoadMs)],
-        ["small organisations answer again: median", at(0.5)],
-        ["small organisations answer again: slowest", at(1)],
-        ["large organisation answers again (the worst case)", int(large)],
-      ],
-    )}\n`);
+    process.stdout.write(
+      `\nA shard of ${SMALL_ORGS + 1} organisations (${int(LARGE_EVENTS + SMALL_ORGS * SMALL_EVENTS)} events) rebuilt after its thread died\n\n${table(
+        ["", "ms"],
+        [
+          ["whole load at start (every organisation waits)", int(firstLoadMs)],
+          ["small organisations answer again: median", at(0.5)],
+          ["small organisations answer again: slowest", at(1)],
+          ["large organisation answers again (the worst case)", int(large)],
+        ],
+      )}\n`,
+    );
   } finally {
     await recommender?.close();
     await stopChild(server);

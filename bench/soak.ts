@@ -47,7 +47,9 @@ async function firstModels(server: Child, storage: Storage, orgs: SoakOrg[]): Pr
     const sharedBuffers = (await db.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]!.shared_buffers;
     for (const o of orgs) {
       const seq = await orgSeq(db, o.orgId);
-      await waitForLog(server, "recommender model trained", (l) => Number(l.org) === seq, FIRST_TRAINING_TIMEOUT_MS).catch((e: Error) => log(`note: ${e.message}`));
+      await waitForLog(server, "recommender model trained", (l) => Number(l.org) === seq, FIRST_TRAINING_TIMEOUT_MS).catch((e: Error) =>
+        log(`note: ${e.message}`),
+      );
     }
     return sharedBuffers;
   } finally {
@@ -74,7 +76,15 @@ async function main(): Promise<void> {
     log("waiting for each organisation's first model");
     const sharedBuffers = await firstModels(server, storage, orgs);
     log(`soak: ${args.minutes} min at ${args.rate} req/s over ${orgs.length} organisations`);
-    const out = await soak({ url: started.url, server, dataDir: storage.dataDir, orgs, minutes: args.minutes, rate: args.rate, uploadRows: args.uploadRows });
+    const out = await soak({
+      url: started.url,
+      server,
+      dataDir: storage.dataDir,
+      orgs,
+      minutes: args.minutes,
+      rate: args.rate,
+      uploadRows: args.uploadRows,
+    });
 
     const windows = comparisonWindows(args.minutes);
     const uploadMinute = typeof out.upload === "object" ? out.upload.meanwhile.endedInMinute : undefined;
@@ -82,28 +92,67 @@ async function main(): Promise<void> {
     const accepted = (k: Kind) => whole[k].statuses[202] ?? 0;
     const [latenessP99, latenessMax] = out.driven.lateness.percentiles([0.99, 1]);
     const summary: Summary = {
-      minutes: args.minutes, rate: args.rate, orgs: orgs.length, rows: out.rows, tally: out.tally, windows,
+      minutes: args.minutes,
+      rate: args.rate,
+      orgs: orgs.length,
+      rows: out.rows,
+      tally: out.tally,
+      windows,
       memory: {
-        server: memoryVerdict(out.rows.map((r) => r.serverRssMb), uploadMinute),
-        postgres: memoryVerdict(out.rows.map((r) => r.postgresPssMb), uploadMinute),
-        postgresPrivate: memoryVerdict(out.rows.map((r) => r.postgresPrivateMb), uploadMinute),
+        server: memoryVerdict(
+          out.rows.map((r) => r.serverRssMb),
+          uploadMinute,
+        ),
+        postgres: memoryVerdict(
+          out.rows.map((r) => r.postgresPssMb),
+          uploadMinute,
+        ),
+        postgresPrivate: memoryVerdict(
+          out.rows.map((r) => r.postgresPrivateMb),
+          uploadMinute,
+        ),
       },
-      latency: Object.fromEntries(KINDS.map((k) => [k, latencyVerdict(out.tally.early[k].latency.percentiles([0.99])[0]!, out.tally.late[k].latency.percentiles([0.99])[0]!, args.minutes)])) as Summary["latency"],
-      lateness: out.driven.lateness, unanswered: out.driven.unanswered, upload: out.upload, rotation: out.rotation,
-      distinct: out.mix.distinct(), eventsSent: whole["ingest-1"].sent + 100 * whole["ingest-100"].sent,
-      serverLog: logCounts(server), floor, sharedBuffers, loadAverage: { start: loadStart, end: os.loadavg()[0] },
+      latency: Object.fromEntries(
+        KINDS.map((k) => [
+          k,
+          latencyVerdict(out.tally.early[k].latency.percentiles([0.99])[0]!, out.tally.late[k].latency.percentiles([0.99])[0]!, args.minutes),
+        ]),
+      ) as Summary["latency"],
+      lateness: out.driven.lateness,
+      unanswered: out.driven.unanswered,
+      upload: out.upload,
+      rotation: out.rotation,
+      distinct: out.mix.distinct(),
+      eventsSent: whole["ingest-1"].sent + 100 * whole["ingest-100"].sent,
+      serverLog: logCounts(server),
+      floor,
+      sharedBuffers,
+      loadAverage: { start: loadStart, end: os.loadavg()[0] },
     };
     process.stdout.write(summaryReport(summary));
 
     const date = new Date().toISOString();
     const figures = {
-      date, args, machine: { cores: os.cpus().length, loadAverage: summary.loadAverage },
-      floor: floor?.p99, minutes: out.rows, windows,
+      date,
+      args,
+      machine: { cores: os.cpus().length, loadAverage: summary.loadAverage },
+      floor: floor?.p99,
+      minutes: out.rows,
+      windows,
       totals: Object.fromEntries(KINDS.map((k) => [k, kindMinute(whole[k])])),
-      strategies: Object.fromEntries([...out.tally.strategies].map(([s, t]) => [s, { answered: t.latency.count, p99: t.latency.percentiles([0.99])[0], modes: t.modes }])),
+      strategies: Object.fromEntries(
+        [...out.tally.strategies].map(([s, t]) => [s, { answered: t.latency.count, p99: t.latency.percentiles([0.99])[0], modes: t.modes }]),
+      ),
       eventsAccepted: accepted("ingest-1") + 100 * accepted("ingest-100"),
-      memory: summary.memory, latency: summary.latency, upload: out.upload, rotation: out.rotation, distinct: summary.distinct,
-      postgresSharedBuffers: sharedBuffers, serverLog: summary.serverLog, unanswered: out.driven.unanswered, pacerLateness: { p99: latenessP99, max: latenessMax },
+      memory: summary.memory,
+      latency: summary.latency,
+      upload: out.upload,
+      rotation: out.rotation,
+      distinct: summary.distinct,
+      postgresSharedBuffers: sharedBuffers,
+      serverLog: summary.serverLog,
+      unanswered: out.driven.unanswered,
+      pacerLateness: { p99: latenessP99, max: latenessMax },
       firstErrors: Object.fromEntries(out.tally.firstErrors),
     };
     writeFigures("soak", date, figures);

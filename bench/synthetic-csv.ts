@@ -26,8 +26,13 @@ if (!values.out) {
   process.exit(2);
 }
 const spec: SyntheticSpec = {
-  users: Number(values.users), items: Number(values.items), events: Number(values.events),
-  topics: Number(values.topics), days: Number(values.days), focus: Number(values.focus), seed: Number(values.seed),
+  users: Number(values.users),
+  items: Number(values.items),
+  events: Number(values.events),
+  topics: Number(values.topics),
+  days: Number(values.days),
+  focus: Number(values.focus),
+  seed: Number(values.seed),
 };
 
 const out = createWriteStream(values.out);

@@ -34,7 +34,9 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   out.write("item_id,item_type,status,created_at,price,brand,category\n");
   let lines: string[] = [];
   for (let i = 0; i < rows; i++) {
-    lines.push(`item-${i % DISTINCT},product,${i % 50 === 0 ? "inactive" : "active"},${created},${(i % 9973) / 100},brand-${i % 1_000},${CATEGORIES[i % CATEGORIES.length]}`);
+    lines.push(
+      `item-${i % DISTINCT},product,${i % 50 === 0 ? "inactive" : "active"},${created},${(i % 9973) / 100},brand-${i % 1_000},${CATEGORIES[i % CATEGORIES.length]}`,
+    );
     if (lines.length === 10_000) {
       if (!out.write(lines.join("\n") + "\n")) await new Promise<void>((r) => out.once("drain", () => r()));
       lines = [];
@@ -67,18 +69,25 @@ async function peakRss<T>(pid: number | undefined, work: () => Promise<T>): Prom
  * Streams the file to the upload endpoint, chunked (no Content-Length: this uWS build refuses a Content-Length
  * of 10^9 or more, and chunked bodies have no such limit); the server's answer and the seconds it took.
  */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer, whose fields the report reads
 function uploadFile(url: string, token: string, file: string): Promise<{ status: number; body: any; seconds: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/v1/upload/items`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "text/csv", "transfer-encoding": "chunked" },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), seconds: (performance.now() - started) / 1000 }));
-      res.on("error", reject);
-    });
+    const req = request(
+      `${url}/v1/upload/items`,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "text/csv", "transfer-encoding": "chunked" },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), seconds: (performance.now() - started) / 1000 }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     createReadStream(file, { highWaterMark: 256 * 1024 }).pipe(req);
   });
@@ -138,7 +147,10 @@ async function main(): Promise<void> {
       "",
       "run                          status  accepted   rejected  seconds  rows/s    vs COPY ceiling  server RSS start -> peak",
     ];
-    for (const [name, r] of [["upload (new items)", fresh], ["upload again (updates)", again]] as const) {
+    for (const [name, r] of [
+      ["upload (new items)", fresh],
+      ["upload again (updates)", again],
+    ] as const) {
       const u = r.result;
       const accepted = u.body?.data?.accepted ?? 0;
       lines.push(

@@ -43,12 +43,23 @@ export const ConfigSchema = z.object({
   ALS_REGULARIZATION: z.coerce.number().positive().default(DEFAULT_ALS.regularization),
   ALS_ALPHA: z.coerce.number().positive().default(DEFAULT_ALS.alpha),
   /** Largest file accepted by the bulk upload endpoints; the body is streamed, never held whole. */
-  UPLOAD_MAX_BYTES: z.coerce.number().int().positive().default(4 * 1024 ** 3),
+  UPLOAD_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(4 * 1024 ** 3),
   /** Heap growth between full collections, in percent of the live heap (0: V8's own choice); see src/heapGrowth.ts. */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Opens GET /metrics on the service's port to `Authorization: Bearer <METRICS_TOKEN>`; unset: 404 there. */
-  METRICS_TOKEN: z.preprocess(unsetIfEmpty, z.string().min(16).regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces (it travels in a header)").optional()),
+  METRICS_TOKEN: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .min(16)
+      .regex(/^[\x21-\x7e]+$/, "printable ASCII without spaces (it travels in a header)")
+      .optional(),
+  ),
   /** A second listener serving only GET /metrics, without a token (0: a free port, printed); unset: none. */
   METRICS_PORT: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).max(65535).optional()),
   /** Where that listener binds: keep it on loopback or a private interface, it asks for no token. */

@@ -91,7 +91,18 @@ async function start(config: Config): Promise<Running> {
   };
 
   const router = new Router();
-  for (const routes of [healthRoutes, authRoutes, accountRoutes, uploadRoutes, ingestRoutes, recommendRoutes, analyticsRoutes, dashboardPageRoutes, metricsRoutes]) routes(services).forEach((r) => router.add(r));
+  for (const routes of [
+    healthRoutes,
+    authRoutes,
+    accountRoutes,
+    uploadRoutes,
+    ingestRoutes,
+    recommendRoutes,
+    analyticsRoutes,
+    dashboardPageRoutes,
+    metricsRoutes,
+  ])
+    routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
   return { http, metrics, services, writers, embedded };

@@ -18,7 +18,10 @@ const orgSeq = async (org: Org) => (await server.db().query("SELECT seq FROM org
 describe("tenant isolation", () => {
   it("keeps the same item_id of two organisations apart: one's upsert never changes the other's item", async () => {
     const put = (org: Org, status: string, price: number) =>
-      call(server.url, "POST", "/v1/items/upsert", { json: { item_id: "shared", item_type: "product", status, attributes: { price } }, apiKey: org.sk });
+      call(server.url, "POST", "/v1/items/upsert", {
+        json: { item_id: "shared", item_type: "product", status, attributes: { price } },
+        apiKey: org.sk,
+      });
     expect((await put(a, "active", 1)).status).toBe(202);
     expect((await put(b, "inactive", 2)).status).toBe(202);
     const rows = (await server.db().query("SELECT org, status, attributes FROM items WHERE item_id = 'shared' ORDER BY org")).rows;

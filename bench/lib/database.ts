@@ -44,7 +44,9 @@ async function createDatabase(adminUrl: string): Promise<Storage> {
   return {
     databaseUrl: u.toString(),
     release: () =>
-      adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((e: Error) => log(`could not drop the benchmark database: ${e.message}`)),
+      adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch((e: Error) =>
+        log(`could not drop the benchmark database: ${e.message}`),
+      ),
   };
 }
 

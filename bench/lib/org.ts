@@ -2,6 +2,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type pg from "pg";
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer, whose fields registerOrg reads
 async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
@@ -10,9 +11,13 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
 /** Registers an organisation and returns its id, the OWNER's dashboard token and a key pair (publishable and secret). */
 export async function registerOrg(url: string): Promise<{ orgId: string; token: string; pk: string; sk: string }> {
   const b = randomBytes(3);
-  const reg = await post(`${url}/auth/register`, { email: `bench-${randomUUID()}@example.com`, password: "benchmark password", organisation: "Benchmark" }, {
-    "x-forwarded-for": `10.${b[0]}.${b[1]}.${b[2]}`,
-  });
+  const reg = await post(
+    `${url}/auth/register`,
+    { email: `bench-${randomUUID()}@example.com`, password: "benchmark password", organisation: "Benchmark" },
+    {
+      "x-forwarded-for": `10.${b[0]}.${b[1]}.${b[2]}`,
+    },
+  );
   if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
   const keys = await post(`${url}/v1/keys`, {}, { authorization: `Bearer ${reg.body.data.token}` });
   if (keys.status !== 201) throw new Error(`key generation failed: ${keys.status} ${JSON.stringify(keys.body)}`);

@@ -16,7 +16,11 @@ export interface Child {
 }
 
 /** Starts the server on a free loopback port, without rate limits; resolves once it listens. `env`: extra settings. */
-export async function startServer(storage: Storage, env: NodeJS.ProcessEnv = {}, timeoutMs = START_TIMEOUT_MS): Promise<{ server: Child; url: string }> {
+export async function startServer(
+  storage: Storage,
+  env: NodeJS.ProcessEnv = {},
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<{ server: Child; url: string }> {
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: "0",
@@ -46,7 +50,11 @@ export async function startUwsCeiling(canned?: { status: string; body: string })
 
 /** Spawns `node file` and resolves once its stdout matches `ready`. */
 export function startChild(
-  file: string, childEnv: NodeJS.ProcessEnv, ready: RegExp, nodeArgs: string[] = [], timeoutMs = START_TIMEOUT_MS,
+  file: string,
+  childEnv: NodeJS.ProcessEnv,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+  timeoutMs = START_TIMEOUT_MS,
 ): Promise<{ child: Child; match: RegExpExecArray }> {
   const proc = spawn(process.execPath, [...nodeArgs, file], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";

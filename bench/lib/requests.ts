@@ -29,7 +29,11 @@ const EMPTY = Buffer.alloc(0);
 export class RequestPool {
   private readonly reqs: Buffer[];
   private next = 0;
-  constructor(private readonly target: Target, private readonly n: number, count: number) {
+  constructor(
+    private readonly target: Target,
+    private readonly n: number,
+    count: number,
+  ) {
     this.reqs = new Array<Buffer>(count);
     for (let i = 0; i < count; i++) this.reqs[i] = rawRequest(target, n);
   }

@@ -24,7 +24,9 @@ export function connectionsFor(n: number): number {
 
 /** The server's own settings passed through, for the report's title line. */
 export function ingestSettingsLine(): string {
-  const keys = Object.keys(env).filter((k) => k.startsWith("INGEST_")).sort();
+  const keys = Object.keys(env)
+    .filter((k) => k.startsWith("INGEST_"))
+    .sort();
   return keys.length ? keys.map((k) => `${k}=${env[k]}`).join(" ") : "defaults";
 }
 

@@ -63,7 +63,8 @@ export function* syntheticItems(spec: SyntheticSpec): Generator<SyntheticItem> {
 
 export function* syntheticUsers(spec: SyntheticSpec): Generator<SyntheticUser> {
   const end = Date.now();
-  for (let u = 0; u < spec.users; u++) yield { user_id: userId(u), status: "active", created_at: new Date(end - (spec.days + 60) * DAY_MS).toISOString() };
+  for (let u = 0; u < spec.users; u++)
+    yield { user_id: userId(u), status: "active", created_at: new Date(end - (spec.days + 60) * DAY_MS).toISOString() };
 }
 
 /** Events in time order; users take turns at random, each drawing from their topics with a Zipf-like skew. */

@@ -4,8 +4,14 @@ import { query } from "../db/transaction.js";
 import type { Account } from "./session.js";
 
 export type AuditAction =
-  | "key_pair.generated" | "key_pair.viewed" | "key_pair.revoked"
-  | "member.added" | "member.role_changed" | "upload.items" | "upload.users" | "auth.login";
+  | "key_pair.generated"
+  | "key_pair.viewed"
+  | "key_pair.revoked"
+  | "member.added"
+  | "member.role_changed"
+  | "upload.items"
+  | "upload.users"
+  | "auth.login";
 
 export interface AuditEntry {
   action: AuditAction;
@@ -16,10 +22,14 @@ export interface AuditEntry {
 type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
 
 export async function recordAudit(db: Queryable, actor: Pick<Account, "orgId" | "userId" | "email">, entry: AuditEntry): Promise<void> {
-  await db.query(
-    "INSERT INTO audit_log (org_id, actor_id, actor_email, action, target, ip) VALUES ($1, $2, $3, $4, $5, $6)",
-    [actor.orgId, actor.userId, actor.email, entry.action, entry.target, entry.ip],
-  );
+  await db.query("INSERT INTO audit_log (org_id, actor_id, actor_email, action, target, ip) VALUES ($1, $2, $3, $4, $5, $6)", [
+    actor.orgId,
+    actor.userId,
+    actor.email,
+    entry.action,
+    entry.target,
+    entry.ip,
+  ]);
 }
 
 export const AuditQuerySchema = z.strictObject({
@@ -28,7 +38,15 @@ export const AuditQuerySchema = z.strictObject({
 });
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 
-interface AuditRow { id: string; at: Date; actor_id: string | null; actor_email: string | null; action: string; target: string | null; ip: string | null }
+interface AuditRow {
+  id: string;
+  at: Date;
+  actor_id: string | null;
+  actor_email: string | null;
+  action: string;
+  target: string | null;
+  ip: string | null;
+}
 
 /** Newest first; `before` is the id of the last entry of the previous page. */
 export async function listAudit(pool: pg.Pool, orgId: string, q: AuditQuery) {

@@ -37,7 +37,14 @@ export async function generateKeyPair(pool: pg.Pool, cache: KeyCache, account: A
   return { key_pair_id: id, publishable_key: publishable, secret_key: secret, created_at: created.toISOString() };
 }
 
-interface PairRow { id: string; status: string; created_at: Date; revoked_at: Date | null; publishable_key: string; secret_last4: string }
+interface PairRow {
+  id: string;
+  status: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  publishable_key: string;
+  secret_last4: string;
+}
 
 export async function listKeyPairs(pool: pg.Pool, account: Account, ip: string) {
   requireRole(account.role, VIEWERS, "view keys");

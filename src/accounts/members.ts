@@ -16,7 +16,12 @@ export const AddMemberSchema = z.strictObject({ email: Email, password: Password
 export const ChangeRoleSchema = z.strictObject({ role: RoleSchema });
 export type AddMemberInput = z.infer<typeof AddMemberSchema>;
 
-interface MemberRow { id: string; email: string; role: Role; created_at: Date }
+interface MemberRow {
+  id: string;
+  email: string;
+  role: Role;
+  created_at: Date;
+}
 
 const asMember = (r: MemberRow) => ({ user_id: r.id, email: r.email, role: r.role, created_at: r.created_at.toISOString() });
 
@@ -47,7 +52,9 @@ export async function addMember(pool: pg.Pool, actor: Account, input: AddMemberI
 }
 
 export async function listMembers(pool: pg.Pool, actor: Account) {
-  const rows = await query<MemberRow>(pool, "SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY created_at, email", [actor.orgId]);
+  const rows = await query<MemberRow>(pool, "SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY created_at, email", [
+    actor.orgId,
+  ]);
   return { members: rows.map(asMember) };
 }
 
@@ -55,10 +62,9 @@ export async function changeRole(pool: pg.Pool, actor: Account, userId: string, 
   requireRole(actor.role, MANAGERS, "change roles");
   return inTransaction(pool, async (c) => {
     // Every account of the organisation is locked, so two demotions at once cannot leave it without an OWNER.
-    const { rows } = await c.query<MemberRow>(
-      "SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE",
-      [actor.orgId],
-    );
+    const { rows } = await c.query<MemberRow>("SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE", [
+      actor.orgId,
+    ]);
     const target = rows.find((r) => r.id === userId);
     if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
     // The actor's role as it stands under the lock: another request may have changed it since authentication.

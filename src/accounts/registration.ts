@@ -38,7 +38,10 @@ export async function register(pool: pg.Pool, tokens: TokenSigner, input: Regist
     await inTransaction(pool, async (c) => {
       await c.query("INSERT INTO organisations (id, name) VALUES ($1, $2)", [orgId, input.organisation]);
       await c.query("INSERT INTO accounts (id, org_id, email, password_hash, role) VALUES ($1, $2, $3, $4, 'OWNER')", [
-        userId, orgId, input.email, passwordHash,
+        userId,
+        orgId,
+        input.email,
+        passwordHash,
       ]);
     });
   } catch (err) {
@@ -48,7 +51,14 @@ export async function register(pool: pg.Pool, tokens: TokenSigner, input: Regist
   return session(tokens, { userId, orgId, email: input.email, role: "OWNER" }, input.organisation);
 }
 
-interface LoginRow { id: string; org_id: string; email: string; role: Role; password_hash: string; name: string }
+interface LoginRow {
+  id: string;
+  org_id: string;
+  email: string;
+  role: Role;
+  password_hash: string;
+  name: string;
+}
 
 /** The same answer, after the same work, whether the email or the password is wrong. */
 export async function login(pool: pg.Pool, tokens: TokenSigner, input: LoginInput, ip: string): Promise<SessionData> {

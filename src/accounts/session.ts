@@ -19,11 +19,10 @@ export interface Account {
  */
 export async function authenticateAccount(pool: pg.Pool, tokens: TokenSigner, ctx: RequestContext): Promise<Account> {
   const claims = tokens.verify(dashboardToken(ctx));
-  const rows = await query<{ email: string; role: Role }>(
-    pool,
-    "SELECT email, role FROM accounts WHERE id = $1 AND org_id = $2",
-    [claims.sub, claims.org],
-  );
+  const rows = await query<{ email: string; role: Role }>(pool, "SELECT email, role FROM accounts WHERE id = $1 AND org_id = $2", [
+    claims.sub,
+    claims.org,
+  ]);
   if (rows.length === 0) throw new AppError("invalid_token", "the account behind this token no longer exists");
   return { userId: claims.sub, orgId: claims.org, email: rows[0].email, role: rows[0].role };
 }

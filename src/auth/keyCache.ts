@@ -22,9 +22,14 @@ const MAX_MISS_LOOKUPS = 16;
 const RECONNECT_MS = 500;
 
 interface KeyRow {
-  id: string; org_id: string; seq: number; status: string;
-  publishable_digest: Buffer; secret_digest: Buffer;
-  rate_limit_max: number | null; rate_limit_window_s: number | null;
+  id: string;
+  org_id: string;
+  seq: number;
+  status: string;
+  publishable_digest: Buffer;
+  secret_digest: Buffer;
+  rate_limit_max: number | null;
+  rate_limit_window_s: number | null;
 }
 
 const KEY_SELECT = `SELECT k.id, k.org_id, o.seq, k.status, k.publishable_digest, k.secret_digest,
@@ -43,7 +48,10 @@ export class KeyCache {
   private missLookups = 0;
   private closed = false;
 
-  constructor(private readonly pool: pg.Pool, private readonly connect: () => pg.Client) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly connect: () => pg.Client,
+  ) {}
 
   async start(): Promise<void> {
     await this.listen();
@@ -111,8 +119,12 @@ export class KeyCache {
   /** Updates a pair's entries in place, so every map that holds them sees the change. */
   private store(row: KeyRow): void {
     const base = {
-      keyPairId: row.id, orgId: row.org_id, orgSeq: row.seq, revoked: row.status !== "active",
-      rateLimitMax: row.rate_limit_max, rateLimitWindowS: row.rate_limit_window_s,
+      keyPairId: row.id,
+      orgId: row.org_id,
+      orgSeq: row.seq,
+      revoked: row.status !== "active",
+      rateLimitMax: row.rate_limit_max,
+      rateLimitWindowS: row.rate_limit_window_s,
     };
     const known = this.byPair.get(row.id);
     if (known) {

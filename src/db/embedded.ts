@@ -30,8 +30,14 @@ work_mem = 16MB
 maintenance_work_mem = 256MB
 `;
 
-interface Binaries { initdb: string; pg_ctl: string }
-interface RunAs { uid: number; gid: number }
+interface Binaries {
+  initdb: string;
+  pg_ctl: string;
+}
+interface RunAs {
+  uid: number;
+  gid: number;
+}
 
 export interface EmbeddedDatabase {
   url: string;
@@ -136,10 +142,20 @@ async function initialise(bins: Binaries, pgData: string, root: string, scratch:
   writeFileSync(initPw, password + "\n", { mode: 0o600 });
   if (runAs) chownSync(initPw, runAs.uid, runAs.gid);
   try {
-    await run(bins.initdb, [
-      `--pgdata=${pgData}`, "--username=postgres", "--auth=scram-sha-256", `--pwfile=${initPw}`,
-      "--encoding=UTF8", "--locale=C", "--no-instructions",
-    ], runAs, false);
+    await run(
+      bins.initdb,
+      [
+        `--pgdata=${pgData}`,
+        "--username=postgres",
+        "--auth=scram-sha-256",
+        `--pwfile=${initPw}`,
+        "--encoding=UTF8",
+        "--locale=C",
+        "--no-instructions",
+      ],
+      runAs,
+      false,
+    );
   } finally {
     rmSync(initPw, { force: true });
   }

@@ -22,7 +22,8 @@ export class DatabaseHealth {
     if (!this.up) return;
     this.up = false;
     log.warn("database unreachable; refusing ingestion until it answers again", { reason });
-    this.timer = setInterval(() => this.probe(), PROBE_EVERY_MS);
+    // probe() cannot reject: check() answers false for any failure.
+    this.timer = setInterval(() => void this.probe(), PROBE_EVERY_MS);
     this.timer.unref();
   }
 

@@ -22,7 +22,10 @@ export class BodyStream {
   private failure: unknown;
   private total = 0;
 
-  constructor(private readonly ctx: RequestContext, private readonly limit: number) {
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly limit: number,
+  ) {
     ctx.res.onData((chunk, isLast) => this.onChunk(chunk, isLast));
     if (ctx.contentLength !== undefined && ctx.contentLength > limit) {
       this.abandon();

@@ -46,7 +46,11 @@ export class RequestContext {
   private readonly forwarded: string;
   private address: string | undefined = undefined;
 
-  constructor(readonly res: HttpResponse, req: HttpRequest, trustProxy: boolean) {
+  constructor(
+    readonly res: HttpResponse,
+    req: HttpRequest,
+    trustProxy: boolean,
+  ) {
     const lengthHeader = req.getHeader("content-length");
     this.method = req.getMethod().toUpperCase();
     this.path = req.getUrl();

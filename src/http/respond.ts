@@ -6,10 +6,20 @@ import { CORS_EXPOSE, CORS_ORIGIN } from "./cors.js";
 import type { Reply } from "./router.js";
 
 const STATUS_TEXT: Record<number, string> = {
-  200: "200 OK", 201: "201 Created", 202: "202 Accepted", 400: "400 Bad Request", 401: "401 Unauthorized",
-  403: "403 Forbidden", 404: "404 Not Found", 405: "405 Method Not Allowed", 409: "409 Conflict",
-  413: "413 Payload Too Large", 415: "415 Unsupported Media Type", 429: "429 Too Many Requests",
-  500: "500 Internal Server Error", 503: "503 Service Unavailable",
+  200: "200 OK",
+  201: "201 Created",
+  202: "202 Accepted",
+  400: "400 Bad Request",
+  401: "401 Unauthorized",
+  403: "403 Forbidden",
+  404: "404 Not Found",
+  405: "405 Method Not Allowed",
+  409: "409 Conflict",
+  413: "413 Payload Too Large",
+  415: "415 Unsupported Media Type",
+  429: "429 Too Many Requests",
+  500: "500 Internal Server Error",
+  503: "503 Service Unavailable",
 };
 const STATUS_LINE = new Map(Object.entries(STATUS_TEXT).map(([k, v]) => [Number(k), Buffer.from(v)]));
 
@@ -20,7 +30,11 @@ const STATUS_LINE = new Map(Object.entries(STATUS_TEXT).map(([k, v]) => [Number(
  */
 const JSON_KEY = Buffer.from("content-type");
 /** API answers are data, never a page: no content may load from them, no page may frame them. */
-const API_SECURITY = ["x-content-type-options: nosniff", "content-security-policy: default-src 'none'; frame-ancestors 'none'", "referrer-policy: no-referrer"];
+const API_SECURITY = [
+  "x-content-type-options: nosniff",
+  "content-security-policy: default-src 'none'; frame-ancestors 'none'",
+  "referrer-policy: no-referrer",
+];
 const JSON_VALUE = Buffer.from(["application/json; charset=utf-8", ...API_SECURITY, CORS_ORIGIN.join(": ")].join("\r\n"));
 const EXPOSE_KEY = Buffer.from(CORS_EXPOSE[0]);
 const EXPOSE_VALUE = Buffer.from(CORS_EXPOSE[1]);

@@ -30,9 +30,7 @@ export interface Route {
 }
 
 export type Match =
-  | { kind: "found"; route: Route; params: string[] }
-  | { kind: "method_not_allowed"; pattern: string; allowed: string[] }
-  | { kind: "not_found" };
+  { kind: "found"; route: Route; params: string[] } | { kind: "method_not_allowed"; pattern: string; allowed: string[] } | { kind: "not_found" };
 
 interface Compiled {
   pattern: string;

@@ -81,7 +81,11 @@ function run(handler: Handler, ctx: RequestContext): void {
     sendError(ctx, err);
     return;
   }
-  if (outcome instanceof Promise) outcome.then((o) => answer(ctx, o), (err: unknown) => sendError(ctx, err));
+  if (outcome instanceof Promise)
+    outcome.then(
+      (o) => answer(ctx, o),
+      (err: unknown) => sendError(ctx, err),
+    );
   else answer(ctx, outcome);
 }
 

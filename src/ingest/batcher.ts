@@ -100,7 +100,11 @@ export class Batcher {
   private readonly parallelMin: number;
   private closed = false;
 
-  constructor(private readonly writers: WriterPool, private readonly health: DatabaseHealth, private readonly opts: BatcherOptions) {
+  constructor(
+    private readonly writers: WriterPool,
+    private readonly health: DatabaseHealth,
+    private readonly opts: BatcherOptions,
+  ) {
     this.parallelMin = opts.parallelMin ?? Math.max(1, Math.floor(opts.batchMax / 20));
   }
 

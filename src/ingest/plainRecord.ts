@@ -2,6 +2,7 @@ import { IDENTIFIER_CHARS, IDENTIFIER_MAX, MAX_FREEFORM_BYTES, Status, Timestamp
 
 const STATUSES: ReadonlySet<unknown> = new Set(Status.options);
 /** NUL and surrogates (paired or not): strings holding one go to the schema, which knows which are storable. */
+// eslint-disable-next-line no-control-regex -- NUL is what this looks for
 const DOUBTFUL_CHARS = /[\u0000\ud800-\udfff]/;
 /** JSON writes a character as at most 6 bytes (`\u001f`); a key, its value and the punctuation round it. */
 const JSON_BYTES_PER_CHAR = 6;

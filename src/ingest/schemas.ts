@@ -7,6 +7,7 @@ import { z } from "zod";
  * which let 256 emoji (512 units, 1,024 UTF-8 bytes) through.
  */
 export const IDENTIFIER_MAX = 256;
+// eslint-disable-next-line no-control-regex -- the control characters are what an identifier may not hold
 export const IDENTIFIER_CHARS = /^(?:[^\u0000-\u001f\u007f-\u009f\ud800-\udfff]|[\ud800-\udbff][\udc00-\udfff])*$/;
 export const Identifier = z
   .string()
@@ -121,10 +122,23 @@ export type Event = z.infer<typeof EventSchema>;
 
 /** Default weights of the known event names (CONTRACT 4); any other valid name weighs 1. */
 export const EVENT_WEIGHTS: Readonly<Record<string, number>> = {
-  impression: 0, list_view: 0,
-  view: 1, click: 1, like: 2, rate: 2, share: 2, add_to_cart: 3, add_to_wishlist: 2, remove_from_cart: -1, dislike: -2,
-  purchase: 5, subscribe: 5, checkout: 4, play_complete: 3,
-  identify: 0, session_start: 0,
+  impression: 0,
+  list_view: 0,
+  view: 1,
+  click: 1,
+  like: 2,
+  rate: 2,
+  share: 2,
+  add_to_cart: 3,
+  add_to_wishlist: 2,
+  remove_from_cart: -1,
+  dislike: -2,
+  purchase: 5,
+  subscribe: 5,
+  checkout: 4,
+  play_complete: 3,
+  identify: 0,
+  session_start: 0,
 };
 
 export function eventWeight(name: string): number {

@@ -4,7 +4,7 @@ import { DURATION_BUCKETS, type RouteStatsTable } from "./routeStats.js";
 type RouteLabel = "route" | "method";
 type Sample = { value: number; labels: LabelValues<RouteLabel>; metricName: string };
 
-const REQUESTS_HELP = "HTTP answers by route pattern (/api aliases folded into /v1; paths matching no route as \"unmatched\"), method and status.";
+const REQUESTS_HELP = 'HTTP answers by route pattern (/api aliases folded into /v1; paths matching no route as "unmatched"), method and status.';
 const DURATION_NAME = "recsvc_http_request_duration_seconds";
 const DURATION_HELP = "Time from reading a request's headers to writing its answer, by route pattern and method.";
 
@@ -30,13 +30,23 @@ export function httpRequestsCounter(table: RouteStatsTable, registry: Registry):
  * shape prom-client's histograms give the registry (`_bucket` with `le`, `_sum`, `_count`).
  */
 export class RouteDurationHistogram extends Histogram<RouteLabel> {
-  constructor(private readonly table: RouteStatsTable, registry: Registry) {
+  constructor(
+    private readonly table: RouteStatsTable,
+    registry: Registry,
+  ) {
     super({ name: DURATION_NAME, help: DURATION_HELP, labelNames: ["route", "method"], buckets: [...DURATION_BUCKETS], registers: [registry] });
   }
 
   override async get(): ReturnType<Histogram<RouteLabel>["get"]> {
     // The registry reads `type` as the text it writes after # TYPE; prom-client's typings call it an enum.
-    return { name: DURATION_NAME, help: DURATION_HELP, type: "histogram" as unknown as MetricType, aggregator: "sum", values: this.samples(), collect: () => undefined };
+    return {
+      name: DURATION_NAME,
+      help: DURATION_HELP,
+      type: "histogram" as unknown as MetricType,
+      aggregator: "sum",
+      values: this.samples(),
+      collect: () => undefined,
+    };
   }
 
   /** What prom-client's registry renders when a metric has it (its histograms do): the same samples. */
@@ -51,9 +61,17 @@ export class RouteDurationHistogram extends Histogram<RouteLabel> {
       let cumulative = 0;
       for (let b = 0; b < DURATION_BUCKETS.length; b++) {
         cumulative += s.buckets[b];
-        out.push({ value: cumulative, labels: { route: s.route, method: s.method, le: DURATION_BUCKETS[b] } as LabelValues<RouteLabel>, metricName: `${DURATION_NAME}_bucket` });
+        out.push({
+          value: cumulative,
+          labels: { route: s.route, method: s.method, le: DURATION_BUCKETS[b] } as LabelValues<RouteLabel>,
+          metricName: `${DURATION_NAME}_bucket`,
+        });
       }
-      out.push({ value: s.count, labels: { route: s.route, method: s.method, le: "+Inf" } as LabelValues<RouteLabel>, metricName: `${DURATION_NAME}_bucket` });
+      out.push({
+        value: s.count,
+        labels: { route: s.route, method: s.method, le: "+Inf" } as LabelValues<RouteLabel>,
+        metricName: `${DURATION_NAME}_bucket`,
+      });
       out.push({ value: s.sum, labels: { route: s.route, method: s.method }, metricName: `${DURATION_NAME}_sum` });
       out.push({ value: s.count, labels: { route: s.route, method: s.method }, metricName: `${DURATION_NAME}_count` });
     }

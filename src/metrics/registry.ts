@@ -20,7 +20,11 @@ export const metrics = {
   httpRequestDuration: new RouteDurationHistogram(routeStats, registry),
 
   /** Batches sent to a writer (src/ingest/batcher.ts); a retried or split batch counts again. */
-  ingestBatches: new Counter({ name: "recsvc_ingest_batches_total", help: "Ingest batches sent to a writer thread (retries and split batches count again).", registers: [registry] }),
+  ingestBatches: new Counter({
+    name: "recsvc_ingest_batches_total",
+    help: "Ingest batches sent to a writer thread (retries and split batches count again).",
+    registers: [registry],
+  }),
   ingestBatchRecords: new Histogram({
     name: "recsvc_ingest_batch_records",
     help: "Records (events, items, users) per ingest batch sent to a writer.",
@@ -57,7 +61,12 @@ export const metrics = {
   }),
 
   /** A recommender thread was started again after it died: `recommenderRestarts.inc({ shard: "0" })`. */
-  recommenderRestarts: new Counter({ name: "recsvc_recommender_restarts_total", help: "Recommender threads restarted after they died, by shard.", labelNames: SHARD, registers: [registry] }),
+  recommenderRestarts: new Counter({
+    name: "recsvc_recommender_restarts_total",
+    help: "Recommender threads restarted after they died, by shard.",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
   /** Records a shard could not apply to its index and left out: `recommenderRecordsSkipped.inc({ shard }, n)`. */
   recommenderRecordsSkipped: new Counter({
     name: "recsvc_recommender_records_skipped_total",
@@ -66,7 +75,12 @@ export const metrics = {
     registers: [registry],
   }),
   /** A model training finished: `modelTrainings.inc({ shard })`, with its length in modelTrainingSeconds. */
-  modelTrainings: new Counter({ name: "recsvc_model_trainings_total", help: "Model trainings finished, by shard.", labelNames: SHARD, registers: [registry] }),
+  modelTrainings: new Counter({
+    name: "recsvc_model_trainings_total",
+    help: "Model trainings finished, by shard.",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
   /** Length of one training: `modelTrainingSeconds.observe({ shard }, seconds)`. */
   modelTrainingSeconds: new Histogram({
     name: "recsvc_model_training_seconds",
@@ -76,10 +90,30 @@ export const metrics = {
     registers: [registry],
   }),
   /** What a shard's index holds, set when it changes or is reported: `indexItems.set({ shard }, n)`. */
-  indexOrganisations: new Gauge({ name: "recsvc_index_organisations", help: "Organisations held by each recommender shard.", labelNames: SHARD, registers: [registry] }),
-  indexItems: new Gauge({ name: "recsvc_index_items", help: "Items held in each recommender shard's index.", labelNames: SHARD, registers: [registry] }),
-  indexUsers: new Gauge({ name: "recsvc_index_users", help: "Users held in each recommender shard's index.", labelNames: SHARD, registers: [registry] }),
-  indexBytes: new Gauge({ name: "recsvc_index_bytes", help: "Bytes of each recommender shard's index (typed arrays and model).", labelNames: SHARD, registers: [registry] }),
+  indexOrganisations: new Gauge({
+    name: "recsvc_index_organisations",
+    help: "Organisations held by each recommender shard.",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
+  indexItems: new Gauge({
+    name: "recsvc_index_items",
+    help: "Items held in each recommender shard's index.",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
+  indexUsers: new Gauge({
+    name: "recsvc_index_users",
+    help: "Users held in each recommender shard's index.",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
+  indexBytes: new Gauge({
+    name: "recsvc_index_bytes",
+    help: "Bytes of each recommender shard's index (typed arrays and model).",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
 };
 
 // Both failure reasons are there from the start, at zero.

@@ -20,7 +20,10 @@ export class RouteStats {
   sum = 0;
   count = 0;
 
-  constructor(readonly route: string, readonly method: string) {}
+  constructor(
+    readonly route: string,
+    readonly method: string,
+  ) {}
 
   record(status: number, seconds: number): void {
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);

@@ -67,7 +67,9 @@ const ID_TIME_SLACK_MS = 1_000;
 
 /** The lowest v7 id of millisecond `ms`. */
 export function firstIdAt(ms: number): string {
-  const h = Math.max(0, Math.min(ms, 2 ** 48 - 1)).toString(16).padStart(12, "0");
+  const h = Math.max(0, Math.min(ms, 2 ** 48 - 1))
+    .toString(16)
+    .padStart(12, "0");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-0000-0000-000000000000`;
 }
 

@@ -31,7 +31,10 @@ export class Attribution {
   private readonly timer: NodeJS.Timeout;
   private dropped = 0;
 
-  constructor(private readonly writers: Pick<WriterPool, "writeServed">, private readonly heldMax = HELD_MAX) {
+  constructor(
+    private readonly writers: Pick<WriterPool, "writeServed">,
+    private readonly heldMax = HELD_MAX,
+  ) {
     this.timer = setInterval(() => void this.flush(), FLUSH_MS);
     this.timer.unref();
   }

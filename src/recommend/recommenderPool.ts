@@ -7,7 +7,14 @@ import type { AlsParams } from "../wire/als.js";
 import { readAnswers } from "../wire/answerBatch.js";
 import { PendingRequests } from "./pendingRequests.js";
 import {
-  askToWire, packMessage, unpackMessage, type AskWire, type FromShard, type OrgStats, type ShardSizes, type ToShard,
+  askToWire,
+  packMessage,
+  unpackMessage,
+  type AskWire,
+  type FromShard,
+  type OrgStats,
+  type ShardSizes,
+  type ToShard,
 } from "../wire/shardMessages.js";
 import { sharedAnswerKey, type RankRequest, type RankResult } from "../wire/rank.js";
 import { SharedAnswers } from "./sharedAnswers.js";
@@ -105,10 +112,13 @@ export class RecommenderPool {
   /** Ranks on the organisation's shard; `done` is called once. A callback, not a promise: this runs per request. */
   rank(req: RankRequest, done: Done<RankResult>): void {
     const key = sharedAnswerKey(req);
-    const deliver: Done<RankResult> = key === undefined ? done : (err, result) => {
-      if (result) this.shared.set(key, result);
-      done(err, result);
-    };
+    const deliver: Done<RankResult> =
+      key === undefined
+        ? done
+        : (err, result) => {
+            if (result) this.shared.set(key, result);
+            done(err, result);
+          };
     this.ask(req.org, deliver as Done<unknown>, (thread, id) => {
       thread.outbox.push(askToWire({ id, req }));
       if (!this.outboxScheduled) {
@@ -120,7 +130,11 @@ export class RecommenderPool {
 
   stats(org: number): Promise<OrgStats | undefined> {
     return new Promise((resolve, reject) => {
-      this.ask(org, (err, stats) => (err ? reject(err) : resolve(stats as OrgStats | undefined)), (thread, id) => post(thread, { t: "stats", id, org }));
+      this.ask(
+        org,
+        (err, stats) => (err ? reject(err) : resolve(stats as OrgStats | undefined)),
+        (thread, id) => post(thread, { t: "stats", id, org }),
+      );
     });
   }
 
@@ -128,9 +142,9 @@ export class RecommenderPool {
   publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined): void {
     const n = this.threads.length;
     let owners = 0;
-    for (const r of batch.items) owners |= 1 << r[0] % n;
-    for (const r of batch.users) owners |= 1 << r[0] % n;
-    for (const r of batch.events) owners |= 1 << r[0] % n;
+    for (const r of batch.items) owners |= 1 << (r[0] % n);
+    for (const r of batch.users) owners |= 1 << (r[0] % n);
+    for (const r of batch.events) owners |= 1 << (r[0] % n);
     for (let shard = 0; shard < n; shard++) {
       if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null });
     }
@@ -169,10 +183,14 @@ export class RecommenderPool {
     }
   }
 
-
   private spawn(shard: number, restart = false): Promise<void> {
     const data: RecommenderThreadData = {
-      databaseUrl: this.opts.databaseUrl, shard, shards: this.opts.shards, als: this.opts.als, retrainIntervalMs: this.opts.retrainIntervalMs, restart,
+      databaseUrl: this.opts.databaseUrl,
+      shard,
+      shards: this.opts.shards,
+      als: this.opts.als,
+      retrainIntervalMs: this.opts.retrainIntervalMs,
+      restart,
       logLevel: logLevel(),
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
@@ -226,8 +244,10 @@ export class RecommenderPool {
     log.error("recommender thread exited; rebuilding its shard", { shard, code, inMs: delayMs });
     this.opts.observer?.restarted(shard);
     dead.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
-    const again = () => this.spawn(shard, true).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message }));
-    if (delayMs === 0) void again();
+    const again = (): void => {
+      this.spawn(shard, true).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message }));
+    };
+    if (delayMs === 0) again();
     else setTimeout(again, delayMs).unref();
   }
 

@@ -1,7 +1,10 @@
 import { AppError } from "../errors.js";
 import { countLines, MAX_RECORD_CHARS, recordTooLong, type RecordParser, type RecordSink } from "./parser.js";
 
-const QUOTE = 0x22, COMMA = 0x2c, CR = 0x0d, LF = 0x0a;
+const QUOTE = 0x22,
+  COMMA = 0x2c,
+  CR = 0x0d,
+  LF = 0x0a;
 
 /** One CSV row as read: its cells, where it ends in the text, and the line feeds inside quoted cells. */
 interface Row {
@@ -21,7 +24,10 @@ export class CsvParser implements RecordParser {
   private line = 1;
   private header: string[] | undefined;
 
-  constructor(private readonly sink: RecordSink, private readonly checkHeader: (columns: string[]) => void) {}
+  constructor(
+    private readonly sink: RecordSink,
+    private readonly checkHeader: (columns: string[]) => void,
+  ) {}
 
   write(chunk: Uint8Array): void {
     this.drain(this.rest + this.decoder.decode(chunk, { stream: true }), false);

@@ -1,7 +1,13 @@
 import { AppError } from "../errors.js";
 import { MAX_RECORD_CHARS, recordTooLong, type RecordParser, type RecordSink } from "./parser.js";
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, COMMA = 0x2c, OPEN_SQUARE = 0x5b, CLOSE_SQUARE = 0x5d, OPEN_CURLY = 0x7b, CLOSE_CURLY = 0x7d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  COMMA = 0x2c,
+  OPEN_SQUARE = 0x5b,
+  CLOSE_SQUARE = 0x5d,
+  OPEN_CURLY = 0x7b,
+  CLOSE_CURLY = 0x7d;
 const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /**

@@ -62,7 +62,12 @@ export class UploadStream implements RecordSink {
   private failure: AppError | undefined;
   private paused = false;
 
-  constructor(kind: UploadKind, private readonly orgSeq: number, private readonly batcher: Batcher, private readonly flow: Flow) {
+  constructor(
+    kind: UploadKind,
+    private readonly orgSeq: number,
+    private readonly batcher: Batcher,
+    private readonly flow: Flow,
+  ) {
     this.rules = RULES[kind];
   }
 
@@ -104,20 +109,23 @@ export class UploadStream implements RecordSink {
     if (this.rows.length === 0) return;
     const rows = this.rows;
     this.rows = [];
-    const sent: Promise<void> = this.batcher.submit(this.rules.submission(rows), true).then(
-      () => {
-        this.accepted += rows.length;
-      },
-      (err: unknown) => {
-        this.failure ??= this.stoppedBy(err);
-      },
-    ).finally(() => {
-      this.inFlight.delete(sent);
-      if (this.paused && this.inFlight.size < CHUNKS_IN_FLIGHT) {
-        this.paused = false;
-        this.flow.resume();
-      }
-    });
+    const sent: Promise<void> = this.batcher
+      .submit(this.rules.submission(rows), true)
+      .then(
+        () => {
+          this.accepted += rows.length;
+        },
+        (err: unknown) => {
+          this.failure ??= this.stoppedBy(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight.delete(sent);
+        if (this.paused && this.inFlight.size < CHUNKS_IN_FLIGHT) {
+          this.paused = false;
+          this.flow.resume();
+        }
+      });
     this.inFlight.add(sent);
     if (!this.paused && this.inFlight.size >= CHUNKS_IN_FLIGHT) {
       this.paused = true;

@@ -70,7 +70,7 @@ export class AnswerBatch {
 /** Calls `each` with every answer of a batch, in order: its result, or undefined when the shard failed on it. */
 export function readAnswers(batch: ArrayBuffer, each: (id: number, result: RankResult | undefined) => void): void {
   const v = new DataView(batch);
-  for (let at = 0; at < batch.byteLength; ) {
+  for (let at = 0; at < batch.byteLength;) {
     const id = v.getUint32(at, true);
     const flags = v.getUint8(at + 4);
     const mode = MODES[v.getUint8(at + 5)]!;

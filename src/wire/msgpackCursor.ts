@@ -6,7 +6,10 @@
 export class MsgpackCursor {
   private readonly view: DataView;
 
-  constructor(readonly bytes: Uint8Array, public at = 0) {
+  constructor(
+    readonly bytes: Uint8Array,
+    public at = 0,
+  ) {
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -51,16 +54,44 @@ export class MsgpackCursor {
     let n: number;
     let size: number;
     switch (b) {
-      case 0xcc: n = v.getUint8(at); size = 1; break;
-      case 0xcd: n = v.getUint16(at); size = 2; break;
-      case 0xce: n = v.getUint32(at); size = 4; break;
-      case 0xcf: n = Number(v.getBigUint64(at)); size = 8; break;
-      case 0xd0: n = v.getInt8(at); size = 1; break;
-      case 0xd1: n = v.getInt16(at); size = 2; break;
-      case 0xd2: n = v.getInt32(at); size = 4; break;
-      case 0xd3: n = Number(v.getBigInt64(at)); size = 8; break;
-      case 0xcb: n = v.getFloat64(at); size = 8; break;
-      default: return undefined;
+      case 0xcc:
+        n = v.getUint8(at);
+        size = 1;
+        break;
+      case 0xcd:
+        n = v.getUint16(at);
+        size = 2;
+        break;
+      case 0xce:
+        n = v.getUint32(at);
+        size = 4;
+        break;
+      case 0xcf:
+        n = Number(v.getBigUint64(at));
+        size = 8;
+        break;
+      case 0xd0:
+        n = v.getInt8(at);
+        size = 1;
+        break;
+      case 0xd1:
+        n = v.getInt16(at);
+        size = 2;
+        break;
+      case 0xd2:
+        n = v.getInt32(at);
+        size = 4;
+        break;
+      case 0xd3:
+        n = Number(v.getBigInt64(at));
+        size = 8;
+        break;
+      case 0xcb:
+        n = v.getFloat64(at);
+        size = 8;
+        break;
+      default:
+        return undefined;
     }
     this.at = at + size;
     return n;
@@ -86,17 +117,31 @@ export class MsgpackCursor {
     if (fixed !== undefined) return void (this.at += fixed);
     switch (b) {
       // pass() gets the length first: `this.at += this.u16()` would add it to `at` as it was before u16 moved on.
-      case 0xc4: case 0xd9: return this.pass(this.bytes[this.at++]!);
-      case 0xc5: case 0xda: return this.pass(this.u16());
-      case 0xc6: case 0xdb: return this.pass(this.u32());
-      case 0xc7: return this.pass(1 + this.bytes[this.at++]!);
-      case 0xc8: return this.pass(1 + this.u16());
-      case 0xc9: return this.pass(1 + this.u32());
-      case 0xdc: return this.skipValues(this.u16());
-      case 0xdd: return this.skipValues(this.u32());
-      case 0xde: return this.skipValues(2 * this.u16());
-      case 0xdf: return this.skipValues(2 * this.u32());
-      default: throw unexpected(b, "a value");
+      case 0xc4:
+      case 0xd9:
+        return this.pass(this.bytes[this.at++]!);
+      case 0xc5:
+      case 0xda:
+        return this.pass(this.u16());
+      case 0xc6:
+      case 0xdb:
+        return this.pass(this.u32());
+      case 0xc7:
+        return this.pass(1 + this.bytes[this.at++]!);
+      case 0xc8:
+        return this.pass(1 + this.u16());
+      case 0xc9:
+        return this.pass(1 + this.u32());
+      case 0xdc:
+        return this.skipValues(this.u16());
+      case 0xdd:
+        return this.skipValues(this.u32());
+      case 0xde:
+        return this.skipValues(2 * this.u16());
+      case 0xdf:
+        return this.skipValues(2 * this.u32());
+      default:
+        throw unexpected(b, "a value");
     }
   }
 
@@ -123,8 +168,21 @@ export class MsgpackCursor {
 
 /** Bytes after the type byte for the fixed-size types: numbers and fixext (type byte + data). */
 const FIXED_SIZES: Record<number, number> = {
-  0xca: 4, 0xcb: 8, 0xcc: 1, 0xcd: 2, 0xce: 4, 0xcf: 8, 0xd0: 1, 0xd1: 2, 0xd2: 4, 0xd3: 8,
-  0xd4: 2, 0xd5: 3, 0xd6: 5, 0xd7: 9, 0xd8: 17,
+  0xca: 4,
+  0xcb: 8,
+  0xcc: 1,
+  0xcd: 2,
+  0xce: 4,
+  0xcf: 8,
+  0xd0: 1,
+  0xd1: 2,
+  0xd2: 4,
+  0xd3: 8,
+  0xd4: 2,
+  0xd5: 3,
+  0xd6: 5,
+  0xd7: 9,
+  0xd8: 17,
 };
 
 /** The text whose UTF-8 bytes are `bytes[at, at + n)`. */

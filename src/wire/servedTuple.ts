@@ -10,8 +10,15 @@ import type { ByteWriter } from "./byteWriter.js";
  * context_item_id text, items json, served_at timestamptz. Each is a 4-byte length (-1: NULL), then its bytes.
  */
 export function writeServedTuple(
-  w: ByteWriter, org: number, id: string, strategy: string, mode: string, userId: string | undefined,
-  contextItemId: string | undefined, items: Uint8Array, servedAtMs: number,
+  w: ByteWriter,
+  org: number,
+  id: string,
+  strategy: string,
+  mode: string,
+  userId: string | undefined,
+  contextItemId: string | undefined,
+  items: Uint8Array,
+  servedAtMs: number,
 ): void {
   w.uint16(FIELDS).uint32(4).uint32(org);
   uuid(w.uint32(16), id);

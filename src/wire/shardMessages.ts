@@ -20,21 +20,49 @@ export interface RankAsk {
  * AnswerBatch (answerBatch.ts).
  */
 export type AskWire = [
-  id: number, org: number, strategy: Strategy, userId: string | null, contextItemId: string | null, itemType: string | null,
-  filters: Record<string, FilterValue> | null, excludeItemIds: string[] | null, excludeSeen: boolean, fields: string[] | null,
-  limit: number, page: number,
+  id: number,
+  org: number,
+  strategy: Strategy,
+  userId: string | null,
+  contextItemId: string | null,
+  itemType: string | null,
+  filters: Record<string, FilterValue> | null,
+  excludeItemIds: string[] | null,
+  excludeSeen: boolean,
+  fields: string[] | null,
+  limit: number,
+  page: number,
 ];
 export function askToWire({ id, req: r }: RankAsk): AskWire {
   return [
-    id, r.org, r.strategy, r.userId ?? null, r.contextItemId ?? null, r.itemType ?? null, r.filters ?? null, r.excludeItemIds ?? null,
-    r.excludeSeen, r.fields ?? null, r.limit, r.page,
+    id,
+    r.org,
+    r.strategy,
+    r.userId ?? null,
+    r.contextItemId ?? null,
+    r.itemType ?? null,
+    r.filters ?? null,
+    r.excludeItemIds ?? null,
+    r.excludeSeen,
+    r.fields ?? null,
+    r.limit,
+    r.page,
   ];
 }
 
 export function askFromWire(w: AskWire): RankAsk {
   const req: RankRequest = {
-    org: w[1], strategy: w[2], userId: w[3] ?? undefined, contextItemId: w[4] ?? undefined, itemType: w[5] ?? undefined,
-    filters: w[6] ?? undefined, excludeItemIds: w[7] ?? undefined, excludeSeen: w[8], fields: w[9] ?? undefined, limit: w[10], page: w[11],
+    org: w[1],
+    strategy: w[2],
+    userId: w[3] ?? undefined,
+    contextItemId: w[4] ?? undefined,
+    itemType: w[5] ?? undefined,
+    filters: w[6] ?? undefined,
+    excludeItemIds: w[7] ?? undefined,
+    excludeSeen: w[8],
+    fields: w[9] ?? undefined,
+    limit: w[10],
+    page: w[11],
   };
   return { id: w[0], req };
 }

@@ -1,8 +1,15 @@
 /** CONTRACT 5: the ten strategies, and what each needs. The one list: the request schema, the recommender threads and the benchmarks read it. */
 export const STRATEGIES = [
-  "personalized", "because-you-viewed", "recently-viewed", "buy-again",
-  "similar", "frequently-bought-together", "also-viewed",
-  "popular", "trending", "new-arrivals",
+  "personalized",
+  "because-you-viewed",
+  "recently-viewed",
+  "buy-again",
+  "similar",
+  "frequently-bought-together",
+  "also-viewed",
+  "popular",
+  "trending",
+  "new-arrivals",
 ] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 

@@ -7,10 +7,13 @@ export interface WriteTask {
 
 export type WriteResult =
   | {
-    ok: true; events: number; items: number; users: number;
-    /** Positions (in the batch's events) of those this batch did not store: already held, or repeated in it. */
-    notStored?: number[];
-  }
+      ok: true;
+      events: number;
+      items: number;
+      users: number;
+      /** Positions (in the batch's events) of those this batch did not store: already held, or repeated in it. */
+      notStored?: number[];
+    }
   | { ok: false; unavailable: boolean; message: string };
 
 /** Served recommendations as binary COPY tuples, one after another (servedTuple.ts). */

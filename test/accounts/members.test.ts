@@ -85,7 +85,10 @@ describe("listing members", () => {
     expect(emails).toContain(org.email);
     expect(emails).toContain(dev.email);
     expect(r.body.data.members.find((m: { email: string }) => m.email === dev.email)).toEqual({
-      user_id: dev.userId, email: dev.email, role: "DEVELOPER", created_at: expect.any(String),
+      user_id: dev.userId,
+      email: dev.email,
+      role: "DEVELOPER",
+      created_at: expect.any(String),
     });
   });
 });
@@ -109,7 +112,10 @@ describe("changing roles", () => {
     const org = await newOrg(server.url);
     const admin = await memberToken(server, org, "ADMIN");
     const dev = await addMember(server, org, "DEVELOPER");
-    for (const [userId, role] of [[dev.userId, "OWNER"], [await ownerId(org), "ADMIN"]] as const) {
+    for (const [userId, role] of [
+      [dev.userId, "OWNER"],
+      [await ownerId(org), "ADMIN"],
+    ] as const) {
       const r = await patch(admin, userId, role);
       expect(r.status).toBe(403);
       expect(r.body.error).toBe("forbidden_role");
@@ -170,14 +176,24 @@ describe("members in the audit log", () => {
   it("records member.added and member.role_changed with the actor, the target and the IP, newest first", async () => {
     const org = await newOrg(server.url);
     const member = await addMember(server, org, "MEMBER");
-    expect((await call(server.url, "PATCH", `/v1/members/${member.userId}`, {
-      token: org.token, json: { role: "DEVELOPER" }, headers: { "x-forwarded-for": "203.0.113.9" },
-    })).status).toBe(200);
+    expect(
+      (
+        await call(server.url, "PATCH", `/v1/members/${member.userId}`, {
+          token: org.token,
+          json: { role: "DEVELOPER" },
+          headers: { "x-forwarded-for": "203.0.113.9" },
+        })
+      ).status,
+    ).toBe(200);
     const log = await call(server.url, "GET", "/v1/audit-log?limit=2", { token: org.token });
     expect(log.body.data.entries).toEqual([
       {
-        id: expect.any(Number), at: expect.any(String), actor: { user_id: await ownerId(org), email: org.email },
-        action: "member.role_changed", target: `${member.email}: MEMBER → DEVELOPER`, ip: "203.0.113.9",
+        id: expect.any(Number),
+        at: expect.any(String),
+        actor: { user_id: await ownerId(org), email: org.email },
+        action: "member.role_changed",
+        target: `${member.email}: MEMBER → DEVELOPER`,
+        ip: "203.0.113.9",
       },
       expect.objectContaining({ action: "member.added", target: `${member.email} as MEMBER` }),
     ]);

@@ -17,14 +17,18 @@ function sourceFiles(dir: string): string[] {
 /** Every `import … from`, `export … from` and `import(…)` of a file, type-only ones included, as repo paths or package names. */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), "utf8");
-  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|^import\s+"([^"]+)"/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+  const specs = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)|^import\s+"([^"]+)"/g)].map(
+    (m) => m[1] ?? m[2] ?? m[3]!,
+  );
   return specs.map((s) => (s.startsWith(".") ? normalize(join(dirname(file), s)).replace(/\.js$/, ".ts") : s));
 }
 
 /** Paths a file hands to `new URL(…, import.meta.url)`, as repo paths (the compiled tree mirrors this one). */
 function urlPathsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), "utf8");
-  return [...text.matchAll(/new URL\(\s*"([^"]+)"\s*,\s*import\.meta\.url/g)].map((m) => normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"));
+  return [...text.matchAll(/new URL\(\s*"([^"]+)"\s*,\s*import\.meta\.url/g)].map((m) =>
+    normalize(join(dirname(file), m[1]!)).replace(/\.js$/, ".ts"),
+  );
 }
 
 /** Import cycles of a graph, each as the files around it (Tarjan's strongly connected components). */
@@ -74,20 +78,35 @@ describe("the import graph", () => {
   it("lets workers/ import nothing of src/ but src/wire/", () => {
     const leaks = files
       .filter((f) => f.startsWith("workers/"))
-      .flatMap((f) => graph.get(f)!.filter((s) => s.startsWith("src/") && !s.startsWith("src/wire/")).map((s) => `${f} → ${s}`));
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((s) => s.startsWith("src/") && !s.startsWith("src/wire/"))
+          .map((s) => `${f} → ${s}`),
+      );
     expect(leaks).toEqual([]);
   });
 
   it("keeps src/wire/ to itself: no import of the rest of src/, of workers/, or of zod", () => {
     const leaks = files
       .filter((f) => f.startsWith("src/wire/"))
-      .flatMap((f) => graph.get(f)!.filter((s) => (local(s) && !s.startsWith("src/wire/")) || s === "zod").map((s) => `${f} → ${s}`));
+      .flatMap((f) =>
+        graph
+          .get(f)!
+          .filter((s) => (local(s) && !s.startsWith("src/wire/")) || s === "zod")
+          .map((s) => `${f} → ${s}`),
+      );
     expect(leaks).toEqual([]);
   });
 
   it("lets src/ name workers/ only by the thread entry paths it starts", () => {
     const front = files.filter((f) => f.startsWith("src/"));
-    const imports = front.flatMap((f) => graph.get(f)!.filter((s) => s.startsWith("workers/")).map((s) => `${f} → ${s}`));
+    const imports = front.flatMap((f) =>
+      graph
+        .get(f)!
+        .filter((s) => s.startsWith("workers/"))
+        .map((s) => `${f} → ${s}`),
+    );
     expect(imports).toEqual([]);
     const started = front.flatMap((f) => urlPathsOf(f).filter((p) => p.startsWith("workers/")));
     expect(started.sort()).toEqual([...THREAD_ENTRIES].sort());
@@ -98,7 +117,13 @@ describe("the import graph", () => {
   });
 
   it("finds a cycle when there is one (a → b → c → a, and a file importing itself)", () => {
-    const g = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a", "d"]], ["d", []], ["e", ["e"]]]);
+    const g = new Map([
+      ["a", ["b"]],
+      ["b", ["c"]],
+      ["c", ["a", "d"]],
+      ["d", []],
+      ["e", ["e"]],
+    ]);
     expect(cyclesOf(g)).toEqual([["a", "b", "c"], ["e"]]);
   });
 });

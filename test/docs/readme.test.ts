@@ -24,7 +24,10 @@ function readmeSettings(): Map<string, string | undefined> {
   const rows = section.split("\n").filter((l) => l.startsWith("| `"));
   const settings = new Map<string, string | undefined>();
   for (const row of rows) {
-    const [names, defaults] = row.split("|").slice(1, 3).map((c) => c.trim());
+    const [names, defaults] = row
+      .split("|")
+      .slice(1, 3)
+      .map((c) => c.trim());
     const vars = [...names!.matchAll(/`([A-Z0-9_]+)`/g)].map((m) => m[1]!);
     const parts = vars.length === 1 ? [defaults!] : defaults!.split(/ \/ |, /);
     vars.forEach((v, i) => settings.set(v, /^`([^`]+)`/.exec(parts[i] ?? "")?.[1]));

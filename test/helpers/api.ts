@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 
+/** An answer of the API; its body is untyped unless the caller names its type, as the tests check its shape themselves. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a JSON body, whose fields the tests' assertions read and check
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;

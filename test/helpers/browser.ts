@@ -7,8 +7,14 @@ import { chromium, type Browser, type Page } from "playwright-core";
 const CHROMIUM = "/usr/bin/chromium";
 /** As root and on a closed network: no sandbox, and none of chromium's own calls home. */
 const ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 export const SCREENSHOT_DIR = fileURLToPath(new URL("../../test-artifacts/screenshots/", import.meta.url));
@@ -39,9 +45,12 @@ export function unlabelledControls(page: Page): Promise<string[]> {
     const visible = (e: Element) => (e as HTMLElement).offsetParent !== null;
     const named = (e: Element) => {
       if (e.getAttribute("aria-label")?.trim() || e.getAttribute("aria-labelledby")) return true;
-      if ((e instanceof HTMLInputElement || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement) && e.labels && e.labels.length > 0) return true;
+      if ((e instanceof HTMLInputElement || e instanceof HTMLSelectElement || e instanceof HTMLTextAreaElement) && e.labels && e.labels.length > 0)
+        return true;
       return (e.tagName === "BUTTON" || e.tagName === "A") && (e.textContent ?? "").trim().length > 0;
     };
-    return [...document.querySelectorAll("input, select, textarea, button, a[href]")].filter((e) => visible(e) && !named(e)).map((e) => e.outerHTML.slice(0, 120));
+    return [...document.querySelectorAll("input, select, textarea, button, a[href]")]
+      .filter((e) => visible(e) && !named(e))
+      .map((e) => e.outerHTML.slice(0, 120));
   });
 }

@@ -16,6 +16,4 @@ async function pgCtl(server: TestServer, args: string[]): Promise<void> {
   });
 }
 export const stopPostgres = (s: TestServer, mode: "immediate" | "fast" = "immediate") => pgCtl(s, ["stop", "-m", mode, "-w", "-t", "30"]);
-export const startPostgres = (s: TestServer) =>
-  pgCtl(s, ["start", "-l", path.join(s.dataDir!, "log", "postgres.log"), "-w", "-t", "60"]);
-
+export const startPostgres = (s: TestServer) => pgCtl(s, ["start", "-l", path.join(s.dataDir!, "log", "postgres.log"), "-w", "-t", "60"]);

@@ -1,11 +1,12 @@
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { ApiResponse } from "./api.js";
 
 /**
  * Sends a request over a bare socket in the given pieces, a few milliseconds apart (as a slow network splits a
  * request head over several packets), and reads the first answer. Resolves `undefined` if none came in time.
  */
-export async function sendInPieces(base: string, pieces: string[], timeoutMs = 5000): Promise<{ status: number; body: any } | undefined> {
+export async function sendInPieces(base: string, pieces: string[], timeoutMs = 5000): Promise<Pick<ApiResponse, "status" | "body"> | undefined> {
   const url = new URL(base);
   const socket = connect(Number(url.port), url.hostname);
   let text = "";

@@ -17,7 +17,11 @@ export interface SentRequest {
 }
 
 const EVENT_KINDS = [
-  ["engagement", "view"], ["engagement", "click"], ["engagement", "add_to_cart"], ["conversion", "purchase"], ["exposure", "impression"],
+  ["engagement", "view"],
+  ["engagement", "click"],
+  ["engagement", "add_to_cart"],
+  ["conversion", "purchase"],
+  ["exposure", "impression"],
 ] as const;
 
 /** `size` valid events with client-chosen random v4 event_ids (as real clients send them). */

@@ -57,7 +57,11 @@ describe("HTTP front", () => {
   it("answers a browser's CORS preflight for a known path with the methods and headers it may use", async () => {
     const r = await fetch(`${server.url}/v1/events/ingest`, {
       method: "OPTIONS",
-      headers: { origin: "https://shop.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type, x-api-key" },
+      headers: {
+        origin: "https://shop.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type, x-api-key",
+      },
     });
     expect(r.status).toBe(204);
     expect(r.headers.get("access-control-allow-origin")).toBe("*");

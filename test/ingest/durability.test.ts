@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import {
-  eventTotals, notStoredOnce, outcomes, randomRequests, send, storedCounts, stream, type SentRequest,
-} from "../helpers/traffic.js";
+import { eventTotals, notStoredOnce, outcomes, randomRequests, send, storedCounts, stream, type SentRequest } from "../helpers/traffic.js";
 
 /** A load test must not trip the per-organisation rate limit. */
 const ENV = { RATE_LIMIT_MAX: "1000000" };
@@ -46,7 +44,10 @@ describe("ingestion across a SIGKILL", () => {
   const unanswered = () => sent().filter((r) => r.status === undefined);
 
   it("answers every request 202 until it is killed, with requests still in flight at the kill", () => {
-    expect(sent().filter((r) => r.status !== undefined && r.status !== 202), JSON.stringify(outcomes(requests))).toEqual([]);
+    expect(
+      sent().filter((r) => r.status !== undefined && r.status !== 202),
+      JSON.stringify(outcomes(requests)),
+    ).toEqual([]);
     expect(acked().length).toBeGreaterThanOrEqual(150);
     expect(inFlightAtKill).toBeGreaterThan(0);
     expect(unanswered().length, "requests cut off by the kill").toBeGreaterThan(0);
@@ -81,7 +82,9 @@ describe("ingestion across a SIGKILL", () => {
   it("answers 202 to acknowledged events sent again after the restart and still stores each once", async () => {
     const db = restarted.db();
     const before = await eventTotals(db, org.orgId);
-    const again = acked().slice(0, 60).map((r) => ({ events: r.events, ids: r.ids }) as SentRequest);
+    const again = acked()
+      .slice(0, 60)
+      .map((r) => ({ events: r.events, ids: r.ids }) as SentRequest);
     await Promise.all(again.map((r) => send(restarted.url, org.pk, r)));
     expect(outcomes(again)).toEqual({ "202": again.length });
     const after = await eventTotals(db, org.orgId);
@@ -127,12 +130,18 @@ describe("ingestion across a SIGTERM", () => {
     expect(code).toBe(0);
     const answered = requests.filter((r) => r.status !== undefined);
     // Requests that arrive while it shuts down may be refused, but only as 503 unavailable.
-    expect(answered.filter((r) => r.status !== 202 && !(r.status === 503 && r.error === "unavailable")), JSON.stringify(outcomes(requests))).toEqual([]);
+    expect(
+      answered.filter((r) => r.status !== 202 && !(r.status === 503 && r.error === "unavailable")),
+      JSON.stringify(outcomes(requests)),
+    ).toEqual([]);
     const acked = requests.filter((r) => r.status === 202);
     expect(acked.length).toBeGreaterThanOrEqual(150);
     const counts = await storedCounts(after.db(), org.orgId);
     expect(notStoredOnce(ids(acked), counts), `acknowledged events lost at shutdown: ${JSON.stringify(outcomes(requests))}`).toEqual([]);
-    expect(ids(answered.filter((r) => r.status === 503)).filter((id) => counts.has(id)), "refused yet stored").toEqual([]);
+    expect(
+      ids(answered.filter((r) => r.status === 503)).filter((id) => counts.has(id)),
+      "refused yet stored",
+    ).toEqual([]);
     return counts;
   }
 

@@ -54,22 +54,40 @@ describe("identifiers of every length the contract allows", () => {
   });
 
   it("stores and serves user_id, item_id, previous_user_id and recommendation_id of each size: recently-viewed after an identify merge", async () => {
-    await upsertItems(server.url, org, CLASSES.map((c) => ({ item_id: idsOf(c).item })));
+    await upsertItems(
+      server.url,
+      org,
+      CLASSES.map((c) => ({ item_id: idsOf(c).item })),
+    );
     // The anonymous id views the item (carrying a long recommendation_id and a long context string), then is identified.
-    await sendEvents(server.url, org, CLASSES.map((c) => ({
-      user: idsOf(c).anon, item: idsOf(c).item, extra: { recommendation_id: idsOf(c).recommendation, context: { note: c.make("n") } },
-    })));
-    await sendEvents(server.url, org, CLASSES.map((c) => ({ user: idsOf(c).user, name: "identify", family: "system", extra: { previous_user_id: idsOf(c).anon } })));
+    await sendEvents(
+      server.url,
+      org,
+      CLASSES.map((c) => ({
+        user: idsOf(c).anon,
+        item: idsOf(c).item,
+        extra: { recommendation_id: idsOf(c).recommendation, context: { note: c.make("n") } },
+      })),
+    );
+    await sendEvents(
+      server.url,
+      org,
+      CLASSES.map((c) => ({ user: idsOf(c).user, name: "identify", family: "system", extra: { previous_user_id: idsOf(c).anon } })),
+    );
     for (const c of CLASSES) {
       const { user, item } = idsOf(c);
-      const { value } = await eventually(() => recommended(server.url, org, { strategy: "recently-viewed", user_id: user }), (items) => items.includes(item));
+      const { value } = await eventually(
+        () => recommended(server.url, org, { strategy: "recently-viewed", user_id: user }),
+        (items) => items.includes(item),
+      );
       expect(value, c.name).toEqual([item]);
     }
     await noRestarts();
-    const stored = await server.db().query(
-      "SELECT user_id, item_id, recommendation_id FROM events WHERE user_id = ANY($1) AND item_id IS NOT NULL",
-      [CLASSES.map((c) => idsOf(c).anon)],
-    );
+    const stored = await server
+      .db()
+      .query("SELECT user_id, item_id, recommendation_id FROM events WHERE user_id = ANY($1) AND item_id IS NOT NULL", [
+        CLASSES.map((c) => idsOf(c).anon),
+      ]);
     expect(stored.rows.map((r) => [r.user_id, r.item_id, r.recommendation_id]).sort()).toEqual(
       CLASSES.map((c) => [idsOf(c).anon, idsOf(c).item, idsOf(c).recommendation]).sort(),
     );
@@ -82,7 +100,10 @@ describe("identifiers of every length the contract allows", () => {
     for (const c of CLASSES) {
       const { user, anon, item } = idsOf(c);
       for (const who of [user, anon]) {
-        const { value } = await eventually(() => recommended(server.url, org, { strategy: "recently-viewed", user_id: who }), (items) => items.includes(item));
+        const { value } = await eventually(
+          () => recommended(server.url, org, { strategy: "recently-viewed", user_id: who }),
+          (items) => items.includes(item),
+        );
         expect(value, `${c.name}: ${who === user ? "user" : "anonymous id"}`).toEqual([item]);
       }
     }

@@ -42,16 +42,25 @@ describe("a request the database refuses", () => {
     const ingest = (org: Org, userId: string) => call(server.url, "POST", "/v1/events/ingest", { json: [viewEvent(userId, "seen")], apiKey: org.pk });
     const users = Array.from({ length: 30 }, () => `u-${randomUUID()}`);
     const logged = server.output().length;
-    const sent = await Promise.all([...users.slice(0, 15).map((u) => ingest(a, u)), ingest(b, "poison"), ...users.slice(15).map((u) => ingest(b, u))]);
+    const sent = await Promise.all([
+      ...users.slice(0, 15).map((u) => ingest(a, u)),
+      ingest(b, "poison"),
+      ...users.slice(15).map((u) => ingest(b, u)),
+    ]);
     const poison = sent[15];
     expect(poison.status).toBe(500);
     expect(poison.body.error).toBe("internal_error");
     expect(sent.filter((r) => r !== poison).map((r) => r.status)).toEqual(Array(30).fill(202));
     expect(server.output().slice(logged)).toMatch(/ingest batch refused; writing its requests one by one.*"requests":(?:[2-9]|\d\d)/);
-    const stored = await server.db().query("SELECT user_id, count(*)::int AS n FROM events WHERE user_id = ANY($1) GROUP BY user_id", [[...users, "poison"]]);
+    const stored = await server
+      .db()
+      .query("SELECT user_id, count(*)::int AS n FROM events WHERE user_id = ANY($1) GROUP BY user_id", [[...users, "poison"]]);
     expect(stored.rows.map((r) => [r.user_id, r.n]).sort()).toEqual(users.map((u) => [u, 1]).sort());
     const last = users[29]!;
-    const { value } = await eventually(() => recommended(server.url, b, { strategy: "recently-viewed", user_id: last }), (items) => items.length > 0);
+    const { value } = await eventually(
+      () => recommended(server.url, b, { strategy: "recently-viewed", user_id: last }),
+      (items) => items.length > 0,
+    );
     expect(value).toEqual(["seen"]);
   });
 });
@@ -78,12 +87,16 @@ describe("a request the database refuses after it was acknowledged (INGEST_ACK=q
       async () => (await queued.db().query("SELECT org, error, records FROM ingest_refused")).rows,
       (rows) => rows.length > 0,
     );
-    const { rows: [{ seq }] } = await queued.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId]);
+    const {
+      rows: [{ seq }],
+    } = await queued.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId]);
     expect(kept).toHaveLength(1);
     expect(kept[0].org).toBe(seq);
     expect(kept[0].error).toMatch(/test_refuses_poison/);
     const records = JSON.parse(kept[0].records);
-    expect(records.events).toEqual([expect.objectContaining({ event_id: poison.event_id, user_id: "poison", item_id: "item-1", context: { page: "home" } })]);
+    expect(records.events).toEqual([
+      expect.objectContaining({ event_id: poison.event_id, user_id: "poison", item_id: "item-1", context: { page: "home" } }),
+    ]);
     const stored = await queued.db().query("SELECT count(*)::int AS n FROM events WHERE user_id = ANY($1)", [users]);
     expect(stored.rows[0].n).toBe(20);
   });

@@ -148,7 +148,12 @@ describe("ingestion while PostgreSQL is down", () => {
     const refused = log.filter((r) => r.status === 503);
     expect(acked.length).toBeGreaterThan(20);
     expect(refused.length).toBeGreaterThan(40);
-    expect(notStoredOnce(acked.flatMap((r) => r.ids), counts)).toEqual([]);
+    expect(
+      notStoredOnce(
+        acked.flatMap((r) => r.ids),
+        counts,
+      ),
+    ).toEqual([]);
     expect(refused.flatMap((r) => r.ids).filter((id) => counts.has(id))).toEqual([]);
     expect(log.filter((r) => r.status !== 202 && r.status !== 503)).toEqual([]);
   });

@@ -13,7 +13,16 @@ function random(seed: number): () => number {
 
 const IDENTIFIERS = ["a1", "item-7", "x".repeat(256), "x".repeat(257), "", "tab\there", "nul\u0000", "é ü ✓", 7, null, ["a"]];
 const STATUSES = ["active", "inactive", "deleted", "Active", "", null, 1];
-const TIMESTAMPS = ["2024-05-01T10:00:00Z", "2024-05-01T10:00:00.123+02:00", "2024-05-01", "0000-01-01T00:00:00Z", "2024-13-01T00:00:00Z", "yesterday", 1714557600, null];
+const TIMESTAMPS = [
+  "2024-05-01T10:00:00Z",
+  "2024-05-01T10:00:00.123+02:00",
+  "2024-05-01",
+  "0000-01-01T00:00:00Z",
+  "2024-13-01T00:00:00Z",
+  "yesterday",
+  1714557600,
+  null,
+];
 const VALUES = ["red", "", 19.5, -3, 1e308, Infinity, NaN, true, null, ["a"], { n: 1 }, "nul\u0000", "lone \ud800", "pair 😀", "y".repeat(6_000)];
 const KEYS = ["brand", "price", "", "k\u0000", "size"];
 

@@ -36,21 +36,24 @@ describe("events ingest", () => {
     const r = await events(batch);
     expect(r.body.data.accepted).toBe(2);
     const { rows } = await server.db().query("SELECT event_name, weight, event_id FROM events WHERE user_id = $1 ORDER BY event_name", [user]);
-    expect(rows.map((x) => [x.event_name, x.weight])).toEqual([["custom_thing", 1], ["purchase", 5]]);
+    expect(rows.map((x) => [x.event_name, x.weight])).toEqual([
+      ["custom_thing", 1],
+      ["purchase", 5],
+    ]);
     expect(rows[0].event_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it("stores ids and contexts with backslashes, tabs, line breaks and non-ASCII text exactly as sent", async () => {
     const user = `u\\${randomUUID()} ünïcødé 用户 🎉`;
-    const context = { note: "tab\there\nnew\rline \\ \"quoted\"", n: [1, 2.5, -3e-7], deep: { ok: true, none: null } };
+    const context = { note: 'tab\there\nnew\rline \\ "quoted"', n: [1, 2.5, -3e-7], deep: { ok: true, none: null } };
     const sent = [
       { user_id: user, event_family: "engagement", event_name: "view", item_id: "it\\em/1", context },
       { user_id: user, event_family: "engagement", event_name: "click", item_id: "item-2", recommendation_id: "rec\\1" },
     ];
     expect((await events(sent)).status).toBe(202);
-    const { rows } = await server.db().query(
-      "SELECT item_id, recommendation_id, context FROM events WHERE user_id = $1 ORDER BY event_name DESC", [user],
-    );
+    const { rows } = await server
+      .db()
+      .query("SELECT item_id, recommendation_id, context FROM events WHERE user_id = $1 ORDER BY event_name DESC", [user]);
     expect(rows).toEqual([
       { item_id: "it\\em/1", recommendation_id: null, context },
       { item_id: "item-2", recommendation_id: "rec\\1", context: null },
@@ -68,7 +71,13 @@ describe("events ingest", () => {
   it("keeps the client's timestamp and records identify as an alias", async () => {
     const anon = `anon-${randomUUID()}`;
     const user = `u-${randomUUID()}`;
-    const r = await events({ user_id: user, event_family: "system", event_name: "identify", previous_user_id: anon, timestamp: "2024-05-01T10:00:00+02:00" });
+    const r = await events({
+      user_id: user,
+      event_family: "system",
+      event_name: "identify",
+      previous_user_id: anon,
+      timestamp: "2024-05-01T10:00:00+02:00",
+    });
     expect(r.status).toBe(202);
     const alias = await server.db().query("SELECT user_id FROM identity_aliases WHERE previous_user_id = $1", [anon]);
     expect(alias.rows).toEqual([{ user_id: user }]);
@@ -78,7 +87,13 @@ describe("events ingest", () => {
 
   it("rejects the whole request when one record is invalid, naming each failing index and field", async () => {
     const user = `u-${randomUUID()}`;
-    const batch = [viewEvent(user, "a"), viewEvent(user, "b"), viewEvent(user, "c"), { ...viewEvent(user, "d"), event_family: "bogus" }, { ...viewEvent(user, "e"), colour: "red" }];
+    const batch = [
+      viewEvent(user, "a"),
+      viewEvent(user, "b"),
+      viewEvent(user, "c"),
+      { ...viewEvent(user, "d"), event_family: "bogus" },
+      { ...viewEvent(user, "e"), colour: "red" },
+    ];
     const r = await events(batch);
     expect(r.status).toBe(400);
     expect(r.body.error).toBe("validation_error");
@@ -93,13 +108,33 @@ describe("events ingest", () => {
     ["an upper-case event_name", { user_id: "u", event_family: "engagement", event_name: "View" }, "event.event_name"],
     ["a 257-character user_id", { user_id: "x".repeat(257), event_family: "engagement", event_name: "view" }, "event.user_id"],
     ["a control character in item_id", { user_id: "u", event_family: "engagement", event_name: "view", item_id: "a\u0007b" }, "event.item_id"],
-    ["an unpaired surrogate in user_id (PostgreSQL could not store it)", { user_id: "a\ud800b", event_family: "engagement", event_name: "view" }, "event.user_id"],
-    ["a lone low surrogate ending recommendation_id", { user_id: "u", event_family: "engagement", event_name: "view", recommendation_id: "r\udc00" }, "event.recommendation_id"],
+    [
+      "an unpaired surrogate in user_id (PostgreSQL could not store it)",
+      { user_id: "a\ud800b", event_family: "engagement", event_name: "view" },
+      "event.user_id",
+    ],
+    [
+      "a lone low surrogate ending recommendation_id",
+      { user_id: "u", event_family: "engagement", event_name: "view", recommendation_id: "r\udc00" },
+      "event.recommendation_id",
+    ],
     ["an event_id that is not a UUID", { user_id: "u", event_family: "engagement", event_name: "view", event_id: "123" }, "event.event_id"],
-    ["a timestamp more than 24 h ahead", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: new Date(Date.now() + 25 * 3600e3).toISOString() }, "event.timestamp"],
+    [
+      "a timestamp more than 24 h ahead",
+      { user_id: "u", event_family: "engagement", event_name: "view", timestamp: new Date(Date.now() + 25 * 3600e3).toISOString() },
+      "event.timestamp",
+    ],
     ["a timestamp in year 0", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: "0000-06-01T00:00:00Z" }, "event.timestamp"],
-    ["a timestamp without a time zone", { user_id: "u", event_family: "engagement", event_name: "view", timestamp: "2024-01-01T00:00:00" }, "event.timestamp"],
-    ["a context over 32 KiB", { user_id: "u", event_family: "engagement", event_name: "view", context: { blob: "x".repeat(33 * 1024) } }, "event.context"],
+    [
+      "a timestamp without a time zone",
+      { user_id: "u", event_family: "engagement", event_name: "view", timestamp: "2024-01-01T00:00:00" },
+      "event.timestamp",
+    ],
+    [
+      "a context over 32 KiB",
+      { user_id: "u", event_family: "engagement", event_name: "view", context: { blob: "x".repeat(33 * 1024) } },
+      "event.context",
+    ],
     ["a missing user_id", { event_family: "engagement", event_name: "view" }, "event.user_id"],
   ])("answers 400 validation_error for %s", async (_name, body, field) => {
     const r = await events(body);
@@ -117,13 +152,21 @@ describe("events ingest", () => {
   });
 
   it("answers 413 payload_too_large for a body over 5 MiB", async () => {
-    const r = await call(server.url, "POST", "/v1/events/ingest", { raw: "x".repeat(5 * 1024 * 1024 + 1), contentType: "application/json", apiKey: org.pk });
+    const r = await call(server.url, "POST", "/v1/events/ingest", {
+      raw: "x".repeat(5 * 1024 * 1024 + 1),
+      contentType: "application/json",
+      apiKey: org.pk,
+    });
     expect(r.status).toBe(413);
     expect(r.body.error).toBe("payload_too_large");
   });
 
   it("answers 415 unsupported_media_type for a body that is not application/json, and accepts a charset", async () => {
-    const r = await call(server.url, "POST", "/v1/events/ingest", { raw: JSON.stringify(viewEvent("u", "i")), contentType: "text/plain", apiKey: org.pk });
+    const r = await call(server.url, "POST", "/v1/events/ingest", {
+      raw: JSON.stringify(viewEvent("u", "i")),
+      contentType: "text/plain",
+      apiKey: org.pk,
+    });
     expect(r.status).toBe(415);
     expect(r.body.error).toBe("unsupported_media_type");
     const ok = await events(viewEvent("u", "i"), { contentType: "application/json; charset=utf-8" });
@@ -143,7 +186,13 @@ describe("item and user upserts", () => {
 
   it("upserts items by id, from an object or an array, replacing their fields", async () => {
     const id = `i-${randomUUID()}`;
-    const first = await items({ item_id: id, item_type: "product", status: "active", attributes: { price: 10, brand: "A" }, created_at: "2024-01-01T00:00:00Z" });
+    const first = await items({
+      item_id: id,
+      item_type: "product",
+      status: "active",
+      attributes: { price: 10, brand: "A" },
+      created_at: "2024-01-01T00:00:00Z",
+    });
     expect(first.status).toBe(202);
     expect(first.body).toEqual({ success: true, message: expect.stringMatching(/items accepted/), data: { accepted: 1 }, error: null });
     expect((await items([{ item_id: id, item_type: "article", status: "active", attributes: { price: 12 } }])).body.data.accepted).toBe(1);
@@ -165,7 +214,10 @@ describe("item and user upserts", () => {
 
   it("lets the last record win when one request names an item twice", async () => {
     const id = `i-${randomUUID()}`;
-    const r = await items([{ item_id: id, item_type: "product", status: "active" }, { item_id: id, item_type: "product", status: "inactive" }]);
+    const r = await items([
+      { item_id: id, item_type: "product", status: "active" },
+      { item_id: id, item_type: "product", status: "inactive" },
+    ]);
     expect(r.body.data.accepted).toBe(2);
     expect((await server.db().query("SELECT status FROM items WHERE item_id = $1", [id])).rows[0].status).toBe("inactive");
   });
@@ -187,7 +239,12 @@ describe("item and user upserts", () => {
     const r = await items({ item_id: "x", item_type: "product", status: "active", titel: "typo" });
     expect(r.status).toBe(400);
     expect(r.body.message).toContain("titel");
-    const free = await items({ item_id: `i-${randomUUID()}`, item_type: "product", status: "active", attributes: { anything: { nested: [1, "two"] } } });
+    const free = await items({
+      item_id: `i-${randomUUID()}`,
+      item_type: "product",
+      status: "active",
+      attributes: { anything: { nested: [1, "two"] } },
+    });
     expect(free.status).toBe(202);
   });
 
@@ -204,8 +261,10 @@ describe("item and user upserts", () => {
   it("answers 400 for attributes or a context nested more than 100 levels deep, and keeps serving", async () => {
     const arrays = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
     // `attributes` is level 1: 99 arrays inside it make 100 levels, the most allowed.
-    const item = (levels: number) => `{"item_id":"i-${randomUUID()}","item_type":"product","status":"active","attributes":{"deep":${arrays(levels - 1)}}}`;
-    const raw = (path: string, body: string, apiKey: string) => call(server.url, "POST", path, { raw: body, contentType: "application/json", apiKey });
+    const item = (levels: number) =>
+      `{"item_id":"i-${randomUUID()}","item_type":"product","status":"active","attributes":{"deep":${arrays(levels - 1)}}}`;
+    const raw = (path: string, body: string, apiKey: string) =>
+      call(server.url, "POST", path, { raw: body, contentType: "application/json", apiKey });
     expect((await raw("/v1/items/upsert", item(100), org.sk)).status).toBe(202);
     const over = await raw("/v1/items/upsert", item(101), org.sk);
     expect(over.status).toBe(400);

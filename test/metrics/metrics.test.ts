@@ -55,7 +55,8 @@ function requests(e: Exposition, route: string, method: string, status: number):
 
 describe("GET /metrics on the service's port without METRICS_TOKEN", () => {
   it("answers 404 not_found, as for any unknown path, even with a bearer token", async () => {
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }]) {
+    const headerSets: Array<Record<string, string>> = [{}, { authorization: `Bearer ${TOKEN}` }];
+    for (const headers of headerSets) {
       const r = await call(plain.url, "GET", "/metrics", { headers });
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ success: false, message: expect.any(String), error: "not_found" });
@@ -75,7 +76,12 @@ describe("GET /metrics on the service's port with METRICS_TOKEN", () => {
   });
 
   it("answers 401 invalid_token for a wrong token, a prefix of the token, or another scheme", async () => {
-    for (const authorization of [`Bearer ${TOKEN}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${randomBytes(24).toString("base64url")}`, `Basic ${TOKEN}`]) {
+    for (const authorization of [
+      `Bearer ${TOKEN}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${randomBytes(24).toString("base64url")}`,
+      `Basic ${TOKEN}`,
+    ]) {
       const r = await call(server.url, "GET", "/metrics", { headers: { authorization } });
       expect(r.status, authorization).toBe(401);
       expect(r.body).toEqual({ success: false, message: expect.any(String), error: "invalid_token" });
@@ -114,19 +120,25 @@ describe("GET /metrics on the service's port with METRICS_TOKEN", () => {
     expect(requests(after, "/v1/recommend", "DELETE", 405) - requests(before, "/v1/recommend", "DELETE", 405)).toBe(1);
     expect(samplesOf(after, "recsvc_http_requests_total").filter((s) => s.labels.route.startsWith("/api"))).toEqual([]);
 
-    const durations = (e: Exposition, le: string) => valueOf(e, "recsvc_http_request_duration_seconds_bucket", { route: "/v1/events/ingest", method: "POST", le });
+    const durations = (e: Exposition, le: string) =>
+      valueOf(e, "recsvc_http_request_duration_seconds_bucket", { route: "/v1/events/ingest", method: "POST", le });
     const count = (e: Exposition) => valueOf(e, "recsvc_http_request_duration_seconds_count", { route: "/v1/events/ingest", method: "POST" });
     expect(count(after) - count(before)).toBe(3);
     expect(durations(after, "+Inf")).toBe(count(after));
     expect(valueOf(after, "recsvc_http_request_duration_seconds_sum", { route: "/v1/events/ingest", method: "POST" })).toBeGreaterThan(0);
-    const buckets = samplesOf(after, "recsvc_http_request_duration_seconds_bucket").filter((s) => s.labels.route === "/v1/events/ingest" && s.labels.method === "POST");
+    const buckets = samplesOf(after, "recsvc_http_request_duration_seconds_bucket").filter(
+      (s) => s.labels.route === "/v1/events/ingest" && s.labels.method === "POST",
+    );
     expect(buckets.map((b) => b.value)).toEqual([...buckets.map((b) => b.value)].sort((a, b) => a - b));
   });
 
   it("counts each ingest batch, its records and its commit time, and no failed batch", async () => {
     const org = await newOrg(server.url);
     const before = await scrape();
-    const r = await call(server.url, "POST", "/v1/events/ingest", { json: ["a", "b", "c"].map((user) => event({ user, item: "i1" })), apiKey: org.pk });
+    const r = await call(server.url, "POST", "/v1/events/ingest", {
+      json: ["a", "b", "c"].map((user) => event({ user, item: "i1" })),
+      apiKey: org.pk,
+    });
     expect(r.status).toBe(202); // durable: the batch is committed before the answer
     const after = await scrape();
 
@@ -160,7 +172,12 @@ describe("GET /metrics on the service's port with METRICS_TOKEN", () => {
     expect(samplesOf(e, "recsvc_ingest_queue_records")).toEqual([{ name: "recsvc_ingest_queue_records", labels: {}, value: 0 }]);
     expect(samplesOf(e, "recsvc_recommend_waiting_requests")).toEqual([{ name: "recsvc_recommend_waiting_requests", labels: {}, value: 0 }]);
     for (const name of SHARD_METRICS) {
-      expect(samplesOf(e, name).map((s) => s.labels.shard).sort(), name).toEqual(["0", "1"]); // RECOMMEND_SHARDS=2
+      expect(
+        samplesOf(e, name)
+          .map((s) => s.labels.shard)
+          .sort(),
+        name,
+      ).toEqual(["0", "1"]); // RECOMMEND_SHARDS=2
     }
     expect(samplesOf(e, "recsvc_recommender_restarts_total").map((s) => s.value)).toEqual([0, 0]);
     expect(valueOf(e, "recsvc_process_cpu_user_seconds_total")).toBeGreaterThan(0);
@@ -176,9 +193,17 @@ describe("GET /metrics on the service's port with METRICS_TOKEN", () => {
     expect((await call(server.url, "POST", "/v1/items/upsert", { json: items, apiKey: org.sk })).status).toBe(202);
     const views = Array.from({ length: 40 }, (_, k) => event({ user: `mu-${k % 8}`, item: `m-${k % 12}` }));
     expect((await call(server.url, "POST", "/v1/events/ingest", { json: views, apiKey: org.pk })).status).toBe(202);
-    const { value: after } = await eventually(scrape, (e) => valueOf(e, "recsvc_model_trainings_total", { shard }) > valueOf(before, "recsvc_model_trainings_total", { shard }), 15_000);
-    expect(valueOf(after, "recsvc_model_training_seconds_count", { shard })).toBeGreaterThan(valueOf(before, "recsvc_model_training_seconds_count", { shard }));
-    expect(valueOf(after, "recsvc_model_training_seconds_sum", { shard })).toBeGreaterThan(valueOf(before, "recsvc_model_training_seconds_sum", { shard }));
+    const { value: after } = await eventually(
+      scrape,
+      (e) => valueOf(e, "recsvc_model_trainings_total", { shard }) > valueOf(before, "recsvc_model_trainings_total", { shard }),
+      15_000,
+    );
+    expect(valueOf(after, "recsvc_model_training_seconds_count", { shard })).toBeGreaterThan(
+      valueOf(before, "recsvc_model_training_seconds_count", { shard }),
+    );
+    expect(valueOf(after, "recsvc_model_training_seconds_sum", { shard })).toBeGreaterThan(
+      valueOf(before, "recsvc_model_training_seconds_sum", { shard }),
+    );
     // The sizes go out with each training: this organisation's items and users are counted.
     expect(valueOf(after, "recsvc_index_items", { shard }) - valueOf(before, "recsvc_index_items", { shard })).toBeGreaterThanOrEqual(12);
     expect(valueOf(after, "recsvc_index_users", { shard }) - valueOf(before, "recsvc_index_users", { shard })).toBeGreaterThanOrEqual(8);
@@ -204,7 +229,14 @@ describe("the METRICS_PORT listener", () => {
 
   it("answers 404 not_found to anything but GET /metrics", async () => {
     const base = new URL(listenerUrl).origin;
-    for (const [method, path] of [["POST", "/metrics"], ["DELETE", "/metrics"], ["GET", "/healthz"], ["GET", "/metrics/x"], ["POST", "/v1/recommend"], ["GET", "/"]]) {
+    for (const [method, path] of [
+      ["POST", "/metrics"],
+      ["DELETE", "/metrics"],
+      ["GET", "/healthz"],
+      ["GET", "/metrics/x"],
+      ["POST", "/v1/recommend"],
+      ["GET", "/"],
+    ]) {
       const r = await call(base, method, path);
       expect(r.status, `${method} ${path}`).toBe(404);
       expect(r.body).toEqual({ success: false, message: expect.any(String), error: "not_found" });

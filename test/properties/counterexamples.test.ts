@@ -26,7 +26,10 @@ describe("identifier length in UTF-16 code units (CONTRACT 4)", () => {
     const before = await rowCounts(server.db(), seq);
     const r = await items([{ item_id: " ", item_type: `${" ".repeat(255)}😀`, status: "active" }]);
     expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ error: "validation_error", message: expect.stringContaining("items[0].item_type: must be at most 256 characters") });
+    expect(r.body).toMatchObject({
+      error: "validation_error",
+      message: expect.stringContaining("items[0].item_type: must be at most 256 characters"),
+    });
     expect(await rowCounts(server.db(), seq)).toEqual(before);
   });
 
@@ -44,9 +47,24 @@ describe("a __proto__ key in attributes, context and filters", () => {
   it("answers 400 validation_error naming the field, at the top of attributes, nested in context, in flat attributes, storing nothing", async () => {
     const before = await rowCounts(server.db(), seq);
     const sent = [
-      ["/v1/items/upsert", org.sk, '{"item_id":"proto-item","item_type":"t","status":"active","attributes":{"__proto__":{"x":1},"k":1}}', "item.attributes"],
-      ["/v1/users/upsert", org.sk, '{"user_id":"proto-user","status":"active","created_at":"2024-01-01T00:00:00Z","attributes":{"__proto__":2}}', "user.attributes"],
-      ["/v1/events/ingest", org.pk, '{"user_id":" ","event_family":"system","event_name":"identify","previous_user_id":" ","context":{"":{"__proto__":[]}}}', "event.context"],
+      [
+        "/v1/items/upsert",
+        org.sk,
+        '{"item_id":"proto-item","item_type":"t","status":"active","attributes":{"__proto__":{"x":1},"k":1}}',
+        "item.attributes",
+      ],
+      [
+        "/v1/users/upsert",
+        org.sk,
+        '{"user_id":"proto-user","status":"active","created_at":"2024-01-01T00:00:00Z","attributes":{"__proto__":2}}',
+        "user.attributes",
+      ],
+      [
+        "/v1/events/ingest",
+        org.pk,
+        '{"user_id":" ","event_family":"system","event_name":"identify","previous_user_id":" ","context":{"":{"__proto__":[]}}}',
+        "event.context",
+      ],
     ] as const;
     for (const [path, key, body, field] of sent) {
       const r = await raw(path, body, key);

@@ -72,29 +72,35 @@ async function expectIndexed(org: Org, want: RecentlyViewed): Promise<void> {
   const { value } = await eventually(() => recentlyViewed(org, want.userId), exact, 5000);
   const label = `recently-viewed for ${JSON.stringify(want.userId)}${want.hidden ? " (hidden user)" : ""}`;
   if (want.hidden) expect(value.mode, label).toBe("fallback");
-  else expect({ mode: value.mode === "fallback" ? "fallback" : "answered", items: [...value.items].sort() }, label).toEqual({
-    mode: "answered", items: [...want.items].sort(),
-  });
+  else
+    expect({ mode: value.mode === "fallback" ? "fallback" : "answered", items: [...value.items].sort() }, label).toEqual({
+      mode: "answered",
+      items: [...want.items].sort(),
+    });
 }
 
 describe("ingestion of generated contract-valid records", () => {
-  it("stores every accepted item, user and event exactly once as sent, and each reaches recommendations", async () => {
-    let answersChecked = 0;
-    await fc.assert(
-      fc.asyncProperty(scenario, async (s) => {
-        const org = await newOrg(server.url);
-        const seq = await orgSeq(server.db(), org.orgId);
-        const receipt = await sendScenario(org, s);
-        await expectScenarioStored(server.db(), seq, s, receipt);
-        const wanted = expectedRecentlyViewed(s);
-        await Promise.all(wanted.map((want) => expectIndexed(org, want)));
-        answersChecked += wanted.length;
-      }),
-      { numRuns: RUNS, ...SEED },
-    );
-    expect(answersChecked, "recommendation answers checked against the index").toBeGreaterThan(0);
-    await expectServerHealthy(server, METRICS_TOKEN);
-  }, TIMEOUT_MS);
+  it(
+    "stores every accepted item, user and event exactly once as sent, and each reaches recommendations",
+    async () => {
+      let answersChecked = 0;
+      await fc.assert(
+        fc.asyncProperty(scenario, async (s) => {
+          const org = await newOrg(server.url);
+          const seq = await orgSeq(server.db(), org.orgId);
+          const receipt = await sendScenario(org, s);
+          await expectScenarioStored(server.db(), seq, s, receipt);
+          const wanted = expectedRecentlyViewed(s);
+          await Promise.all(wanted.map((want) => expectIndexed(org, want)));
+          answersChecked += wanted.length;
+        }),
+        { numRuns: RUNS, ...SEED },
+      );
+      expect(answersChecked, "recommendation answers checked against the index").toBeGreaterThan(0);
+      await expectServerHealthy(server, METRICS_TOKEN);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe("ingestion of generated contract-invalid records", () => {
@@ -112,21 +118,25 @@ describe("ingestion of generated contract-invalid records", () => {
     return field === "" ? `${at}:` : `${at}.${field}:`;
   }
 
-  it("answers 400 validation_error naming the broken record's index and field, and stores nothing of the request", async () => {
-    await fc.assert(
-      fc.asyncProperty(invalidRequest, async (req) => {
-        const before = await rowCounts(server.db(), seq);
-        const r = await send(org, req.broken.kind, req.records, req.index === undefined);
-        expect(r.status, `${req.broken.field || "record"} (${req.broken.why}): ${JSON.stringify(r.body).slice(0, 500)}`).toBe(400);
-        expect(r.body).toMatchObject({ success: false, error: "validation_error" });
-        expect(r.body.message).toContain(expectedPath(req));
-        if (req.broken.unknownKey !== undefined) expect(r.body.message).toContain(`'${req.broken.unknownKey}'`);
-        expect(await rowCounts(server.db(), seq)).toEqual(before);
-      }),
-      { numRuns: RUNS * 4, ...SEED },
-    );
-    await expectServerHealthy(server, METRICS_TOKEN);
-  }, TIMEOUT_MS);
+  it(
+    "answers 400 validation_error naming the broken record's index and field, and stores nothing of the request",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(invalidRequest, async (req) => {
+          const before = await rowCounts(server.db(), seq);
+          const r = await send(org, req.broken.kind, req.records, req.index === undefined);
+          expect(r.status, `${req.broken.field || "record"} (${req.broken.why}): ${JSON.stringify(r.body).slice(0, 500)}`).toBe(400);
+          expect(r.body).toMatchObject({ success: false, error: "validation_error" });
+          expect(r.body.message).toContain(expectedPath(req));
+          if (req.broken.unknownKey !== undefined) expect(r.body.message).toContain(`'${req.broken.unknownKey}'`);
+          expect(await rowCounts(server.db(), seq)).toEqual(before);
+        }),
+        { numRuns: RUNS * 4, ...SEED },
+      );
+      await expectServerHealthy(server, METRICS_TOKEN);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe("request bodies at the edges", () => {
@@ -147,27 +157,31 @@ describe("request bodies at the edges", () => {
     return Buffer.concat([json, Buffer.alloc(size - json.length, " ")]); // whitespace keeps it valid JSON
   }
 
-  it("answers 400 invalid_json to a broken body and 413 payload_too_large past 5 MiB, storing nothing; takes exactly 5 MiB", async () => {
-    await fc.assert(
-      fc.asyncProperty(bodyCase, async ({ s, ...how }) => {
-        const org = await newOrg(server.url);
-        const seq = await orgSeq(server.db(), org.orgId);
-        const raw = bodyOf(s.events, how);
-        const r = await call(server.url, "POST", PATHS.events, { raw, contentType: "application/json", apiKey: org.pk });
-        const counts = await rowCounts(server.db(), seq);
-        if (how.how === "exact") {
-          expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(202);
-          expect(counts.events).toBe(new Set(s.events.map((e, i) => e.event_id?.toLowerCase() ?? i)).size);
-          return;
-        }
-        const want = how.how === "over" ? [413, "payload_too_large"] : [400, "invalid_json"];
-        expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 500)).toEqual(want);
-        expect(counts).toEqual({ items: 0, users: 0, events: 0, aliases: 0, status_changes: 0 });
-      }),
-      { numRuns: RUNS, ...SEED },
-    );
-    await expectServerHealthy(server, METRICS_TOKEN);
-  }, TIMEOUT_MS);
+  it(
+    "answers 400 invalid_json to a broken body and 413 payload_too_large past 5 MiB, storing nothing; takes exactly 5 MiB",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(bodyCase, async ({ s, ...how }) => {
+          const org = await newOrg(server.url);
+          const seq = await orgSeq(server.db(), org.orgId);
+          const raw = bodyOf(s.events, how);
+          const r = await call(server.url, "POST", PATHS.events, { raw, contentType: "application/json", apiKey: org.pk });
+          const counts = await rowCounts(server.db(), seq);
+          if (how.how === "exact") {
+            expect(r.status, JSON.stringify(r.body).slice(0, 500)).toBe(202);
+            expect(counts.events).toBe(new Set(s.events.map((e, i) => e.event_id?.toLowerCase() ?? i)).size);
+            return;
+          }
+          const want = how.how === "over" ? [413, "payload_too_large"] : [400, "invalid_json"];
+          expect([r.status, r.body.error], JSON.stringify(r.body).slice(0, 500)).toEqual(want);
+          expect(counts).toEqual({ items: 0, users: 0, events: 0, aliases: 0, status_changes: 0 });
+        }),
+        { numRuns: RUNS, ...SEED },
+      );
+      await expectServerHealthy(server, METRICS_TOKEN);
+    },
+    TIMEOUT_MS,
+  );
 });
 
 describe("the server under generated traffic", () => {

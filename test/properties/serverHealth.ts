@@ -15,7 +15,10 @@ function counterSum(text: string, name: string): number | undefined {
 export async function expectServerHealthy(server: TestServer, metricsToken: string): Promise<void> {
   const log = server.output();
   expect(log, "server log").not.toContain("recommender thread exited");
-  expect(log.split("\n").filter((line) => line.includes('"level":"error"')), "error lines in the server log").toEqual([]);
+  expect(
+    log.split("\n").filter((line) => line.includes('"level":"error"')),
+    "error lines in the server log",
+  ).toEqual([]);
   const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
   const text = await res.text();
   expect(res.status, text).toBe(200);

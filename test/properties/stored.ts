@@ -45,17 +45,18 @@ function sameInstant(storedMicros: string | null, sent: string | undefined): boo
 
 /** Each item is stored once, with its exact id and fields (the pool's ids are unique). */
 export async function expectItemsStored(db: pg.Pool, org: number, sent: Item[]): Promise<void> {
-  const { rows } = await db.query(
-    `SELECT item_id, item_type, status, attributes, ${micros("created_at")} AS created_us FROM items WHERE org = $1`,
-    [org],
-  );
+  const { rows } = await db.query(`SELECT item_id, item_type, status, attributes, ${micros("created_at")} AS created_us FROM items WHERE org = $1`, [
+    org,
+  ]);
   expect(rows.length, "items stored for the organisation").toBe(sent.length);
   const byId = new Map(rows.map((r) => [r.item_id as string, r]));
   for (const i of sent) {
     const r = byId.get(i.item_id);
     expect(r, `item ${JSON.stringify(i.item_id)} stored`).toBeDefined();
     expect({ item_type: r.item_type, status: r.status, attributes: r.attributes }).toEqual({
-      item_type: i.item_type, status: i.status, attributes: asSent(i.attributes ?? {}),
+      item_type: i.item_type,
+      status: i.status,
+      attributes: asSent(i.attributes ?? {}),
     });
     expect(sameInstant(r.created_us, i.created_at), `item created_at ${i.created_at} stored as ${r.created_us} µs`).toBe(true);
   }
@@ -108,9 +109,7 @@ function matches(row: EventRow, e: Event, receipt: { from: bigint; to: bigint })
  * Each distinct event is stored exactly once, as sent (a repeated event_id, in any letter case, once); events
  * sent without an id got one from the server. Returns the stored rows by sent position, for later checks.
  */
-export async function expectEventsStored(
-  db: pg.Pool, org: number, sent: Event[], receipt: { from: bigint; to: bigint },
-): Promise<EventRow[]> {
+export async function expectEventsStored(db: pg.Pool, org: number, sent: Event[], receipt: { from: bigint; to: bigint }): Promise<EventRow[]> {
   const { rows } = await db.query<EventRow>(
     `SELECT event_id::text, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context,
             ${micros("occurred_at")} AS at_us FROM events WHERE org = $1`,

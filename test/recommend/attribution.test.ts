@@ -10,8 +10,16 @@ let other: Org;
 beforeAll(async () => {
   server = await startServer({ env: { RATE_LIMIT_MAX: "100000" } });
   [org, other] = [await newOrg(server.url), await newOrg(server.url)];
-  await upsertItems(server.url, org, ["a", "b", "c"].map((item_id) => ({ item_id })));
-  await sendEvents(server.url, org, [{ user: "x", item: "a" }, { user: "y", item: "b" }, { user: "x", item: "c" }]);
+  await upsertItems(
+    server.url,
+    org,
+    ["a", "b", "c"].map((item_id) => ({ item_id })),
+  );
+  await sendEvents(server.url, org, [
+    { user: "x", item: "a" },
+    { user: "y", item: "b" },
+    { user: "x", item: "c" },
+  ]);
 });
 afterAll(async () => {
   await server?.cleanup();
@@ -23,18 +31,35 @@ describe("attribution", () => {
   it("logs every served recommendation with its id, organisation, strategy, user, context item, items and time", async () => {
     const r = await recommend(server.url, org, { strategy: "also-viewed", context_item_id: "a", user_id: "y" });
     const id = r.body.data.recommendation_id;
-    const { value } = await eventually(() => served(id), (q) => q.rowCount === 1, 3000);
+    const { value } = await eventually(
+      () => served(id),
+      (q) => q.rowCount === 1,
+      3000,
+    );
     const seq = (await server.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId])).rows[0].seq;
     expect(value.rows[0]).toMatchObject({
-      org: seq, strategy: "also-viewed", mode: r.body.data.mode, user_id: "y", context_item_id: "a", items: r.body.data.recommended_items,
+      org: seq,
+      strategy: "also-viewed",
+      mode: r.body.data.mode,
+      user_id: "y",
+      context_item_id: "a",
+      items: r.body.data.recommended_items,
     });
     expect(Math.abs(Date.now() - value.rows[0].served_at.getTime())).toBeLessThan(60_000);
   });
 
   it("logs user and context item ids that are not ASCII exactly as sent", async () => {
-    const r = await recommend(server.url, await newOrg(server.url), { strategy: "also-viewed", context_item_id: "café ☕ 日本", user_id: "usér-ß 😀" });
+    const r = await recommend(server.url, await newOrg(server.url), {
+      strategy: "also-viewed",
+      context_item_id: "café ☕ 日本",
+      user_id: "usér-ß 😀",
+    });
     expect(r.status).toBe(200);
-    const { value } = await eventually(() => served(r.body.data.recommendation_id), (q) => q.rowCount === 1, 3000);
+    const { value } = await eventually(
+      () => served(r.body.data.recommendation_id),
+      (q) => q.rowCount === 1,
+      3000,
+    );
     expect(value.rows[0]).toMatchObject({ user_id: "usér-ß 😀", context_item_id: "café ☕ 日本", items: r.body.data.recommended_items });
   });
 
@@ -46,13 +71,28 @@ describe("attribution", () => {
   it("keeps item ids that need JSON escapes or are not ASCII exact, in the answer and in the logged row", async () => {
     const odd = await newOrg(server.url);
     const ids = ['say "hi"', "back\\slash", "café 日本", "😀/tab"];
-    await upsertItems(server.url, odd, ids.map((item_id) => ({ item_id })));
-    await sendEvents(server.url, odd, ids.map((item, k) => ({ user: `u${k}`, item, name: "purchase" })));
-    const { value: r } = await eventually(() => recommend(server.url, odd, { strategy: "popular" }), (a) => a.body.data?.recommended_items?.length === ids.length);
+    await upsertItems(
+      server.url,
+      odd,
+      ids.map((item_id) => ({ item_id })),
+    );
+    await sendEvents(
+      server.url,
+      odd,
+      ids.map((item, k) => ({ user: `u${k}`, item, name: "purchase" })),
+    );
+    const { value: r } = await eventually(
+      () => recommend(server.url, odd, { strategy: "popular" }),
+      (a) => a.body.data?.recommended_items?.length === ids.length,
+    );
     const d = r.body.data;
     expect([...d.recommended_items].sort()).toEqual([...ids].sort());
     expect(d.results.map((x: { item_id: string }) => x.item_id)).toEqual(d.recommended_items);
-    const { value } = await eventually(() => served(d.recommendation_id), (q) => q.rowCount === 1, 3000);
+    const { value } = await eventually(
+      () => served(d.recommendation_id),
+      (q) => q.rowCount === 1,
+      3000,
+    );
     expect(value.rows[0].items).toEqual(d.recommended_items);
   });
 
@@ -68,7 +108,11 @@ describe("attribution", () => {
       { user: "y", item: "b", name: "impression", family: "exposure", extra: { recommendation_id: ids[2] } },
       { user: "z", item: "c", name: "purchase", extra: { recommendation_id: trending } },
     ]);
-    await eventually(() => served(trending), (q) => q.rowCount === 1, 3000);
+    await eventually(
+      () => served(trending),
+      (q) => q.rowCount === 1,
+      3000,
+    );
     const r = await call(server.url, "GET", "/v1/analytics/strategies", { token: org.token });
     expect(r.status).toBe(200);
     const byStrategy = Object.fromEntries(r.body.data.strategies.map((s: { strategy: string }) => [s.strategy, s]));
@@ -88,14 +132,20 @@ describe("attribution", () => {
     const bad = await call(server.url, "GET", "/v1/analytics/strategies?from=yesterday", { token: org.token });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe("validation_error");
-    const reversed = await call(server.url, "GET", "/v1/analytics/strategies?from=2021-01-01T00:00:00Z&to=2020-01-01T00:00:00Z", { token: org.token });
+    const reversed = await call(server.url, "GET", "/v1/analytics/strategies?from=2021-01-01T00:00:00Z&to=2020-01-01T00:00:00Z", {
+      token: org.token,
+    });
     expect(reversed.status).toBe(400);
     expect((await call(server.url, "GET", "/v1/analytics/strategies", { apiKey: org.pk })).status).toBe(401);
   });
 
   it("counts a recommendation in a range starting at its millisecond and not in one ending there", async () => {
     const r = await recommend(server.url, org, { strategy: "recently-viewed", user_id: "x" });
-    const { value } = await eventually(() => served(r.body.data.recommendation_id), (q) => q.rowCount === 1, 3000);
+    const { value } = await eventually(
+      () => served(r.body.data.recommendation_id),
+      (q) => q.rowCount === 1,
+      3000,
+    );
     const at: number = value.rows[0].served_at.getTime();
     const count = async (from: number, to: number) => {
       const q = `from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}`;

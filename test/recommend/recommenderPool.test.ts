@@ -4,14 +4,23 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
 import { eventually, sendEvents, upsertItems } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { fromBuild } from "../helpers/build.js";
+import type * as PoolModule from "../../src/recommend/recommenderPool.js";
+import type { ShardObserver } from "../../src/recommend/recommenderPool.js";
+import type * as SchemaModule from "../../src/recommend/schema.js";
+import type * as ValidateModule from "../../src/recommend/validate.js";
+import type * as AlsModule from "../../src/wire/als.js";
+import type * as BatchPackModule from "../../src/wire/batchPack.js";
+import type { EventRow } from "../../src/wire/batchRows.js";
+import type { RankRequest } from "../../src/wire/rank.js";
+
 // From the build: the recommender starts its shards from the compiled worker files next to it.
-import { RecommenderPool, type ShardObserver } from "../../dist/src/recommend/recommenderPool.js";
-import { toRankRequest } from "../../dist/src/recommend/schema.js";
-import type { RankRequest } from "../../dist/src/wire/rank.js";
-import { packBatch } from "../../dist/src/wire/batchPack.js";
-import type { EventRow } from "../../dist/src/wire/batchRows.js";
-import { validateRecommend } from "../../dist/src/recommend/validate.js";
-import { DEFAULT_ALS } from "../../dist/src/wire/als.js";
+const { RecommenderPool } = await fromBuild<typeof PoolModule>("src/recommend/recommenderPool.ts");
+type RecommenderPool = PoolModule.RecommenderPool;
+const { toRankRequest } = await fromBuild<typeof SchemaModule>("src/recommend/schema.ts");
+const { validateRecommend } = await fromBuild<typeof ValidateModule>("src/recommend/validate.ts");
+const { DEFAULT_ALS } = await fromBuild<typeof AlsModule>("src/wire/als.ts");
+const { packBatch } = await fromBuild<typeof BatchPackModule>("src/wire/batchPack.ts");
 
 type Outcome = { code: string | undefined; message: string | undefined; answered: boolean };
 
@@ -23,7 +32,10 @@ const recommenders: RecommenderPool[] = [];
 beforeAll(async () => {
   server = await startServer({ env: { RATE_LIMIT_MAX: "100000" } });
   org = await newOrg(server.url);
-  await sendEvents(server.url, org, [{ user: "u1", item: "i1" }, { user: "u1", item: "i2" }]);
+  await sendEvents(server.url, org, [
+    { user: "u1", item: "i1" },
+    { user: "u1", item: "i2" },
+  ]);
   const { rows } = await server.db().query<{ seq: number }>("SELECT seq FROM organisations WHERE id = $1", [org.orgId]);
   orgSeq = rows[0]!.seq;
 });
@@ -34,7 +46,14 @@ afterAll(async () => {
 
 /** A second set of recommender threads, in this process, on the test server's database. */
 async function startPool(timeoutMs: number, shards = 1, observer?: ShardObserver): Promise<RecommenderPool> {
-  const r = await RecommenderPool.start({ databaseUrl: server.databaseUrl, shards, timeoutMs, als: DEFAULT_ALS, retrainIntervalMs: 600_000, observer });
+  const r = await RecommenderPool.start({
+    databaseUrl: server.databaseUrl,
+    shards,
+    timeoutMs,
+    als: DEFAULT_ALS,
+    retrainIntervalMs: 600_000,
+    observer,
+  });
   recommenders.push(r);
   return r;
 }
@@ -107,7 +126,11 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
     const whileLoading = await rank(r, { n: 0 });
     expect(whileLoading).toMatchObject({ code: "unavailable", answered: false });
     expect(whileLoading.message).toMatch(/loading/);
-    const { value } = await eventually(() => rank(r, { n: 0 }), (o) => o.answered, 20_000);
+    const { value } = await eventually(
+      () => rank(r, { n: 0 }),
+      (o) => o.answered,
+      20_000,
+    );
     expect(value).toMatchObject({ code: undefined, answered: true });
     expect(restarts).toEqual([0]);
   });
@@ -120,10 +143,14 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
     const dead = threadOf(r, 0);
     void dead.worker.terminate();
     // Ask the live shard, ten at a time, until the dead one answers again.
-    const { value } = await eventually(async () => {
-      outcomes.push(...(await Promise.all(Array.from({ length: 10 }, () => rank(r, { n: 0 }, onLive!.seq)))));
-      return rank(r, { n: 0 }, onDead!.seq);
-    }, (o) => o.answered, 20_000);
+    const { value } = await eventually(
+      async () => {
+        outcomes.push(...(await Promise.all(Array.from({ length: 10 }, () => rank(r, { n: 0 }, onLive!.seq)))));
+        return rank(r, { n: 0 }, onDead!.seq);
+      },
+      (o) => o.answered,
+      20_000,
+    );
     expect(value.answered).toBe(true);
     expect(threadOf(r, 0)).not.toBe(dead);
     expect(outcomes.length).toBeGreaterThan(0);
@@ -136,7 +163,8 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
     const eventId = randomUUID();
     const at = new Date().toISOString();
     const sent = await call(server.url, "POST", "/v1/events/ingest", {
-      json: [{ user_id: "fan", event_family: "conversion", event_name: "purchase", item_id: "hit", event_id: eventId, timestamp: at }], apiKey: o.pk,
+      json: [{ user_id: "fan", event_family: "conversion", event_name: "purchase", item_id: "hit", event_id: eventId, timestamp: at }],
+      apiKey: o.pk,
     });
     expect(sent.status).toBe(202);
     const r = await startPool(2000, 2);
@@ -145,12 +173,20 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
     expect(before.scores?.length).toBe(1);
     const dead = threadOf(r, 0);
     void dead.worker.terminate();
-    await eventually(async () => threadOf(r, 0) !== dead, (replaced) => replaced, 5000);
+    await eventually(
+      async () => threadOf(r, 0) !== dead,
+      (replaced) => replaced,
+      5000,
+    );
     // The same committed batch the server published, as it would reach the new thread while it starts.
     const row: EventRow = [seq, eventId, "fan", "hit", "conversion", "purchase", 5, null, null, null, at];
     const batch = { events: [row], items: [], users: [] };
     r.publish(batch, packBatch(batch), undefined);
-    const { value: after } = await eventually(() => rankWith(r, popular), (v) => v.answered, 20_000);
+    const { value: after } = await eventually(
+      () => rankWith(r, popular),
+      (v) => v.answered,
+      20_000,
+    );
     expect(after.scores![0]).toBeCloseTo(before.scores![0]!, 3);
   });
 
@@ -167,13 +203,25 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
     const r = await startPool(2000, 1);
     const dead = threadOf(r, 0);
     void dead.worker.terminate();
-    await eventually(async () => threadOf(r, 0) !== dead, (replaced) => replaced, 5000);
-    const { value: first } = await eventually(() => rank(r, { n: 0 }, smallSeq), (o) => o.answered, 20_000);
+    await eventually(
+      async () => threadOf(r, 0) !== dead,
+      (replaced) => replaced,
+      5000,
+    );
+    const { value: first } = await eventually(
+      () => rank(r, { n: 0 }, smallSeq),
+      (o) => o.answered,
+      20_000,
+    );
     const big = await rank(r, { n: 0 }, bigSeq);
     expect(first.answered).toBe(true);
     expect(big).toMatchObject({ code: "unavailable", answered: false });
     expect(big.message).toMatch(/loading/);
-    const { value: later } = await eventually(() => rank(r, { n: 0 }, bigSeq), (o) => o.answered, 30_000);
+    const { value: later } = await eventually(
+      () => rank(r, { n: 0 }, bigSeq),
+      (o) => o.answered,
+      30_000,
+    );
     expect(later.answered).toBe(true);
   });
 });

@@ -11,10 +11,14 @@ beforeAll(async () => {
   server = await startServer({ env: { RATE_LIMIT_MAX: "100000" } });
   org = await newOrg(server.url);
   const colours = ["red", "green", "blue"];
-  await upsertItems(server.url, org, Array.from({ length: 30 }, (_, n) => ({
-    item_id: `p${n}`,
-    attributes: { colour: colours[n % 3], price: n * 10, tags: n % 2 === 0 ? ["even", "sale"] : ["odd"], title: `Product ${n}` },
-  })));
+  await upsertItems(
+    server.url,
+    org,
+    Array.from({ length: 30 }, (_, n) => ({
+      item_id: `p${n}`,
+      attributes: { colour: colours[n % 3], price: n * 10, tags: n % 2 === 0 ? ["even", "sale"] : ["odd"], title: `Product ${n}` },
+    })),
+  );
   await upsertItems(server.url, org, [
     { item_id: "a1", item_type: "article", attributes: { colour: "red" } },
     { item_id: "a2", item_type: "article", attributes: { colour: "blue" } },
@@ -23,7 +27,12 @@ beforeAll(async () => {
   ]);
   const events: EventSpec[] = [];
   for (let n = 0; n < 30; n++) for (let k = 0; k < n; k++) events.push({ user: `buyer${k}`, item: `p${n}`, name: "purchase", hoursAgo: 5 });
-  for (let k = 0; k < 40; k++) events.push({ user: `reader${k}`, item: "a1", hoursAgo: 5 }, { user: `x${k}`, item: "gone", name: "purchase" }, { user: `y${k}`, item: "off", name: "purchase" });
+  for (let k = 0; k < 40; k++)
+    events.push(
+      { user: `reader${k}`, item: "a1", hoursAgo: 5 },
+      { user: `x${k}`, item: "gone", name: "purchase" },
+      { user: `y${k}`, item: "off", name: "purchase" },
+    );
   events.push({ user: "viewer", item: "p29", hoursAgo: 1 }, { user: "viewer", item: "p28", hoursAgo: 0.5 });
   await sendEvents(server.url, org, events);
 });
@@ -38,12 +47,20 @@ describe("recommend: response shape", () => {
     expect(r.body).toMatchObject({ success: true, message: expect.any(String) });
     const d = r.body.data;
     expect(d.recommendation_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(d).toMatchObject({ tenant_id: org.orgId, domain: "all", strategy: "popular", mode: "global", pagination: { page: 1, limit: 3, has_next: true } });
+    expect(d).toMatchObject({
+      tenant_id: org.orgId,
+      domain: "all",
+      strategy: "popular",
+      mode: "global",
+      pagination: { page: 1, limit: 3, has_next: true },
+    });
     expect(d.results).toHaveLength(3);
     expect(d.recommended_items).toEqual(d.results.map((x: { item_id: string }) => x.item_id));
     expect(typeof d.latency_ms).toBe("number");
     expect(d.results[0]).toEqual({
-      item_id: "p29", score: expect.any(Number), reason: "popular",
+      item_id: "p29",
+      score: expect.any(Number),
+      reason: "popular",
       metadata: { colour: "blue", price: 290, tags: ["odd"], title: "Product 29", item_type: "product" },
     });
   });
@@ -139,7 +156,8 @@ describe("recommend: filters and restrictions", () => {
   });
 
   it("gives requests that differ only in fields, limit or page each their own answer", async () => {
-    const meta = async (body: Record<string, unknown>) => (await recommend(server.url, org, { strategy: "popular", ...body })).body.data.results.map((x: { metadata: object }) => x.metadata);
+    const meta = async (body: Record<string, unknown>) =>
+      (await recommend(server.url, org, { strategy: "popular", ...body })).body.data.results.map((x: { metadata: object }) => x.metadata);
     expect(await meta({ limit: 1 })).toEqual([{ colour: "blue", price: 290, tags: ["odd"], title: "Product 29", item_type: "product" }]);
     expect(await meta({ limit: 1, fields: ["price"] })).toEqual([{ price: 290, item_type: "product" }]);
     expect(await meta({ limit: 1, fields: ["title"] })).toEqual([{ title: "Product 29", item_type: "product" }]);

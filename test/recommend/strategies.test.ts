@@ -12,10 +12,30 @@ beforeAll(async () => {
   server = await startServer({ env: { RATE_LIMIT_MAX: "100000" } });
   org = await newOrg(server.url);
   const catalog = [
-    "hot", "rising", "camera", "sdcard", "tent", "sleepingbag", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10",
-    ...users("g", 6), ...users("h", 6),
+    "hot",
+    "rising",
+    "camera",
+    "sdcard",
+    "tent",
+    "sleepingbag",
+    "p1",
+    "p2",
+    "p3",
+    "p4",
+    "p5",
+    "p6",
+    "p7",
+    "p8",
+    "p9",
+    "p10",
+    ...users("g", 6),
+    ...users("h", 6),
   ];
-  await upsertItems(server.url, org, catalog.map((item_id) => ({ item_id, created_at: "2024-01-01T00:00:00Z", attributes: { brand: "x" } })));
+  await upsertItems(
+    server.url,
+    org,
+    catalog.map((item_id) => ({ item_id, created_at: "2024-01-01T00:00:00Z", attributes: { brand: "x" } })),
+  );
   await upsertItems(server.url, org, [
     { item_id: "boot-a", attributes: { category: "boots", brand: "trek", price: 90 }, created_at: "2024-01-01T00:00:00Z" },
     { item_id: "boot-b", attributes: { category: "boots", brand: "trek", price: 95 }, created_at: "2024-01-01T00:00:00Z" },
@@ -30,8 +50,10 @@ beforeAll(async () => {
   for (const u of users("early", 8)) events.push({ user: u, item: "rising", hoursAgo: 0.5 });
   events.push({ user: "once", item: "p1" }, { user: "once", item: "p2", hoursAgo: 30 });
   // frequently-bought-together: camera and sdcard bought together; camera also bought alone with the popular item.
-  for (const u of users("buyer", 6)) events.push({ user: u, item: "camera", name: "purchase", hoursAgo: 40 }, { user: u, item: "sdcard", name: "purchase", hoursAgo: 39.9 });
-  for (const u of users("solo", 3)) events.push({ user: u, item: "hot", name: "purchase", hoursAgo: 200 }, { user: u, item: "camera", name: "purchase", hoursAgo: 41 });
+  for (const u of users("buyer", 6))
+    events.push({ user: u, item: "camera", name: "purchase", hoursAgo: 40 }, { user: u, item: "sdcard", name: "purchase", hoursAgo: 39.9 });
+  for (const u of users("solo", 3))
+    events.push({ user: u, item: "hot", name: "purchase", hoursAgo: 200 }, { user: u, item: "camera", name: "purchase", hoursAgo: 41 });
   // also-viewed: tent, then the sleeping bag.
   for (const u of users("camper", 6)) events.push({ user: u, item: "tent", hoursAgo: 30 }, { user: u, item: "sleepingbag", hoursAgo: 29.9 });
   // recently-viewed and buy-again
@@ -111,7 +133,11 @@ describe("strategies on planted data", () => {
 
   // Every g-item, like most of the catalog, has only brand "x": attributes cannot tell them apart, learned vectors can.
   it("similar ranks the items the same users engaged with above items whose attributes match just as well", async () => {
-    await eventually(() => recommend(server.url, org, { strategy: "personalized", user_id: "pa" }), (r) => r.body.data?.mode === "personalized", 20_000);
+    await eventually(
+      () => recommend(server.url, org, { strategy: "personalized", user_id: "pa" }),
+      (r) => r.body.data?.mode === "personalized",
+      20_000,
+    );
     const r = await recommend(server.url, org, { strategy: "similar", context_item_id: "g0", limit: 5 });
     expect(r.body.data.mode).toBe("contextual");
     expect(r.body.data.recommended_items).toEqual(expect.arrayContaining(["g1", "g2", "g3", "g4", "g5"]));
@@ -138,8 +164,16 @@ describe("strategies on planted data", () => {
   });
 
   it("personalized answers a user's new events within a second, by folding them in without retraining", async () => {
-    await eventually(() => recommend(server.url, org, { strategy: "personalized", user_id: "pa" }), (r) => r.body.data?.mode === "personalized", 20_000);
-    await sendEvents(server.url, org, [{ user: "newcomer", item: "h0" }, { user: "newcomer", item: "h1" }, { user: "newcomer", item: "h2" }]);
+    await eventually(
+      () => recommend(server.url, org, { strategy: "personalized", user_id: "pa" }),
+      (r) => r.body.data?.mode === "personalized",
+      20_000,
+    );
+    await sendEvents(server.url, org, [
+      { user: "newcomer", item: "h0" },
+      { user: "newcomer", item: "h1" },
+      { user: "newcomer", item: "h2" },
+    ]);
     const { value, ms } = await eventually(
       () => recommend(server.url, org, { strategy: "personalized", user_id: "newcomer", limit: 3 }),
       (r) => r.body.data?.mode === "personalized",

@@ -36,7 +36,10 @@ async function outputOnceTrained(level: string): Promise<() => string> {
 describe("LOG_LEVEL in the recommender threads", () => {
   it("lets their info lines through at info", async () => {
     const output = await outputOnceTrained("info");
-    const { value } = await eventually(async () => output(), (o) => o.includes(THREAD_INFO_LINE));
+    const { value } = await eventually(
+      async () => output(),
+      (o) => o.includes(THREAD_INFO_LINE),
+    );
     expect(value).toContain(THREAD_INFO_LINE);
   }, 60_000);
 

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newOrg, type Org } from "../helpers/api.js";
+import { call, newOrg, type ApiResponse, type Org } from "../helpers/api.js";
 import { memberToken } from "../helpers/members.js";
 import { sendInPieces } from "../helpers/rawHttp.js";
 import { eventually, recommended } from "../helpers/recommend.js";
@@ -40,7 +40,7 @@ function trickle(text: string, pieceBytes: number): ReadableStream<Uint8Array> {
  * A POST over a bare socket that, like curl, watches for an answer while it sends and stops sending once one
  * comes: the server answers an oversized body early and closes (fetch gives up with EPIPE there instead).
  */
-function postEarlyAnswer(path: string, token: string, contentType: string, body: Buffer): Promise<{ status: number; body: any }> {
+function postEarlyAnswer(path: string, token: string, contentType: string, body: Buffer): Promise<Pick<ApiResponse, "status" | "body">> {
   const url = new URL(server.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname);
@@ -71,7 +71,9 @@ function postEarlyAnswer(path: string, token: string, contentType: string, body:
     });
     socket.on("error", () => undefined); // EPIPE/ECONNRESET while still sending: the answer is what counts
     socket.on("close", () => reject(new Error(`no whole answer: ${Buffer.concat(received).toString().slice(0, 200)}`)));
-    socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: ${contentType}\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     sendMore();
   });
 }
@@ -147,7 +149,11 @@ describe("CSV uploads", () => {
     const org = await newOrg(server.url);
     const lines = ["item_id,item_type,status,rank"];
     for (let i = 0; i < 30_000; i++) lines.push(i % 200 === 7 ? `big${i},x,unknown,${i}` : `big${i},x,active,${i}`);
-    const r = await call(server.url, "POST", "/v1/upload/items", { token: org.token, raw: trickle(lines.join("\n"), 7_919), contentType: "text/csv" });
+    const r = await call(server.url, "POST", "/v1/upload/items", {
+      token: org.token,
+      raw: trickle(lines.join("\n"), 7_919),
+      contentType: "text/csv",
+    });
     expect(r.status, JSON.stringify(r.body).slice(0, 300)).toBe(202);
     expect(r.body.data.accepted).toBe(29_850);
     expect(r.body.data.rejected).toBe(150);
@@ -164,16 +170,25 @@ describe("CSV uploads", () => {
     expect((await upload(org, "items", rows(["active", "active", "active"]))).status).toBe(202);
     expect((await upload(org, "items", rows(["active", "inactive", "active"]))).status).toBe(202);
     const seq = (await server.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId])).rows[0].seq;
-    const { rows: history } = await server.db().query(
-      "SELECT id, old_status, new_status FROM status_changes WHERE org = $1 AND kind = 'item' ORDER BY at, id", [seq]);
-    expect(history.map((h) => `${h.id}:${h.old_status}->${h.new_status}`)).toEqual(["h0:null->active", "h1:null->active", "h2:null->active", "h1:active->inactive"]);
+    const { rows: history } = await server
+      .db()
+      .query("SELECT id, old_status, new_status FROM status_changes WHERE org = $1 AND kind = 'item' ORDER BY at, id", [seq]);
+    expect(history.map((h) => `${h.id}:${h.old_status}->${h.new_status}`)).toEqual([
+      "h0:null->active",
+      "h1:null->active",
+      "h2:null->active",
+      "h1:active->inactive",
+    ]);
   });
 
   it("makes uploaded items visible to recommendations like any upsert", async () => {
     const org = await newOrg(server.url);
     const r = await upload(org, "items", `item_id,item_type,status,created_at\nfresh-1,product,active,${new Date().toISOString()}\n`);
     expect(r.status).toBe(202);
-    const seen = await eventually(() => recommended(server.url, org, { strategy: "new-arrivals", limit: 10 }), (ids) => ids.includes("fresh-1"));
+    const seen = await eventually(
+      () => recommended(server.url, org, { strategy: "new-arrivals", limit: 10 }),
+      (ids) => ids.includes("fresh-1"),
+    );
     expect(seen.ms).toBeLessThan(5000);
   });
 });
@@ -245,8 +260,13 @@ describe("upload rules", () => {
 
   it("takes a dashboard token only: no token is 401 invalid_token, and an API key does not count", async () => {
     const org = await newOrg(server.url);
-    for (const headers of [{}, { "x-api-key": org.sk }]) {
-      const r = await call(server.url, "POST", "/v1/upload/items", { raw: "item_id,item_type,status\nk,t,active\n", contentType: "text/csv", headers });
+    const headerSets: Array<Record<string, string>> = [{}, { "x-api-key": org.sk }];
+    for (const headers of headerSets) {
+      const r = await call(server.url, "POST", "/v1/upload/items", {
+        raw: "item_id,item_type,status\nk,t,active\n",
+        contentType: "text/csv",
+        headers,
+      });
       expect(r.status).toBe(401);
       expect(r.body.error).toBe("invalid_token");
     }
@@ -264,10 +284,20 @@ describe("upload rules", () => {
 
   it("answers 413 payload_too_large for a file over UPLOAD_MAX_BYTES, and for one record over 1 MiB", async () => {
     const org = await newOrg(server.url);
-    const huge = await postEarlyAnswer("/v1/upload/items", org.token, "text/csv", Buffer.from("item_id,item_type,status\n" + "x".repeat(5 * 1024 * 1024)));
+    const huge = await postEarlyAnswer(
+      "/v1/upload/items",
+      org.token,
+      "text/csv",
+      Buffer.from("item_id,item_type,status\n" + "x".repeat(5 * 1024 * 1024)),
+    );
     expect(huge.status).toBe(413);
     expect(huge.body.error).toBe("payload_too_large");
-    const longRecord = await postEarlyAnswer("/v1/upload/items", org.token, "text/csv", Buffer.from("item_id,item_type,status\nok,t,active\n" + "y".repeat(1_100_000)));
+    const longRecord = await postEarlyAnswer(
+      "/v1/upload/items",
+      org.token,
+      "text/csv",
+      Buffer.from("item_id,item_type,status\nok,t,active\n" + "y".repeat(1_100_000)),
+    );
     expect(longRecord.status).toBe(413);
     expect(longRecord.body.message).toContain("line 3");
   });
@@ -275,9 +305,17 @@ describe("upload rules", () => {
   it("records upload.items in the audit log with the counts and the client IP", async () => {
     const org = await newOrg(server.url);
     await call(server.url, "POST", "/v1/upload/items", {
-      token: org.token, raw: "item_id,item_type,status\nz1,t,active\nz2,t,bad\n", contentType: "text/csv", headers: { "x-forwarded-for": "198.51.100.4" },
+      token: org.token,
+      raw: "item_id,item_type,status\nz1,t,active\nz2,t,bad\n",
+      contentType: "text/csv",
+      headers: { "x-forwarded-for": "198.51.100.4" },
     });
     const log = await call(server.url, "GET", "/v1/audit-log?limit=1", { token: org.token });
-    expect(log.body.data.entries[0]).toMatchObject({ action: "upload.items", target: "csv: 1 stored, 1 rejected", ip: "198.51.100.4", actor: { email: org.email } });
+    expect(log.body.data.entries[0]).toMatchObject({
+      action: "upload.items",
+      target: "csv: 1 stored, 1 rejected",
+      ip: "198.51.100.4",
+      actor: { email: org.email },
+    });
   });
 });

@@ -65,7 +65,9 @@ describe("web dashboard", () => {
 
     const event = { user_id: "u1", event_family: "engagement", event_name: "view", item_id: "i1" };
     expect((await call(server.url, "POST", "/v1/events/ingest", { apiKey: pk, json: event })).status).toBe(202);
-    expect((await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "i1", item_type: "t", status: "active" } })).status).toBe(202);
+    expect(
+      (await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "i1", item_type: "t", status: "active" } })).status,
+    ).toBe(202);
 
     await page.getByRole("button", { name: "I have stored it" }).click();
     expect(await page.getByLabel("Secret key", { exact: true }).isVisible()).toBe(false);
@@ -79,7 +81,9 @@ describe("web dashboard", () => {
     const after = await call(server.url, "POST", "/v1/events/ingest", { apiKey: pk, json: event });
     expect(after.status).toBe(401);
     expect(after.body.error).toBe("revoked_api_key");
-    expect((await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "i2", item_type: "t", status: "active" } })).status).toBe(401);
+    expect(
+      (await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "i2", item_type: "t", status: "active" } })).status,
+    ).toBe(401);
   });
 
   it("keeps the session in an HttpOnly, SameSite=Strict cookie and nothing in storage", async () => {
@@ -99,7 +103,10 @@ describe("web dashboard", () => {
     const email = await register();
     await page.getByRole("button", { name: "Log out" }).click();
     const messages: string[] = [];
-    for (const [who, password] of [[email, "wrong password 123"], [`nobody-${randomUUID()}@example.com`, "wrong password 123"]]) {
+    for (const [who, password] of [
+      [email, "wrong password 123"],
+      [`nobody-${randomUUID()}@example.com`, "wrong password 123"],
+    ]) {
       await page.locator("#login-email").fill(who);
       await page.locator("#login-password").fill(password);
       await page.getByRole("button", { name: "Log in" }).click();
@@ -155,7 +162,17 @@ describe("web dashboard", () => {
     await page.getByRole("button", { name: "Add member" }).click();
     await expect.poll(() => page.locator("#members-rows").textContent()).toContain(email);
     await page.getByLabel(`Role of ${email}`).selectOption("ADMIN");
-    await expect.poll(async () => (await call(server.url, "POST", "/auth/login", { json: { email, password: "member password 1" }, headers: { "x-forwarded-for": "10.9.9.9" } })).body.data?.user.role).toBe("ADMIN");
+    await expect
+      .poll(
+        async () =>
+          (
+            await call(server.url, "POST", "/auth/login", {
+              json: { email, password: "member password 1" },
+              headers: { "x-forwarded-for": "10.9.9.9" },
+            })
+          ).body.data?.user.role,
+      )
+      .toBe("ADMIN");
     await screenshots(page, "members");
     await page.getByRole("link", { name: "Audit log" }).click();
     await expect.poll(() => page.locator("#audit-rows").textContent()).toContain("member.role_changed");
@@ -181,15 +198,23 @@ describe("web dashboard", () => {
     const org = await newOrg(server.url);
     await upsertItems(server.url, org, [{ item_id: "p1" }, { item_id: "p2" }]);
     await sendEvents(server.url, org, [{ user: "buyer", item: "p1", name: "purchase" }]);
-    const served = await eventually(() => recommend(server.url, org, { strategy: "popular", limit: 5 }), (r) => r.body.data?.recommended_items?.length > 0);
+    const served = await eventually(
+      () => recommend(server.url, org, { strategy: "popular", limit: 5 }),
+      (r) => r.body.data?.recommended_items?.length > 0,
+    );
     const rid = served.value.body.data.recommendation_id as string;
     await sendEvents(server.url, org, [{ user: "viewer", item: "p1", name: "click", extra: { recommendation_id: rid } }]);
     await logIn(org.email, org.password);
     await page.getByRole("link", { name: "Analytics" }).click();
-    await expect.poll(async () => {
-      await page.reload(); // attribution rows are written in batches
-      return page.locator("#analytics-chart tbody tr").allTextContents();
-    }, { timeout: 10_000 }).toEqual(["popular1100.0%0.0%"]);
+    await expect
+      .poll(
+        async () => {
+          await page.reload(); // attribution rows are written in batches
+          return page.locator("#analytics-chart tbody tr").allTextContents();
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual(["popular1100.0%0.0%"]);
     await screenshots(page, "analytics-served");
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await overflowsHorizontally(page)).toBe(false);

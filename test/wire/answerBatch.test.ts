@@ -8,7 +8,9 @@ const dec = new TextDecoder();
 function result(i: number, hasNext: boolean, mode: RankResult["mode"]): RankResult {
   const ids = Array.from({ length: i % 4 }, (_, k) => `ïtem-${i}-${k}`);
   return {
-    mode, count: ids.length, hasNext,
+    mode,
+    count: ids.length,
+    hasNext,
     items: enc.encode(JSON.stringify(ids)),
     results: enc.encode(JSON.stringify(ids.map((item_id) => ({ item_id, score: 1 })))),
   };

@@ -5,7 +5,20 @@ const written = (w: ByteWriter) => w.view().toString("utf8");
 
 describe("ByteWriter", () => {
   it("writes JSON string literals exactly as JSON.stringify does, escapes and non-ASCII included", () => {
-    const samples = ["item-1", "", 'say "hi"', "back\\slash", "tab\there", "new\nline", "\u0001", "café", "日本", "😀", "\ud800 lone", "x".repeat(5_000)];
+    const samples = [
+      "item-1",
+      "",
+      'say "hi"',
+      "back\\slash",
+      "tab\there",
+      "new\nline",
+      "\u0001",
+      "café",
+      "日本",
+      "😀",
+      "\ud800 lone",
+      "x".repeat(5_000),
+    ];
     const w = new ByteWriter();
     for (const s of samples) expect(written(w.reset().jsonString(s))).toBe(JSON.stringify(s));
     w.reset().text("[");

@@ -15,13 +15,27 @@ describe("writeServedTuple", () => {
     for (const [org, id, strategy, mode, user, context, items, at] of rows) {
       writeServedTuple(w, org, id, strategy, mode, user, context, new TextEncoder().encode(items), at);
     }
-    expect(readServedTuples(w.copy())).toEqual(rows.map(([org, id, strategy, mode, user, context, items, at]) => ({
-      org, id: id.toLowerCase(), strategy, mode, userId: user ?? null, contextItemId: context ?? null, items, servedAtMs: at,
-    })));
+    expect(readServedTuples(w.copy())).toEqual(
+      rows.map(([org, id, strategy, mode, user, context, items, at]) => ({
+        org,
+        id: id.toLowerCase(),
+        strategy,
+        mode,
+        userId: user ?? null,
+        contextItemId: context ?? null,
+        items,
+        servedAtMs: at,
+      })),
+    );
   });
 
   it("refuses an id that is not a UUID rather than write a tuple PostgreSQL would refuse with the whole batch", () => {
-    for (const id of ["id-1", "0194f0c2-0000-7000-8000-00000000000g", "0194f0c2+0000-7000-8000-000000000001", `0194f0c2-0000-7000-8000-00000000000${"\u0010"}`]) {
+    for (const id of [
+      "id-1",
+      "0194f0c2-0000-7000-8000-00000000000g",
+      "0194f0c2+0000-7000-8000-000000000001",
+      `0194f0c2-0000-7000-8000-00000000000${"\u0010"}`,
+    ]) {
       expect(() => writeServedTuple(new ByteWriter(), 1, id, "popular", "global", undefined, undefined, new Uint8Array(2), 0)).toThrow(/not a UUID/);
     }
   });

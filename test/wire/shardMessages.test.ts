@@ -3,12 +3,30 @@ import { askFromWire, askToWire, packMessage, unpackMessage, type ToShard } from
 import type { RankRequest } from "../../src/wire/rank.js";
 
 const bare: RankRequest = {
-  org: 7, strategy: "personalized", userId: "u-1", contextItemId: undefined, itemType: undefined, filters: undefined,
-  excludeItemIds: undefined, excludeSeen: true, fields: undefined, limit: 20, page: 1,
+  org: 7,
+  strategy: "personalized",
+  userId: "u-1",
+  contextItemId: undefined,
+  itemType: undefined,
+  filters: undefined,
+  excludeItemIds: undefined,
+  excludeSeen: true,
+  fields: undefined,
+  limit: 20,
+  page: 1,
 };
 const full: RankRequest = {
-  org: 3, strategy: "similar", userId: "ü 2", contextItemId: "item-9", itemType: "book", filters: { brand: ["a", "b"], price: { min: 1, max: 9.5 } },
-  excludeItemIds: ["x", "y"], excludeSeen: false, fields: ["title", "price"], limit: 100, page: 100,
+  org: 3,
+  strategy: "similar",
+  userId: "ü 2",
+  contextItemId: "item-9",
+  itemType: "book",
+  filters: { brand: ["a", "b"], price: { min: 1, max: 9.5 } },
+  excludeItemIds: ["x", "y"],
+  excludeSeen: false,
+  fields: ["title", "price"],
+  limit: 100,
+  page: 100,
 };
 
 describe("the messages between the front thread and the recommender threads", () => {

@@ -8,7 +8,10 @@ export class DecayedScores {
   private raw = new Float64Array(1024);
   private readonly rate: number;
 
-  constructor(readonly halfLifeS: number, private ref: number) {
+  constructor(
+    readonly halfLifeS: number,
+    private ref: number,
+  ) {
     this.rate = Math.LN2 / halfLifeS;
   }
 

@@ -33,7 +33,10 @@ export class OrgIndex {
   /** Interactions recorded since the model was last trained (drives retraining). */
   eventsSinceTraining = 0;
 
-  constructor(readonly org: number, nowS = Date.now() / 1000) {
+  constructor(
+    readonly org: number,
+    nowS = Date.now() / 1000,
+  ) {
     this.signals = new Signals(nowS);
   }
 
@@ -74,7 +77,8 @@ export class OrgIndex {
     }
     const u = this.people.internBytes(e.bytes, e.userAt, e.userBytes);
     const kind = e.family === FAMILY.conversion ? KIND.conversion : e.family === FAMILY.engagement ? KIND.engagement : 0;
-    if (e.itemBytes >= 0 && kind !== 0) this.applyInteraction(u, this.catalog.internBytes(e.bytes, e.itemAt, e.itemBytes), kind, e.weight, e.atS, nowS);
+    if (e.itemBytes >= 0 && kind !== 0)
+      this.applyInteraction(u, this.catalog.internBytes(e.bytes, e.itemAt, e.itemBytes), kind, e.weight, e.atS, nowS);
   }
 
   /** An engagement or a conversion of user `u` with `item`, both interned. */

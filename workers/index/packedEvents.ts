@@ -51,8 +51,19 @@ export function eachPackedEvent(packed: Uint8Array, visit: (e: PackedEvent) => v
   if (eventsAt < 0) return true;
   c.at = eventsAt;
   const e: PackedEvent = {
-    bytes: packed, position: 0, org: 0, userAt: 0, userBytes: 0, itemAt: 0, itemBytes: -1, family: 0, identify: false,
-    previousUserAt: 0, previousUserBytes: -1, weight: 0, atS: 0,
+    bytes: packed,
+    position: 0,
+    org: 0,
+    userAt: 0,
+    userBytes: 0,
+    itemAt: 0,
+    itemBytes: -1,
+    family: 0,
+    identify: false,
+    previousUserAt: 0,
+    previousUserBytes: -1,
+    weight: 0,
+    atS: 0,
   };
   let timeAt = -1;
   let timeBytes = 0;
@@ -61,13 +72,34 @@ export function eachPackedEvent(packed: Uint8Array, visit: (e: PackedEvent) => v
     e.position = r;
     for (let col = 0; col < EVENT_COLUMNS; col++) {
       switch (col) {
-        case EVENT_COLUMN.org: e.org = number(c); break;
-        case EVENT_COLUMN.weight: e.weight = number(c); break;
-        case EVENT_COLUMN.userId: e.userBytes = text(c); e.userAt = c.at - e.userBytes; break;
-        case EVENT_COLUMN.itemId: e.itemBytes = optionalText(c); e.itemAt = c.at - e.itemBytes; break;
-        case EVENT_COLUMN.previousUserId: e.previousUserBytes = optionalText(c); e.previousUserAt = c.at - e.previousUserBytes; break;
-        case EVENT_COLUMN.family: { const n = text(c); e.family = familyOf(c.bytes, c.at - n, n); break; }
-        case EVENT_COLUMN.name: { const n = text(c); e.identify = same(c.bytes, c.at - n, n, IDENTIFY); break; }
+        case EVENT_COLUMN.org:
+          e.org = number(c);
+          break;
+        case EVENT_COLUMN.weight:
+          e.weight = number(c);
+          break;
+        case EVENT_COLUMN.userId:
+          e.userBytes = text(c);
+          e.userAt = c.at - e.userBytes;
+          break;
+        case EVENT_COLUMN.itemId:
+          e.itemBytes = optionalText(c);
+          e.itemAt = c.at - e.itemBytes;
+          break;
+        case EVENT_COLUMN.previousUserId:
+          e.previousUserBytes = optionalText(c);
+          e.previousUserAt = c.at - e.previousUserBytes;
+          break;
+        case EVENT_COLUMN.family: {
+          const n = text(c);
+          e.family = familyOf(c.bytes, c.at - n, n);
+          break;
+        }
+        case EVENT_COLUMN.name: {
+          const n = text(c);
+          e.identify = same(c.bytes, c.at - n, n, IDENTIFY);
+          break;
+        }
         case EVENT_COLUMN.occurredAt: {
           const n = text(c);
           // Events stamped at receipt share their time text: parse it once.
@@ -78,7 +110,8 @@ export function eachPackedEvent(packed: Uint8Array, visit: (e: PackedEvent) => v
           }
           break;
         }
-        default: c.skip();
+        default:
+          c.skip();
       }
     }
     visit(e);

@@ -119,7 +119,10 @@ export class People {
     const older = entries.slice(0, Math.max(0, entries.length - HISTORY_MAX));
     const e = this.earlier;
     const earlier = { keys: older.map((x) => x[0]), weights: older.map((x) => x[1]) };
-    for (let k = e.start(from); k < e.start(from) + e.size(from); k++) earlier.keys.push(e.cols.key[k]!), earlier.weights.push(e.cols.value[k]!);
+    for (let k = e.start(from); k < e.start(from) + e.size(from); k++) {
+      earlier.keys.push(e.cols.key[k]!);
+      earlier.weights.push(e.cols.value[k]!);
+    }
     e.clear(from);
     this.keepEarlier(to, earlier.keys, earlier.weights, 0, earlier.keys.length);
     for (const [item, weight, time, kind] of entries.slice(-HISTORY_MAX)) h.push(to, item, weight, time, kind);

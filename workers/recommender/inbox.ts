@@ -18,7 +18,10 @@ export class Inbox {
   private phase: Phase = "before-snapshot";
   private waiting: Array<{ m: ToShard; mark: number }> = [];
 
-  constructor(private readonly handle: Handle, private readonly progress: LoadProgress) {}
+  constructor(
+    private readonly handle: Handle,
+    private readonly progress: LoadProgress,
+  ) {}
 
   take(m: ToShard): void {
     if (this.phase === "open" || m.t !== "batch") {

@@ -32,7 +32,13 @@ const EVENTS_PER_QUERY = 200_000;
  * each reported once read in full.
  */
 export async function loadShard(
-  databaseUrl: string, shard: number, shards: number, orgIndex: (org: number) => OrgIndex, skips: Skips, hooks: LoadHooks, bySize: boolean,
+  databaseUrl: string,
+  shard: number,
+  shards: number,
+  orgIndex: (org: number) => OrgIndex,
+  skips: Skips,
+  hooks: LoadHooks,
+  bySize: boolean,
 ): Promise<LoadResult> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}` });
@@ -44,14 +50,18 @@ export async function loadShard(
     hooks.snapshotTaken();
     // A row that throws is skipped (and logged once per organisation), as live records are: a bad one must not keep the shard down.
     let items = 0;
-    await readCopy(client, `SELECT org, item_id, item_type, status, attributes, extract(epoch FROM created_at) FROM items WHERE ${mine} ORDER BY org, item_id`, (r) => {
-      try {
-        orgIndex(Number(r[0])).upsertItem(r[1]!, r[2]!, r[3]!, JSON.parse(r[4]!) as Record<string, unknown>, r[5] === null ? null : Number(r[5]));
-      } catch (err) {
-        skips.add(Number(r[0]), "item", items, err);
-      }
-      items++;
-    });
+    await readCopy(
+      client,
+      `SELECT org, item_id, item_type, status, attributes, extract(epoch FROM created_at) FROM items WHERE ${mine} ORDER BY org, item_id`,
+      (r) => {
+        try {
+          orgIndex(Number(r[0])).upsertItem(r[1]!, r[2]!, r[3]!, JSON.parse(r[4]!) as Record<string, unknown>, r[5] === null ? null : Number(r[5]));
+        } catch (err) {
+          skips.add(Number(r[0]), "item", items, err);
+        }
+        items++;
+      },
+    );
     let users = 0;
     await readCopy(client, `SELECT org, user_id, status FROM users WHERE ${mine}`, (r) => {
       try {

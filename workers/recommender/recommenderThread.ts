@@ -60,10 +60,13 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         rankAll(m.asks);
         return;
       case "batch":
-        batches.add(shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)), () => {
-          const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
-          if (records > 0) send({ t: "skipped", records });
-        });
+        batches.add(
+          shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)),
+          () => {
+            const records = shard.skips.flush({ shard: data.shard, in: "committed batch" });
+            if (records > 0) send({ t: "skipped", records });
+          },
+        );
         return;
       case "stats":
         send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
@@ -125,7 +128,8 @@ async function start(): Promise<void> {
   for (const index of shard.all()) index.trim();
   const skipped = loadSkips.flush({ shard: data.shard, in: "load from PostgreSQL" });
   const training = new TrainingScheduler(() => shard.all(), {
-    params: data.als, retrainIntervalMs: data.retrainIntervalMs,
+    params: data.als,
+    retrainIntervalMs: data.retrainIntervalMs,
     trained: (org, ms) => {
       send({ t: "trained", org, ms });
       sendSizes(); // a model changes the index's size most

@@ -44,7 +44,13 @@ export class Shard {
       const [org, id, type, status, attributes, createdAt] = batch.items[position]!;
       if (!owns(org)) continue;
       try {
-        this.org(org).upsertItem(id, type, status, (attributes ?? {}) as Record<string, unknown>, createdAt === null ? null : Date.parse(createdAt) / 1000);
+        this.org(org).upsertItem(
+          id,
+          type,
+          status,
+          (attributes ?? {}) as Record<string, unknown>,
+          createdAt === null ? null : Date.parse(createdAt) / 1000,
+        );
       } catch (err) {
         this.skips.add(org, "item", position, err);
       }
@@ -142,7 +148,9 @@ export class Shard {
     const index = this.orgs.get(org);
     if (!index) return undefined;
     const m = index.model;
-    const modelBytes = m ? m.itemCodes.byteLength + m.itemScales.byteLength * 2 + m.rowOf.byteLength * 2 + m.userVectors.byteLength + m.itemGram.byteLength : 0;
+    const modelBytes = m
+      ? m.itemCodes.byteLength + m.itemScales.byteLength * 2 + m.rowOf.byteLength * 2 + m.userVectors.byteLength + m.itemGram.byteLength
+      : 0;
     return {
       items: index.catalog.size,
       users: index.people.ids.size,

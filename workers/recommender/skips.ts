@@ -31,7 +31,11 @@ export class Skips {
     const n = this.count;
     for (const [org, s] of this.byOrg) {
       log.error("recommender skipped records it could not apply", {
-        ...context, org: org < 0 ? "unknown" : org, records: s.count, first: { kind: s.kind, position: s.position }, error: s.error,
+        ...context,
+        org: org < 0 ? "unknown" : org,
+        records: s.count,
+        first: { kind: s.kind, position: s.position },
+        error: s.error,
       });
     }
     this.byOrg.clear();

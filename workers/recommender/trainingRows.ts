@@ -13,11 +13,13 @@ const USERS_PER_CHECK = 64;
  * interactions), and each request that came meanwhile waited for it.
  */
 export async function trainingSetInSlices(
-  index: OrgIndex, pause: () => Promise<void> = nextTurn, sliceMs = SLICE_MS,
+  index: OrgIndex,
+  pause: () => Promise<void> = nextTurn,
+  sliceMs = SLICE_MS,
 ): Promise<{ matrix: SparseRows; userVersions: Int32Array }> {
   const builder = new TrainingSetBuilder(index);
   let sliceStart = performance.now();
-  for (let more = true; more; ) {
+  for (let more = true; more;) {
     if (performance.now() - sliceStart >= sliceMs) {
       await pause();
       sliceStart = performance.now();

@@ -71,7 +71,14 @@ export interface OrgTraining {
  * Whether an organisation with new events (and `trained`: a model already) should be trained at `now`, while
  * its shard takes `ingestPerS` events a second.
  */
-export function isTrainingDue(s: OrgTraining, trained: boolean, newEvents: number, now: number, retrainIntervalMs: number, ingestPerS: number): boolean {
+export function isTrainingDue(
+  s: OrgTraining,
+  trained: boolean,
+  newEvents: number,
+  now: number,
+  retrainIntervalMs: number,
+  ingestPerS: number,
+): boolean {
   if (!trained) return now - s.firstEventAt >= FIRST_TRAINING_DELAY_MS && now - s.lastStart >= FIRST_TRAINING_DELAY_MS;
   const sinceStart = now - s.lastStart;
   if (sinceStart >= retrainIntervalMs) return true;
@@ -101,7 +108,10 @@ export class TrainingScheduler {
   private countedAt = Date.now();
   private rate = 0;
 
-  constructor(private readonly orgs: () => Iterable<OrgIndex>, private readonly settings: TrainingSettings) {
+  constructor(
+    private readonly orgs: () => Iterable<OrgIndex>,
+    private readonly settings: TrainingSettings,
+  ) {
     this.timer = setInterval(() => this.check(), CHECK_MS);
     this.timer.unref();
   }
@@ -183,8 +193,13 @@ export class TrainingScheduler {
       index.model = model;
       this.settings.trained?.(index.org, model.trainingMs);
       log.info("recommender model trained", {
-        org: index.org, users: model.userCount, items: model.itemCount, interactions: s.trainedOn, ms: Math.round(model.trainingMs),
-        setMs: Math.round(setMs), prepareMs: Math.round(prepareMs * 10) / 10,
+        org: index.org,
+        users: model.userCount,
+        items: model.itemCount,
+        interactions: s.trainedOn,
+        ms: Math.round(model.trainingMs),
+        setMs: Math.round(setMs),
+        prepareMs: Math.round(prepareMs * 10) / 10,
       });
     } finally {
       s.lastMs = Date.now() - s.lastStart;

@@ -89,7 +89,13 @@ function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: s
   }
   const { items, scores } = top.sorted();
   const built: Cached = {
-    builtAt: now, version, untilS, items: Int32Array.from(items), scores: Float64Array.from(scores), complete: scored <= CACHE_DEPTH, pages: new Map(),
+    builtAt: now,
+    version,
+    untilS,
+    items: Int32Array.from(items),
+    scores: Float64Array.from(scores),
+    complete: scored <= CACHE_DEPTH,
+    pages: new Map(),
   };
   byName.set(name, built);
   return built;

@@ -48,7 +48,11 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
   }
   const both = out.text("]").copy();
   return {
-    mode, count: Math.max(0, to - from), items: both.subarray(resultsEnd), results: both.subarray(0, resultsEnd), hasNext: ranking.items.length > from + req.limit,
+    mode,
+    count: Math.max(0, to - from),
+    items: both.subarray(resultsEnd),
+    results: both.subarray(0, resultsEnd),
+    hasNext: ranking.items.length > from + req.limit,
   };
 }
 

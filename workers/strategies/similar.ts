@@ -84,8 +84,10 @@ function listedCandidates(ctx: RankContext, model: Model, c: number, wanted: num
 
 /** The `wanted` eligible items nearest to c by vector, from its neighbour list or else by searching. */
 function vectorCandidates(ctx: RankContext, model: Model, c: number, v: Float64Array, wanted: number): TopK {
-  return listedCandidates(ctx, model, c, wanted)
-    ?? searchVectors(model, v, wanted, (i) => i !== c && ctx.eligible(i), { cosine: true, firstProbes: VECTOR_PROBES });
+  return (
+    listedCandidates(ctx, model, c, wanted) ??
+    searchVectors(model, v, wanted, (i) => i !== c && ctx.eligible(i), { cosine: true, firstProbes: VECTOR_PROBES })
+  );
 }
 
 /** Items closest to the context item: cosine of item vectors blended with attribute (Jaccard) similarity. */

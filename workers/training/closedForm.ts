@@ -160,8 +160,14 @@ function fitDual(x: SparseRows, lambda: number): DualForm {
     diagonal[j] = byItem.indptr[j] === byItem.indptr[j + 1] ? 0 : 1 - quad / lambda;
   }
   return {
-    form: "dual", lambda, items: x.cols, users: m, inverse: Float32Array.from(k), diagonal,
-    byUser: { indptr: x.indptr, indices: x.indices }, byItem: { indptr: byItem.indptr, indices: byItem.indices },
+    form: "dual",
+    lambda,
+    items: x.cols,
+    users: m,
+    inverse: Float32Array.from(k),
+    diagonal,
+    byUser: { indptr: x.indptr, indices: x.indices },
+    byItem: { indptr: byItem.indptr, indices: byItem.indices },
   };
 }
 
@@ -265,7 +271,10 @@ function validationSplit(x: SparseRows, seed: number): { fit: SparseRows; heldOu
     for (let a = x.indptr[u]!; a < x.indptr[u + 1]!; a++) if (!held?.has(x.indices[a]!)) indices.push(x.indices[a]!);
     indptr[u + 1] = indices.length;
   }
-  return { fit: { rows: x.rows, cols: x.cols, indptr, indices: Int32Array.from(indices), values: new Float32Array(indices.length).fill(1) }, heldOut };
+  return {
+    fit: { rows: x.rows, cols: x.cols, indptr, indices: Int32Array.from(indices), values: new Float32Array(indices.length).fill(1) },
+    heldOut,
+  };
 }
 
 /** Mean nDCG@10 of the held-out items among each validation user's unseen items. */

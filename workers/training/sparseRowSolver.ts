@@ -21,7 +21,13 @@ export class SparseRowSolver {
   private readonly root = new Float64Array(EXACT_MAX_ENTRIES);
 
   /** `yty`: YᵀY of the fixed side's `n` rows of `f` factors; it is not modified. */
-  constructor(yty: Float64Array, regularization: number, private readonly fixed: Float32Array, private readonly n: number, private readonly f: number) {
+  constructor(
+    yty: Float64Array,
+    regularization: number,
+    private readonly fixed: Float32Array,
+    private readonly n: number,
+    private readonly f: number,
+  ) {
     this.chol = Float64Array.from(yty);
     for (let k = 0; k < f; k++) this.chol[k * f + k]! += regularization;
     choleskyFactor(this.chol, f);

@@ -19,7 +19,16 @@ setPriority(TRAINING_NICENESS);
 
 parentPort!.on("message", (job: TrainJob) => {
   const model: Model = trainModel(job.matrix, job.userVersions, job.params);
-  const arrays = [model.itemCodes, model.itemScales, model.cosineScales, model.rowOf, model.itemOfRow, model.userVectors, model.userVersions, model.itemGram];
+  const arrays = [
+    model.itemCodes,
+    model.itemScales,
+    model.cosineScales,
+    model.rowOf,
+    model.itemOfRow,
+    model.userVectors,
+    model.userVersions,
+    model.itemGram,
+  ];
   const buffers = arrays.map((a) => a.buffer);
   if (model.ivf) buffers.push(model.ivf.centroids.buffer, model.ivf.offsets.buffer);
   if (model.neighbours) buffers.push(model.neighbours.slots.buffer);

@@ -24,7 +24,11 @@ export interface VectorSearch {
  * scanned whole; large ones probe the IVF cells nearest to q, each one sequential run of rows.
  */
 export function searchVectors(
-  model: Model, q: Float32Array | Float64Array, want: number, accept: (item: number) => boolean, how: VectorSearch,
+  model: Model,
+  q: Float32Array | Float64Array,
+  want: number,
+  accept: (item: number) => boolean,
+  how: VectorSearch,
 ): TopK {
   const f = model.params.factors;
   const query = queryOf(q);
@@ -140,7 +144,7 @@ const CELL_SCALES = 0;
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
   const scorer = scorersOf(model)?.items;
   if (scorer) {
-    for (let at = from; at < to; ) {
+    for (let at = from; at < to;) {
       const threshold = top.threshold();
       const end = Math.min(at + chunkAfter(threshold), to);
       const n = scorer.scan(at, end, cosine ? COSINE_SCALES : ITEM_SCALES, threshold);
@@ -167,7 +171,7 @@ function scanRows(model: Model, q: Float64Array, from: number, to: number, top: 
 function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, scorer: SimdScorer | undefined): Int32Array {
   const top = new TopK(probes);
   if (scorer) {
-    for (let at = 0; at < ivf.cells; ) {
+    for (let at = 0; at < ivf.cells;) {
       const threshold = top.threshold();
       const end = Math.min(at + chunkAfter(threshold), ivf.cells);
       const n = scorer.scan(at, end, CELL_SCALES, threshold);

@@ -72,26 +72,82 @@ function body(f: number): number[] {
   }
   return [
     ...loadQuery,
-    ...get(FROM), ...set(ROW),
-    ...get(CODES), ...get(FROM), ...i32Const(f), ...I32_MUL, ...I32_ADD, ...set(P),
-    ...BLOCK, ...LOOP,
-    ...get(ROW), ...get(TO), ...I32_GE_U, ...brIf(1),
+    ...get(FROM),
+    ...set(ROW),
+    ...get(CODES),
+    ...get(FROM),
+    ...i32Const(f),
+    ...I32_MUL,
+    ...I32_ADD,
+    ...set(P),
+    ...BLOCK,
+    ...LOOP,
+    ...get(ROW),
+    ...get(TO),
+    ...I32_GE_U,
+    ...brIf(1),
     ...rowDot,
     // score = (sum of the four lanes) × queryScale × scales[row]
-    ...get(ACC), ...get(ACC2), ...simd(I32X4_ADD), ...set(ACC),
-    ...get(ACC), ...get(ACC), ...get(ACC), ...foldDown(8), ...simd(I32X4_ADD), ...set(ACC),
-    ...get(ACC), ...get(ACC), ...get(ACC), ...foldDown(4), ...simd(I32X4_ADD), ...simd(I32X4_EXTRACT_LANE, 0),
-    ...F64_CONVERT_I32_S, ...get(QUERY_SCALE), ...F64_MUL,
-    ...get(SCALES), ...get(ROW), ...i32Const(2), ...I32_SHL, ...I32_ADD, ...F32_LOAD, ...F64_PROMOTE_F32, ...F64_MUL,
+    ...get(ACC),
+    ...get(ACC2),
+    ...simd(I32X4_ADD),
+    ...set(ACC),
+    ...get(ACC),
+    ...get(ACC),
+    ...get(ACC),
+    ...foldDown(8),
+    ...simd(I32X4_ADD),
+    ...set(ACC),
+    ...get(ACC),
+    ...get(ACC),
+    ...get(ACC),
+    ...foldDown(4),
+    ...simd(I32X4_ADD),
+    ...simd(I32X4_EXTRACT_LANE, 0),
+    ...F64_CONVERT_I32_S,
+    ...get(QUERY_SCALE),
+    ...F64_MUL,
+    ...get(SCALES),
+    ...get(ROW),
+    ...i32Const(2),
+    ...I32_SHL,
+    ...I32_ADD,
+    ...F32_LOAD,
+    ...F64_PROMOTE_F32,
+    ...F64_MUL,
     ...set(SCORE),
     // Written at `count` always, kept (count + 1) only when it reaches the threshold: no branch to mispredict.
-    ...get(OUT_ROWS), ...get(COUNT), ...i32Const(2), ...I32_SHL, ...I32_ADD, ...get(ROW), ...I32_STORE,
-    ...get(OUT_SCORES), ...get(COUNT), ...i32Const(3), ...I32_SHL, ...I32_ADD, ...get(SCORE), ...F64_STORE,
-    ...get(COUNT), ...get(SCORE), ...get(AT_LEAST), ...F64_GE, ...I32_ADD, ...set(COUNT),
-    ...get(ROW), ...i32Const(1), ...I32_ADD, ...set(ROW),
-    ...get(P), ...i32Const(f), ...I32_ADD, ...set(P),
+    ...get(OUT_ROWS),
+    ...get(COUNT),
+    ...i32Const(2),
+    ...I32_SHL,
+    ...I32_ADD,
+    ...get(ROW),
+    ...I32_STORE,
+    ...get(OUT_SCORES),
+    ...get(COUNT),
+    ...i32Const(3),
+    ...I32_SHL,
+    ...I32_ADD,
+    ...get(SCORE),
+    ...F64_STORE,
+    ...get(COUNT),
+    ...get(SCORE),
+    ...get(AT_LEAST),
+    ...F64_GE,
+    ...I32_ADD,
+    ...set(COUNT),
+    ...get(ROW),
+    ...i32Const(1),
+    ...I32_ADD,
+    ...set(ROW),
+    ...get(P),
+    ...i32Const(f),
+    ...I32_ADD,
+    ...set(P),
     ...br(0),
-    ...END, ...END,
+    ...END,
+    ...END,
     ...get(COUNT),
   ];
 }
@@ -103,20 +159,29 @@ function moduleFor(f: number): WebAssembly.Module | undefined {
   if (f % 16 !== 0) return undefined;
   let module = modules.get(f);
   if (module === undefined) {
-    module = compiled({
-      exportName: "scores",
-      params: [I32, I32, I32, I32, I32, F64, F64, I32, I32],
-      result: I32,
-      // Locals: three i32, two v128, one f64, and f/8 v128 for the query.
-      body: [0x04, 0x03, I32, 0x02, V128, 0x01, F64, ...leb(f / 8), V128, ...body(f)],
-    }) ?? null;
+    module =
+      compiled({
+        exportName: "scores",
+        params: [I32, I32, I32, I32, I32, F64, F64, I32, I32],
+        result: I32,
+        // Locals: three i32, two v128, one f64, and f/8 v128 for the query.
+        body: [0x04, 0x03, I32, 0x02, V128, 0x01, F64, ...leb(f / 8), V128, ...body(f)],
+      }) ?? null;
     modules.set(f, module);
   }
   return module ?? undefined;
 }
 
 type Run = (
-  codes: number, from: number, to: number, query: number, scales: number, queryScale: number, atLeast: number, outRows: number, outScores: number,
+  codes: number,
+  from: number,
+  to: number,
+  query: number,
+  scales: number,
+  queryScale: number,
+  atLeast: number,
+  outRows: number,
+  outScores: number,
 ) => number;
 
 const PAGE = 65_536;
@@ -143,7 +208,12 @@ export class SimdScorer {
   private readonly rowsAt: number;
   private readonly scoresAt: number;
 
-  private constructor(module: WebAssembly.Module, codes: Int8Array, scaleSets: Float32Array[], private readonly f: number) {
+  private constructor(
+    module: WebAssembly.Module,
+    codes: Int8Array,
+    scaleSets: Float32Array[],
+    private readonly f: number,
+  ) {
     const rows = codes.length / f;
     this.queryAt = align16(codes.length);
     this.scalesAt = scaleSets.map((_, s) => align16(this.queryAt + f * 2) + s * align16(rows * 4));

@@ -35,7 +35,14 @@ export function moduleBytes(fn: FunctionSpec): Uint8Array<ArrayBuffer> {
   const body = [...fn.body, 0x0b];
   const results = fn.result === undefined ? [0x00] : [0x01, fn.result];
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [0x01, 0x60, fn.params.length, ...fn.params, ...results]),
     ...section(2, [0x01, ...name("env"), ...name("memory"), 0x02, 0x00, 0x01]),
     ...section(3, [0x01, 0x00]),

@@ -48,7 +48,7 @@ export function copyMessage(statement: string, rows: string): Buffer {
  * "COPY Operations"). Used through `client.query(copy)`: node-postgres calls submit() when the connection
  * is free, then the handle* methods as the server answers.
  */
-export class PipelinedCopy {
+export class PipelinedCopy implements pg.Submittable {
   callback: ((err: Error | null) => void) | undefined;
   private error: Error | null = null;
   private readonly done: Promise<void>;
@@ -65,7 +65,7 @@ export class PipelinedCopy {
    * whole message, so its buffer may be reused; after a failure it may not have.
    */
   run(client: pg.Client): Promise<void> {
-    client.query(this as unknown as pg.QueryConfig);
+    client.query(this);
     return this.done;
   }
 

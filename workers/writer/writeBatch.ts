@@ -126,7 +126,11 @@ async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: bo
   }
   notStored ??= await writeRows(c, batch, false);
   return {
-    ok: true, events: batch.events.length, items: batch.items.length, users: batch.users.length, notStored: notStored.length > 0 ? notStored : undefined,
+    ok: true,
+    events: batch.events.length,
+    items: batch.items.length,
+    users: batch.users.length,
+    notStored: notStored.length > 0 ? notStored : undefined,
   };
 }
 

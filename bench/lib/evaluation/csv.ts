@@ -18,9 +18,14 @@ const RATING_EVENT = "rate";
 
 /** Families of the known names (CONTRACT 4); files exported elsewhere rarely carry the family. */
 const FAMILY_OF: Record<string, string> = {
-  impression: "exposure", list_view: "exposure",
-  purchase: "conversion", subscribe: "conversion", checkout: "conversion", play_complete: "conversion",
-  identify: "system", session_start: "system",
+  impression: "exposure",
+  list_view: "exposure",
+  purchase: "conversion",
+  subscribe: "conversion",
+  checkout: "conversion",
+  play_complete: "conversion",
+  identify: "system",
+  session_start: "system",
 };
 
 export function familyOf(name: string): string {
@@ -43,12 +48,16 @@ export function splitCsvLine(line: string): string[] {
   for (let k = 0; k < line.length; k++) {
     const ch = line[k]!;
     if (quoted) {
-      if (ch === '"' && line[k + 1] === '"') (field += '"'), k++;
-      else if (ch === '"') quoted = false;
+      if (ch === '"' && line[k + 1] === '"') {
+        field += '"';
+        k++;
+      } else if (ch === '"') quoted = false;
       else field += ch;
     } else if (ch === '"') quoted = true;
-    else if (ch === ",") out.push(field), (field = "");
-    else field += ch;
+    else if (ch === ",") {
+      out.push(field);
+      field = "";
+    } else field += ch;
   }
   out.push(field);
   return out;
@@ -88,7 +97,7 @@ export async function readInteractions(file: string): Promise<Interaction[]> {
     try {
       atMs = parseTimestamp(get("timestamp"));
     } catch (err) {
-      throw new Error(`${file}:${lineNo}: ${(err as Error).message}`);
+      throw new Error(`${file}:${lineNo}: ${(err as Error).message}`, { cause: err });
     }
     out.push({ user, item: get("item_id"), name, family: get("event_family") || familyOf(name), atMs });
   }

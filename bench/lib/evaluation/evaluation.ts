@@ -22,7 +22,7 @@ export function runEvaluation(rows: Interaction[], args: EvaluateArgs, log: (s: 
   const nowS = split.nowMs / 1000;
   const index = replay(split.train, items, nowS);
   log(`replayed into the index in ${seconds(t)} s; training the model (${args.als.factors} factors, ${args.als.iterations} iterations)`);
-  const trained = trainInto(index, args.als, nowS);
+  const trained = trainInto(index, args.als);
   if (args.alsOnly && index.model) index.model.closedForm = undefined;
   log(`trained in ${(trained.ms / 1000).toFixed(2)} s`);
   const latest = latestItems(split);

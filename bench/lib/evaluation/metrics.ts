@@ -7,7 +7,11 @@ export const K = 10;
  * items, nDCG compares with the best order of min(k, held out) hits, MAP@k averages the precision at each hit
  * over min(k, held out).
  */
-export function userScores(ranked: readonly string[], relevant: ReadonlySet<string>, k = K): { precision: number; recall: number; ndcg: number; map: number } {
+export function userScores(
+  ranked: readonly string[],
+  relevant: ReadonlySet<string>,
+  k = K,
+): { precision: number; recall: number; ndcg: number; map: number } {
   let hits = 0;
   let dcg = 0;
   let precisions = 0;

@@ -38,7 +38,11 @@ export function binaryMatrix(train: Interaction[], items: readonly string[]): Bi
     indptr[u + 1] = indices.length;
   }
   const nnz = indices.length;
-  return { matrix: { rows: userRow.size, cols: items.length, indptr, indices: Int32Array.from(indices), values: new Float32Array(nnz).fill(1) }, userRow, items: [...items] };
+  return {
+    matrix: { rows: userRow.size, cols: items.length, indptr, indices: Int32Array.from(indices), values: new Float32Array(nnz).fill(1) },
+    userRow,
+    items: [...items],
+  };
 }
 
 /** A ranker from a function that fills the scores of every item for a matrix row (higher is better). */

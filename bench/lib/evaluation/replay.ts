@@ -14,13 +14,24 @@ export function replay(train: Interaction[], allItems: Iterable<string>, nowS: n
   const index = new OrgIndex(1, nowS);
   for (const item of allItems) index.upsertItem(item, "item", "active", {}, nowS);
   for (const r of train) {
-    index.applyEvent({ userId: r.user, itemId: r.item || null, family: r.family, name: r.name, weight: eventWeight(r.name), previousUserId: null, atS: r.atMs / 1000 }, nowS);
+    index.applyEvent(
+      {
+        userId: r.user,
+        itemId: r.item || null,
+        family: r.family,
+        name: r.name,
+        weight: eventWeight(r.name),
+        previousUserId: null,
+        atS: r.atMs / 1000,
+      },
+      nowS,
+    );
   }
   return index;
 }
 
 /** Trains the model the way the training scheduler does and swaps it in; returns the training time (ms). */
-export function trainInto(index: OrgIndex, params: AlsParams, nowS: number): { ms: number; interactions: number } {
+export function trainInto(index: OrgIndex, params: AlsParams): { ms: number; interactions: number } {
   const { matrix, userVersions } = trainingSet(index);
   const started = performance.now();
   index.model = trainModel(matrix, userVersions, params);

@@ -28,13 +28,17 @@ export function formatReport(r: EvaluationReport): string {
   const lines = [
     `data: ${r.data}: ${r.rows} rows, ${r.items} items, ${r.trainingInteractions} user×item pairs trained on`,
     `protocol ${r.protocol}: held out ${heldOut(r)}${r.novel ? ", counting only items new to the user" : ""}; ${r.evaluatedUsers} users evaluated; the user's training items are never recommended`,
-    `model: ${Object.entries(r.als).map(([k, v]) => `${k}=${v}`).join(" ")}`,
+    `model: ${Object.entries(r.als)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
     ...Object.entries(r.extra).map(([k, v]) => `${k}: ${v}`),
     "",
     `${"strategy".padEnd(40)}     P@10     R@10  nDCG@10   MAP@10 coverage fallback`,
   ];
   for (const { ranker, scores: s } of r.results) {
-    lines.push(`${ranker.padEnd(40)} ${fixed(s.precision10)} ${fixed(s.recall10)} ${fixed(s.ndcg10)} ${fixed(s.map10)} ${pct(s.coverage)}% ${pct(s.fallback)}%`);
+    lines.push(
+      `${ranker.padEnd(40)} ${fixed(s.precision10)} ${fixed(s.recall10)} ${fixed(s.ndcg10)} ${fixed(s.map10)} ${pct(s.coverage)}% ${pct(s.fallback)}%`,
+    );
   }
   return lines.join("\n");
 }

@@ -25,13 +25,30 @@ function chunked<T>(rows: T[], size: number, wire: (r: T) => unknown): string[] 
 }
 
 /** The file's items (upserted active, secret key), then its interactions as events in time order (publishable key). */
-export async function loadInteractions(baseUrl: string, keys: { sk: string; pk: string }, rows: Interaction[]): Promise<{ items: number; events: number; seconds: number }> {
+export async function loadInteractions(
+  baseUrl: string,
+  keys: { sk: string; pk: string },
+  rows: Interaction[],
+): Promise<{ items: number; events: number; seconds: number }> {
   const items = [...new Set(rows.map((r) => r.item).filter((i) => i !== ""))];
-  await send(`${baseUrl}/v1/items/upsert`, keys.sk, chunked(items, ITEM_CHUNK, (item_id) => ({ item_id, item_type: "item", status: "active" })));
+  await send(
+    `${baseUrl}/v1/items/upsert`,
+    keys.sk,
+    chunked(items, ITEM_CHUNK, (item_id) => ({ item_id, item_type: "item", status: "active" })),
+  );
   const ordered = rows.slice().sort((a, b) => a.atMs - b.atMs);
   const started = performance.now();
-  await send(`${baseUrl}/v1/events/ingest`, keys.pk, chunked(ordered, EVENT_CHUNK, (r) => ({
-    user_id: r.user, item_id: r.item || null, event_family: r.family, event_name: r.name, event_id: randomUUID(), timestamp: new Date(r.atMs).toISOString(),
-  })));
+  await send(
+    `${baseUrl}/v1/events/ingest`,
+    keys.pk,
+    chunked(ordered, EVENT_CHUNK, (r) => ({
+      user_id: r.user,
+      item_id: r.item || null,
+      event_family: r.family,
+      event_name: r.name,
+      event_id: randomUUID(),
+      timestamp: new Date(r.atMs).toISOString(),
+    })),
+  );
   return { items: items.length, events: ordered.length, seconds: (performance.now() - started) / 1000 };
 }

@@ -18,7 +18,15 @@ export interface FuzzArgs {
 const DEFAULT_SECONDS = 120;
 
 export function parseArgs(argv: string[]): FuzzArgs {
-  const a: FuzzArgs = { seed: newSeed(), requests: Infinity, seconds: DEFAULT_SECONDS, concurrency: 8, slowLanes: 2, cases: undefined, skipLimits: false };
+  const a: FuzzArgs = {
+    seed: newSeed(),
+    requests: Infinity,
+    seconds: DEFAULT_SECONDS,
+    concurrency: 8,
+    slowLanes: 2,
+    cases: undefined,
+    skipLimits: false,
+  };
   let requestsGiven = false;
   let secondsGiven = false;
   for (let i = 0; i < argv.length; i++) {
@@ -34,9 +42,13 @@ export function parseArgs(argv: string[]): FuzzArgs {
       return n;
     };
     if (flag === "--seed") a.seed = num() >>> 0;
-    else if (flag === "--requests") (a.requests = num()), (requestsGiven = true);
-    else if (flag === "--seconds") (a.seconds = num()), (secondsGiven = true);
-    else if (flag === "--concurrency") a.concurrency = Math.max(1, num());
+    else if (flag === "--requests") {
+      a.requests = num();
+      requestsGiven = true;
+    } else if (flag === "--seconds") {
+      a.seconds = num();
+      secondsGiven = true;
+    } else if (flag === "--concurrency") a.concurrency = Math.max(1, num());
     else if (flag === "--slow") a.slowLanes = num();
     else if (flag === "--case") (a.cases ??= []).push(num());
     else if (flag === "--no-limits-phase") a.skipLimits = true;

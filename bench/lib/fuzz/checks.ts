@@ -8,9 +8,23 @@ import type { Exchange } from "./sender.js";
 
 /** CONTRACT section 6: the error codes, with the status each one is answered with (README). */
 export const ERROR_CODES: Readonly<Record<string, number>> = {
-  validation_error: 400, invalid_json: 400, missing_api_key: 401, invalid_api_key: 401, revoked_api_key: 401, invalid_token: 401,
-  invalid_credentials: 401, wrong_key_type: 403, forbidden_role: 403, not_found: 404, method_not_allowed: 405, conflict: 409,
-  payload_too_large: 413, unsupported_media_type: 415, rate_limited: 429, internal_error: 500, unavailable: 503,
+  validation_error: 400,
+  invalid_json: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  revoked_api_key: 401,
+  invalid_token: 401,
+  invalid_credentials: 401,
+  wrong_key_type: 403,
+  forbidden_role: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
 };
 
 /** 503s that say they shed load (a queue or a lookup limit full), rather than that something broke. */
@@ -48,13 +62,14 @@ function exempt(c: FuzzCase, a: HttpAnswer): boolean {
 export function envelopeProblem(a: HttpAnswer): string | undefined {
   const type = header(a, "content-type") ?? "";
   if (!type.startsWith("application/json")) return `content-type is ${JSON.stringify(type)}`;
-  let body: any;
+  let parsed: unknown;
   try {
-    body = JSON.parse(a.body.toString("utf8"));
+    parsed = JSON.parse(a.body.toString("utf8"));
   } catch {
     return `body is not JSON: ${JSON.stringify(a.body.subarray(0, 80).toString("utf8"))}`;
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return "body is not a JSON object";
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return "body is not a JSON object";
+  const body = parsed as Record<string, unknown>;
   if (typeof body.message !== "string") return "message is not a string";
   if (a.status < 400) {
     if (body.success !== true) return `success is ${JSON.stringify(body.success)} on a ${a.status}`;
@@ -64,8 +79,9 @@ export function envelopeProblem(a: HttpAnswer): string | undefined {
   if (body.success !== false) return `success is ${JSON.stringify(body.success)} on a ${a.status}`;
   const extra = Object.keys(body).filter((k) => !["success", "message", "error"].includes(k));
   if (extra.length > 0) return `error envelope has extra keys ${extra.join(", ")}`;
-  if (!(body.error in ERROR_CODES)) return `error code ${JSON.stringify(body.error)} is not in CONTRACT section 6`;
-  if (ERROR_CODES[body.error] !== a.status) return `error ${body.error} answered with status ${a.status}`;
+  const error = String(body.error); // as `in` and indexing would take it
+  if (!(error in ERROR_CODES)) return `error code ${JSON.stringify(body.error)} is not in CONTRACT section 6`;
+  if (ERROR_CODES[error] !== a.status) return `error ${error} answered with status ${a.status}`;
   if (a.status === 429 && header(a, "retry-after") === undefined) return "a 429 without Retry-After";
   if (a.status === 405 && header(a, "allow") === undefined) return "a 405 without Allow";
   return undefined;
@@ -102,7 +118,8 @@ export function checkExchange(c: FuzzCase, x: Exchange, limits: { answerMs: numb
   for (const a of x.answers) checkAnswer(c, a, v);
   if (x.answers.length === 0 && c.expect === "answer") {
     if (x.ending === "timeout") v.findings.push({ check: "hang", detail: `no answer within ${limits.answerMs} ms` });
-    else if (x.ending === "closed" || x.ending === "reset") v.findings.push({ check: "dropped", detail: `connection ${x.ending} without an answer${x.error ? ` (${x.error})` : ""}` });
+    else if (x.ending === "closed" || x.ending === "reset")
+      v.findings.push({ check: "dropped", detail: `connection ${x.ending} without an answer${x.error ? ` (${x.error})` : ""}` });
   }
   if (x.answers.length === 0 && c.delivery.kind === "held" && x.ending === "timeout") {
     v.findings.push({ check: "hang", detail: `the server kept the connection open, unanswered, over ${limits.holdMs} ms` });

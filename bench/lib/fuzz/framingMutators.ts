@@ -15,7 +15,13 @@ export interface FramingMutation {
   expect: Expect;
 }
 
-const plain = (kind: string, framing: Framing, expect: Expect, headers: Headers = []): FramingMutation => ({ kind, framing, delivery: { kind: "whole" }, headers, expect });
+const plain = (kind: string, framing: Framing, expect: Expect, headers: Headers = []): FramingMutation => ({
+  kind,
+  framing,
+  delivery: { kind: "whole" },
+  headers,
+  expect,
+});
 
 function oddSizes(rng: Prng, n: number): number[] {
   const style = rng.int(0, 2);
@@ -31,24 +37,59 @@ const MUTATORS: Array<readonly [Mutator, number]> = [
   [(rng, n) => plain("length.shorter", { kind: "length-lie", value: String(Math.max(0, n - rng.int(1, Math.max(1, n)))) }, "maybe"), 2],
   // The server waits for bytes that never come; we close after the bound.
   [(rng, n) => plain("length.longer", { kind: "length-lie", value: String(n + rng.pick([1, 100, 1_000_000])) }, "maybe"), 2],
-  [(rng) => plain("length.garbage", { kind: "length-lie", value: rng.pick(["abc", "-1", "1e3", " 12", "0x10", "99999999999999999999", "12, 12", "", "+5", "5 5"]) }, "maybe"), 2],
+  [
+    (rng) =>
+      plain(
+        "length.garbage",
+        { kind: "length-lie", value: rng.pick(["abc", "-1", "1e3", " 12", "0x10", "99999999999999999999", "12, 12", "", "+5", "5 5"]) },
+        "maybe",
+      ),
+    2,
+  ],
   [(_rng, n) => plain("length.duplicated", { kind: "length" }, "maybe", [["content-length", String(n + 1)]]), 1],
-  [(rng, n) =>
-    plain("chunked", { kind: "chunked", sizes: oddSizes(rng, n), style: rng.pick(["lower", "upper", "padded"] as const), final: true }, "answer"), 5],
+  [
+    (rng, n) =>
+      plain("chunked", { kind: "chunked", sizes: oddSizes(rng, n), style: rng.pick(["lower", "upper", "padded"] as const), final: true }, "answer"),
+    5,
+  ],
   [(rng, n) => plain("chunked.extension", { kind: "chunked", sizes: oddSizes(rng, n), style: "extension", final: true }, "maybe"), 1],
   [(rng, n) => plain("chunked.no-final-chunk", { kind: "chunked", sizes: oddSizes(rng, n), style: "lower", final: false }, "maybe"), 1],
-  [(rng, n) => plain("chunked.and-length", { kind: "chunked", sizes: oddSizes(rng, n), style: "lower", final: true }, "maybe", [["content-length", String(n)]]), 1],
-  [(rng) => plain("chunked.other-coding", { kind: "chunked", sizes: [], style: "lower", final: true }, "maybe", [["transfer-encoding", rng.pick(["gzip", "identity", "chunked"])]]), 1],
+  [
+    (rng, n) =>
+      plain("chunked.and-length", { kind: "chunked", sizes: oddSizes(rng, n), style: "lower", final: true }, "maybe", [
+        ["content-length", String(n)],
+      ]),
+    1,
+  ],
+  [
+    (rng) =>
+      plain("chunked.other-coding", { kind: "chunked", sizes: [], style: "lower", final: true }, "maybe", [
+        ["transfer-encoding", rng.pick(["gzip", "identity", "chunked"])],
+      ]),
+    1,
+  ],
   [() => plain("unframed", { kind: "none" }, "maybe"), 1],
-  [(rng, _n, wire) => {
-    const total = wire();
-    const cuts = Array.from({ length: rng.int(1, 6) }, () => rng.int(1, Math.max(1, total - 1))).sort((a, b) => a - b);
-    return { kind: "segments", framing: { kind: "length" }, delivery: { kind: "segments", cuts }, headers: [], expect: "answer" };
-  }, 4],
+  [
+    (rng, _n, wire) => {
+      const total = wire();
+      const cuts = Array.from({ length: rng.int(1, 6) }, () => rng.int(1, Math.max(1, total - 1))).sort((a, b) => a - b);
+      return { kind: "segments", framing: { kind: "length" }, delivery: { kind: "segments", cuts }, headers: [], expect: "answer" };
+    },
+    4,
+  ],
   // uWS answers pipelined requests only while each is answered synchronously: one arriving behind an answer
   // still pending (any handler that awaits) makes it close the connection, by design.
   [() => ({ kind: "pipelined", framing: { kind: "length" }, delivery: { kind: "pipelined" }, headers: [], expect: "maybe" }), 2],
-  [(rng, _n, wire) => ({ kind: "abort", framing: { kind: "length" }, delivery: { kind: "abort", after: rng.int(1, Math.max(1, wire() - 1)) }, headers: [], expect: "none" }), 3],
+  [
+    (rng, _n, wire) => ({
+      kind: "abort",
+      framing: { kind: "length" },
+      delivery: { kind: "abort", after: rng.int(1, Math.max(1, wire() - 1)) },
+      headers: [],
+      expect: "none",
+    }),
+    3,
+  ],
 ];
 
 /** `wireLength`: the whole request's size with an honest Content-Length (where pieces may be cut). */
@@ -66,7 +107,14 @@ export function slowDelivery(rng: Prng): { kind: string; delivery: Delivery; exp
   const then = rng.chance(0.6) ? "complete" : "abandon";
   return {
     kind: `slow.${then}`,
-    delivery: { kind: "slow", bytesPerTick: rng.pick([1, 1, 2, 16]), tickMs: rng.pick([20, 50, 200]), dribbleMs: rng.int(1000, 5000), then, bodyOnly: rng.chance(0.5) },
+    delivery: {
+      kind: "slow",
+      bytesPerTick: rng.pick([1, 1, 2, 16]),
+      tickMs: rng.pick([20, 50, 200]),
+      dribbleMs: rng.int(1000, 5000),
+      then,
+      bodyOnly: rng.chance(0.5),
+    },
     expect: then === "complete" ? "answer" : "none",
   };
 }

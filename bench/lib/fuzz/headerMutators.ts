@@ -15,10 +15,27 @@ export interface HeaderMutation {
 }
 
 const CONTENT_TYPES = [
-  "text/plain", "application/json; charset=latin1", "application/json; charset=utf-16", "APPLICATION/JSON", "application/json;",
-  "application/jsonx", "application/json, text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "",
-  " application/json ", 'application/json; charset="utf-8"', "text/csv", "application/x-ndjson", "application/jsonl", "application/*",
-  "*/*", "application/json\tcharset=utf-8", `application/json; p=${"v".repeat(3000)}`, "text/csv; charset=utf-8", "application/ld+json",
+  "text/plain",
+  "application/json; charset=latin1",
+  "application/json; charset=utf-16",
+  "APPLICATION/JSON",
+  "application/json;",
+  "application/jsonx",
+  "application/json, text/plain",
+  "multipart/form-data; boundary=x",
+  "application/x-www-form-urlencoded",
+  "",
+  " application/json ",
+  'application/json; charset="utf-8"',
+  "text/csv",
+  "application/x-ndjson",
+  "application/jsonl",
+  "application/*",
+  "*/*",
+  "application/json\tcharset=utf-8",
+  `application/json; p=${"v".repeat(3000)}`,
+  "text/csv; charset=utf-8",
+  "application/ld+json",
 ];
 
 const b64 = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64url");
@@ -87,43 +104,127 @@ const ok = (kind: string, headers: Headers): HeaderMutation => ({ kind, headers,
 const broken = (kind: string, headers: Headers): HeaderMutation => ({ kind, headers, expect: "maybe" });
 
 const MUTATORS: Array<readonly [Mutator, number]> = [
-  [(rng, h) => (rng.chance(0.2) ? ok("content-type.missing", drop(h, "content-type")) : ok("content-type.variant", set(h, "content-type", rng.pick(CONTENT_TYPES)))), 5],
+  [
+    (rng, h) =>
+      rng.chance(0.2)
+        ? ok("content-type.missing", drop(h, "content-type"))
+        : ok("content-type.variant", set(h, "content-type", rng.pick(CONTENT_TYPES))),
+    5,
+  ],
   [(rng, h) => ok("content-type.duplicated", [...h, ["content-type", rng.pick(CONTENT_TYPES)]]), 1],
-  [(rng, h, fx, auth) => {
-    const [name, key] = rng.pick(apiKeys(rng, fx, auth === "secret" ? "secret" : "publishable"));
-    return rng.chance(0.15) ? ok("x-api-key.missing", drop(h, "x-api-key")) : ok(`x-api-key.${name}`, set(h, "x-api-key", key));
-  }, 5],
+  [
+    (rng, h, fx, auth) => {
+      const [name, key] = rng.pick(apiKeys(rng, fx, auth === "secret" ? "secret" : "publishable"));
+      return rng.chance(0.15) ? ok("x-api-key.missing", drop(h, "x-api-key")) : ok(`x-api-key.${name}`, set(h, "x-api-key", key));
+    },
+    5,
+  ],
   [(rng, h, fx) => ok("x-api-key.duplicated", [...h, ["x-api-key", rng.chance(0.5) ? fx.a.pk : "svc_pk_nope"]]), 1],
   [(rng, h, fx) => ok("x-api-key.as-authorization", set(drop(h, "x-api-key"), "authorization", `Bearer ${rng.pick([fx.a.pk, fx.a.sk])}`)), 1],
-  [(rng, h, fx) => {
-    const [name, token] = rng.pick(tokens(rng, fx));
-    return ok(`authorization.${name}`, set(h, "authorization", `Bearer ${token}`));
-  }, 6],
-  [(rng, h, fx) =>
-    ok("authorization.scheme", set(h, "authorization", rng.pick(["Bearer", "Bearer ", "Basic dXNlcjpwYXNz", `bearer ${fx.a.token}`, `Bearer  ${fx.a.token}`, `Token ${fx.a.token}`, fx.a.token, `Bearer ${fx.a.token} extra`]))), 3],
+  [
+    (rng, h, fx) => {
+      const [name, token] = rng.pick(tokens(rng, fx));
+      return ok(`authorization.${name}`, set(h, "authorization", `Bearer ${token}`));
+    },
+    6,
+  ],
+  [
+    (rng, h, fx) =>
+      ok(
+        "authorization.scheme",
+        set(
+          h,
+          "authorization",
+          rng.pick([
+            "Bearer",
+            "Bearer ",
+            "Basic dXNlcjpwYXNz",
+            `bearer ${fx.a.token}`,
+            `Bearer  ${fx.a.token}`,
+            `Token ${fx.a.token}`,
+            fx.a.token,
+            `Bearer ${fx.a.token} extra`,
+          ]),
+        ),
+      ),
+    3,
+  ],
   [(_rng, h) => ok("authorization.missing", drop(h, "authorization")), 2],
   [(rng, h, fx) => ok("authorization.duplicated", [...h, ["authorization", rng.chance(0.5) ? `Bearer ${fx.a.memberToken}` : "Bearer x.y.z"]]), 1],
-  [(rng, h, fx) => {
-    const cookie = `recsvc_session=${rng.chance(0.8) ? fx.a.token : "garbage"}`;
-    const origin = rng.pick([undefined, `http://127.0.0.1:${fx.port}`, "https://evil.example", "null", "not a url"]);
-    const out = set(drop(h, "authorization"), "cookie", rng.chance(0.2) ? `a=b; ${cookie}; c=d` : cookie);
-    return ok(`cookie-session${origin ? ".origin" : ""}`, origin ? set(out, "origin", origin) : out);
-  }, 2],
-  [(rng, h) => ok("x-forwarded-for.garbage", set(h, "x-forwarded-for", rng.pick(["", "unknown", "::1", "999.999.999.999", "a".repeat(2000), "1.1.1.1, ".repeat(200), "[::ffff:1.2.3.4]:80"]))), 2],
-  [(rng, h) => ok("origin.preflight-headers", [...h, ["origin", "https://shop.example"], ["access-control-request-method", rng.pick(["POST", "GET", "DELETE", "FOO"])], ["access-control-request-headers", "content-type, x-api-key, x-evil"]]), 1],
+  [
+    (rng, h, fx) => {
+      const cookie = `recsvc_session=${rng.chance(0.8) ? fx.a.token : "garbage"}`;
+      const origin = rng.pick([undefined, `http://127.0.0.1:${fx.port}`, "https://evil.example", "null", "not a url"]);
+      const out = set(drop(h, "authorization"), "cookie", rng.chance(0.2) ? `a=b; ${cookie}; c=d` : cookie);
+      return ok(`cookie-session${origin ? ".origin" : ""}`, origin ? set(out, "origin", origin) : out);
+    },
+    2,
+  ],
+  [
+    (rng, h) =>
+      ok(
+        "x-forwarded-for.garbage",
+        set(
+          h,
+          "x-forwarded-for",
+          rng.pick(["", "unknown", "::1", "999.999.999.999", "a".repeat(2000), "1.1.1.1, ".repeat(200), "[::ffff:1.2.3.4]:80"]),
+        ),
+      ),
+    2,
+  ],
+  [
+    (rng, h) =>
+      ok("origin.preflight-headers", [
+        ...h,
+        ["origin", "https://shop.example"],
+        ["access-control-request-method", rng.pick(["POST", "GET", "DELETE", "FOO"])],
+        ["access-control-request-headers", "content-type, x-api-key, x-evil"],
+      ]),
+    1,
+  ],
   [(_rng, h) => ok("expect-100-continue", [...h, ["expect", "100-continue"]]), 1],
   [(rng, h) => ok("connection", [...h, ["connection", rng.pick(["close", "keep-alive", "Upgrade, close", "foo"])]]), 1],
-  [(rng, h) => ok("accept-variants", [...h, ["accept", rng.pick(["text/html", "*/*", "application/xml", ""])], ["accept-encoding", "gzip, br"], ["range", "bytes=0-10"]]), 1],
+  [
+    (rng, h) =>
+      ok("accept-variants", [
+        ...h,
+        ["accept", rng.pick(["text/html", "*/*", "application/xml", ""])],
+        ["accept-encoding", "gzip, br"],
+        ["range", "bytes=0-10"],
+      ]),
+    1,
+  ],
   [(_rng, h) => ok("header-3KiB", [...h, ["x-fuzz", "a".repeat(3000)]]), 1],
   [(rng, h) => broken("header-huge", [...h, ["x-fuzz", "a".repeat(rng.pick([8 * 1024, 64 * 1024, 1024 * 1024]))]]), 1],
   [(rng, h) => broken("headers-many", [...h, ...Array.from({ length: rng.pick([60, 200]) }, (_, i): [string, string] => [`x-h${i}`, String(i)])]), 1],
-  [(rng, h) => {
-    const bad = rng.pick<[string, Buffer | string]>([["x-nul", Buffer.from("a\0b")], ["x-cr", Buffer.from("a\rb")], ["x-bytes", Buffer.from([0xff, 0xfe, 0x80])], ["x-fold", "a\r\n  folded"], ["bad name", "v"], ["x-empty-name:", "v"], ["", "v"]]);
-    return broken(`header-malformed`, [...h, bad]);
-  }, 1],
+  [
+    (rng, h) => {
+      const bad = rng.pick<[string, Buffer | string]>([
+        ["x-nul", Buffer.from("a\0b")],
+        ["x-cr", Buffer.from("a\rb")],
+        ["x-bytes", Buffer.from([0xff, 0xfe, 0x80])],
+        ["x-fold", "a\r\n  folded"],
+        ["bad name", "v"],
+        ["x-empty-name:", "v"],
+        ["", "v"],
+      ]);
+      return broken(`header-malformed`, [...h, bad]);
+    },
+    1,
+  ],
   [(_rng, h) => broken("host.missing", drop(h, "host")), 1],
   [(rng, h) => ok("host.odd", set(h, "host", rng.pick(["evil.example", "", "127.0.0.1:1", "a".repeat(300), "[::1]"]))), 1],
-  [(_rng, h) => broken("upgrade-websocket", [...h, ["connection", "Upgrade"], ["upgrade", "websocket"], ["sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="], ["sec-websocket-version", "13"]]), 1],
+  [
+    (_rng, h) =>
+      broken("upgrade-websocket", [
+        ...h,
+        ["connection", "Upgrade"],
+        ["upgrade", "websocket"],
+        ["sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ=="],
+        ["sec-websocket-version", "13"],
+      ]),
+    1,
+  ],
 ];
 
 export function mutateHeaders(rng: Prng, headers: Headers, fx: Fixture, auth: AuthKind): HeaderMutation {

@@ -22,24 +22,72 @@ const pickSlot = (rng: Prng, root: unknown, want: (s: Slot) => boolean = () => t
   const all = slots(root).filter(want);
   return all.length ? rng.pick(all) : undefined;
 };
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Raw) && !(v instanceof DupKeys);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof Raw) && !(v instanceof DupKeys);
 const isString = (s: Slot) => typeof s.value === "string";
 const keyName = (s: Slot) => (typeof s.key === "string" ? s.key : "");
 
 const OTHER_TYPES: unknown[] = [null, true, false, 0, -1, 1.5, "", "x", [], {}, [1, 2], { a: 1 }, [null], "[object Object]"];
 
 const UNICODE = [
-  "😀🎉👍🏽", "e\u0301\u0301\u0301", "\u202eevil\u202c", "zero\u200bwidth", "\ufeffbom", "\ud800", "\udc00tail", "a\ud83d", "\ud83d\ude00\ud83d",
-  "nul\u0000byte", "\u0001\u001f", "del\u007f", "c1\u0085", "line\u2028sep\u2029", "\uffff\ufffe", "𝕳𝖊𝖑𝖑𝖔", "中文字符", "עברית", "\\\"'`<script>",
-  "%00%ff", "${jndi:x}", "' OR 1=1 --", "../../etc/passwd", "\r\n\r\nHTTP/1.1 200 OK",
+  "😀🎉👍🏽",
+  "e\u0301\u0301\u0301",
+  "\u202eevil\u202c",
+  "zero\u200bwidth",
+  "\ufeffbom",
+  "\ud800",
+  "\udc00tail",
+  "a\ud83d",
+  "\ud83d\ude00\ud83d",
+  "nul\u0000byte",
+  "\u0001\u001f",
+  "del\u007f",
+  "c1\u0085",
+  "line\u2028sep\u2029",
+  "\uffff\ufffe",
+  "𝕳𝖊𝖑𝖑𝖔",
+  "中文字符",
+  "עברית",
+  "\\\"'`<script>",
+  "%00%ff",
+  "${jndi:x}",
+  "' OR 1=1 --",
+  "../../etc/passwd",
+  "\r\n\r\nHTTP/1.1 200 OK",
 ];
-const NUMBERS = ["1e308", "1e309", "-1e309", "123456789012345678901234567890", "9007199254740993", "-0", "0.1e-400", "1E+2", "5e-324", "0.0", "-1", "1.0000000000000001"];
+const NUMBERS = [
+  "1e308",
+  "1e309",
+  "-1e309",
+  "123456789012345678901234567890",
+  "9007199254740993",
+  "-0",
+  "0.1e-400",
+  "1E+2",
+  "5e-324",
+  "0.0",
+  "-1",
+  "1.0000000000000001",
+];
 const NAN_ISH = ["NaN", "Infinity", "-Infinity", "undefined", "null", "1e999", "0x1F", "true", " 1 ", "-0", "1,5", "٣"];
 const RAW_INVALID = ["NaN", "Infinity", "undefined", "0x10", "01", "+1", ".5", "1.", "'single'", "tru", "nul"];
 const TIMESTAMPS = [
-  "0001-01-01T00:00:00+14:00", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59-14:00", "9999-12-31T23:59:59Z", "2024-02-29T00:00:00Z",
-  "2024-01-01T00:00:00.123456789Z", "1970-01-01T00:00:00Z", "1969-12-31T23:59:59.999Z", "2024-01-01T00:00:00+23:59", "0000-01-01T00:00:00Z",
-  "+002024-01-01T00:00:00Z", "2024-01-01T00:00:00z", "2024-01-01 00:00:00Z", "2024-01-01T00:00:00", "2024-13-01T00:00:00Z", "",
+  "0001-01-01T00:00:00+14:00",
+  "0001-01-01T00:00:00Z",
+  "9999-12-31T23:59:59-14:00",
+  "9999-12-31T23:59:59Z",
+  "2024-02-29T00:00:00Z",
+  "2024-01-01T00:00:00.123456789Z",
+  "1970-01-01T00:00:00Z",
+  "1969-12-31T23:59:59.999Z",
+  "2024-01-01T00:00:00+23:59",
+  "0000-01-01T00:00:00Z",
+  "+002024-01-01T00:00:00Z",
+  "2024-01-01T00:00:00z",
+  "2024-01-01 00:00:00Z",
+  "2024-01-01T00:00:00",
+  "2024-13-01T00:00:00Z",
+  "",
 ];
 
 function futureTimestamps(): string[] {
@@ -55,55 +103,113 @@ function withString(rng: Prng, root: unknown, kind: string, make: (s: Slot) => u
 const ID_KEYS = /(^|_)id$|^item_type$|^email$|^organisation$/;
 
 const MUTATORS: Array<readonly [string, Mutator, number]> = [
-  ["drop-field", (rng, root) => {
-    const s = pickSlot(rng, root, (x) => isObject(x.parent));
-    if (s) delete (s.parent as Record<string, unknown>)[s.key as string];
-    return { kind: "drop-field", root };
-  }, 3],
-  ["duplicate-field", (rng, root) => {
-    const s = pickSlot(rng, root, (x) => isObject(x.value) && Object.keys(x.value).length > 0);
-    if (!s) return { kind: "duplicate-field", root };
-    const entries = Object.entries(s.value as Record<string, unknown>);
-    const [k, v] = rng.pick(entries);
-    entries.push([k, rng.chance(0.5) ? v : rng.pick(OTHER_TYPES)]);
-    return { kind: "duplicate-field", root: replaceAt(root, s, new DupKeys(entries)) };
-  }, 2],
-  ["retype", (rng, root) => {
-    const s = pickSlot(rng, root)!;
-    return { kind: "retype", root: replaceAt(root, s, cloneJson(rng.pick(OTHER_TYPES))) };
-  }, 4],
+  [
+    "drop-field",
+    (rng, root) => {
+      const s = pickSlot(rng, root, (x) => isObject(x.parent));
+      if (s) delete (s.parent as Record<string, unknown>)[s.key as string];
+      return { kind: "drop-field", root };
+    },
+    3,
+  ],
+  [
+    "duplicate-field",
+    (rng, root) => {
+      const s = pickSlot(rng, root, (x) => isObject(x.value) && Object.keys(x.value).length > 0);
+      if (!s) return { kind: "duplicate-field", root };
+      const entries = Object.entries(s.value as Record<string, unknown>);
+      const [k, v] = rng.pick(entries);
+      entries.push([k, rng.chance(0.5) ? v : rng.pick(OTHER_TYPES)]);
+      return { kind: "duplicate-field", root: replaceAt(root, s, new DupKeys(entries)) };
+    },
+    2,
+  ],
+  [
+    "retype",
+    (rng, root) => {
+      const s = pickSlot(rng, root)!;
+      return { kind: "retype", root: replaceAt(root, s, cloneJson(rng.pick(OTHER_TYPES))) };
+    },
+    4,
+  ],
   ["huge-string", (rng, root) => withString(rng, root, "huge-string", () => "x".repeat(rng.pick([10_000, 100_000, 1_100_000, 4_000_000]))), 1],
   ["empty-string", (rng, root) => withString(rng, root, "empty-string", () => ""), 2],
   ["unicode", (rng, root) => withString(rng, root, "unicode", (s) => (rng.chance(0.5) ? rng.pick(UNICODE) : `${s.value}${rng.pick(UNICODE)}`)), 4],
-  ["id-length", (rng, root) =>
-    withString(rng, root, "id-length", () => {
-      const n = rng.pick([255, 256, 257, 1024]);
-      return rng.chance(0.7) ? "i".repeat(n) : "😀".repeat(Math.ceil(n / 2));
-    }, (s) => isString(s) && ID_KEYS.test(keyName(s))), 4],
-  ["deep-nesting", (rng, root) => {
-    const depth = rng.pick([64, 99, 100, 101, 1000, 3000, 10_000, 100_000]);
-    const nest = rng.chance(0.5) ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
-    const s = pickSlot(rng, root)!;
-    return { kind: "deep-nesting", root: replaceAt(root, s, new Raw(nest)) };
-  }, 2],
-  ["big-number", (rng, root) => {
-    const s = pickSlot(rng, root)!;
-    return { kind: "big-number", root: replaceAt(root, s, new Raw(rng.pick(NUMBERS))) };
-  }, 3],
-  ["nan-ish", (rng, root) => {
-    const s = pickSlot(rng, root)!;
-    return { kind: "nan-ish", root: replaceAt(root, s, rng.chance(0.7) ? rng.pick(NAN_ISH) : new Raw(rng.pick(RAW_INVALID))) };
-  }, 3],
-  ["extra-field", (rng, root) => {
-    const s = pickSlot(rng, root, (x) => isObject(x.value));
-    if (!s) return { kind: "extra-field", root };
-    const extra = rng.pick<[string, unknown]>([["unknown_field", 1], ["__proto__", { polluted: true }], ["constructor", { prototype: { polluted: true } }], ["", ""], ["toString", 1]]);
-    const entries = [...Object.entries(s.value as Record<string, unknown>), extra];
-    return { kind: "extra-field", root: replaceAt(root, s, new DupKeys(entries)) };
-  }, 2],
-  ["wrong-root", (rng) => ({ kind: "wrong-root", root: rng.pick<unknown>([null, 0, "text", true, [], {}, [[]], [null], [1, 2], new Raw(""), new Raw(" ")]) }), 2],
-  ["timestamp-edge", (rng, root) =>
-    withString(rng, root, "timestamp-edge", () => rng.pick([...TIMESTAMPS, ...futureTimestamps()]), (s) => /timestamp|created_at|^from$|^to$/.test(keyName(s))), 3],
+  [
+    "id-length",
+    (rng, root) =>
+      withString(
+        rng,
+        root,
+        "id-length",
+        () => {
+          const n = rng.pick([255, 256, 257, 1024]);
+          return rng.chance(0.7) ? "i".repeat(n) : "😀".repeat(Math.ceil(n / 2));
+        },
+        (s) => isString(s) && ID_KEYS.test(keyName(s)),
+      ),
+    4,
+  ],
+  [
+    "deep-nesting",
+    (rng, root) => {
+      const depth = rng.pick([64, 99, 100, 101, 1000, 3000, 10_000, 100_000]);
+      const nest = rng.chance(0.5) ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
+      const s = pickSlot(rng, root)!;
+      return { kind: "deep-nesting", root: replaceAt(root, s, new Raw(nest)) };
+    },
+    2,
+  ],
+  [
+    "big-number",
+    (rng, root) => {
+      const s = pickSlot(rng, root)!;
+      return { kind: "big-number", root: replaceAt(root, s, new Raw(rng.pick(NUMBERS))) };
+    },
+    3,
+  ],
+  [
+    "nan-ish",
+    (rng, root) => {
+      const s = pickSlot(rng, root)!;
+      return { kind: "nan-ish", root: replaceAt(root, s, rng.chance(0.7) ? rng.pick(NAN_ISH) : new Raw(rng.pick(RAW_INVALID))) };
+    },
+    3,
+  ],
+  [
+    "extra-field",
+    (rng, root) => {
+      const s = pickSlot(rng, root, (x) => isObject(x.value));
+      if (!s) return { kind: "extra-field", root };
+      const extra = rng.pick<[string, unknown]>([
+        ["unknown_field", 1],
+        ["__proto__", { polluted: true }],
+        ["constructor", { prototype: { polluted: true } }],
+        ["", ""],
+        ["toString", 1],
+      ]);
+      const entries = [...Object.entries(s.value as Record<string, unknown>), extra];
+      return { kind: "extra-field", root: replaceAt(root, s, new DupKeys(entries)) };
+    },
+    2,
+  ],
+  [
+    "wrong-root",
+    (rng) => ({ kind: "wrong-root", root: rng.pick<unknown>([null, 0, "text", true, [], {}, [[]], [null], [1, 2], new Raw(""), new Raw(" ")]) }),
+    2,
+  ],
+  [
+    "timestamp-edge",
+    (rng, root) =>
+      withString(
+        rng,
+        root,
+        "timestamp-edge",
+        () => rng.pick([...TIMESTAMPS, ...futureTimestamps()]),
+        (s) => /timestamp|created_at|^from$|^to$/.test(keyName(s)),
+      ),
+    3,
+  ],
   ["array-limit", (rng, root, ndjson) => arrayLimit(rng, root, ndjson), 1],
   ["size-limit", (rng, root, ndjson) => sizeLimit(rng, root, ndjson), 1],
 ];

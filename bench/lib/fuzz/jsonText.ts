@@ -14,7 +14,10 @@ export function toJsonText(v: unknown): string {
   if (v instanceof Raw) return v.text;
   if (v instanceof DupKeys) return `{${v.entries.map(([k, x]) => `${JSON.stringify(k)}:${toJsonText(x)}`).join(",")}}`;
   if (Array.isArray(v)) return `[${v.map(toJsonText).join(",")}]`;
-  if (v !== null && typeof v === "object") return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}:${toJsonText(x)}`).join(",")}}`;
+  if (v !== null && typeof v === "object")
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${JSON.stringify(k)}:${toJsonText(x)}`)
+      .join(",")}}`;
   return JSON.stringify(v) ?? "null";
 }
 

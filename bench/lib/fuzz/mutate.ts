@@ -76,7 +76,12 @@ function fragmentedLongHead(d: Draft): boolean {
   return encode({ ...d, body: Buffer.alloc(0) }, { kind: "none" }).length > UWS_FRAGMENTED_HEAD_MAX;
 }
 
-const CATEGORY_WEIGHTS: ReadonlyArray<readonly [Category, number]> = [["body", 10], ["header", 8], ["line", 5], ["framing", 4]];
+const CATEGORY_WEIGHTS: ReadonlyArray<readonly [Category, number]> = [
+  ["body", 10],
+  ["header", 8],
+  ["line", 5],
+  ["framing", 4],
+];
 
 export function buildCase(seed: number, index: number, fx: Fixture): FuzzCase {
   const rng = Prng.forCase(seed, index);
@@ -84,13 +89,27 @@ export function buildCase(seed: number, index: number, fx: Fixture): FuzzCase {
   const t = pickTarget(rng);
   const ex = t.example(rng, fx);
   const d: Draft = {
-    method: ex.method, target: ex.path, version: "HTTP/1.1", headers: ex.headers, body: ex.body,
-    framing: { kind: "length" }, delivery: { kind: "whole" }, expect: "answer", kinds: [],
+    method: ex.method,
+    target: ex.path,
+    version: "HTTP/1.1",
+    headers: ex.headers,
+    body: ex.body,
+    framing: { kind: "length" },
+    delivery: { kind: "whole" },
+    expect: "answer",
+    kinds: [],
   };
   const s = slow ? slowDelivery(rng) : undefined;
   const hold = s?.delivery.kind === "held";
   // A held connection gets the ordinary mutations (framing ones included: a lying length is what keeps a server waiting).
-  const rounds = slow && !hold ? rng.int(0, 1) : rng.weighted([[0, 2], [1, 12], [2, 3]] as const);
+  const rounds =
+    slow && !hold
+      ? rng.int(0, 1)
+      : rng.weighted([
+          [0, 2],
+          [1, 12],
+          [2, 3],
+        ] as const);
   const categories = CATEGORY_WEIGHTS.filter(([c]) => !(slow && !hold && c === "framing"));
   const used = new Set<Category>();
   for (let i = 0; i < rounds; i++) {

@@ -25,7 +25,10 @@ async function answer(url: string, init: RequestInit): Promise<HttpAnswer> {
 function countStatuses(answers: HttpAnswer[]): string {
   const m = new Map<number, number>();
   for (const a of answers) m.set(a.status, (m.get(a.status) ?? 0) + 1);
-  return [...m].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(", ");
+  return [...m]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(", ");
 }
 
 /** Every 429 must carry the envelope and Retry-After; `rateHeaders`: and the RateLimit-* headers. */
@@ -44,11 +47,13 @@ export async function rateLimitPhase(url: string, fx: Fixture): Promise<PhaseRes
 
   const logins: HttpAnswer[] = [];
   for (let i = 0; i < AUTH_LIMIT + 3; i++) {
-    logins.push(await answer(`${url}/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-forwarded-for": "10.250.0.1" },
-      body: JSON.stringify({ email: fx.a.login.email, password: "not the password" }),
-    }));
+    logins.push(
+      await answer(`${url}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": "10.250.0.1" },
+        body: JSON.stringify({ email: fx.a.login.email, password: "not the password" }),
+      }),
+    );
   }
   const firstLimited = logins.findIndex((a) => a.status === 429);
   lines.push(`sign-ins from one IP: ${countStatuses(logins)} (first 429 at request ${firstLimited + 1})`);
@@ -58,17 +63,22 @@ export async function rateLimitPhase(url: string, fx: Fixture): Promise<PhaseRes
   const api: HttpAnswer[] = [];
   let sent = 0;
   const body = JSON.stringify({ strategy: "popular", limit: 5 });
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (sent < API_LIMIT + 20) {
-      sent++;
-      api.push(await answer(`${url}/v1/recommend`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": fx.a.pk }, body }));
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (sent < API_LIMIT + 20) {
+        sent++;
+        api.push(
+          await answer(`${url}/v1/recommend`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": fx.a.pk }, body }),
+        );
+      }
+    }),
+  );
   const ok = api.filter((a) => a.status === 200).length;
   lines.push(`recommend with one organisation's key: ${countStatuses(api)}`);
   if (ok !== API_LIMIT) problems.push(`recommend: ${ok} answers 200 before the limit, not ${API_LIMIT}`);
   if (!api.some((a) => a.status === 429)) problems.push("recommend: no 429 past the limit");
   check429s("recommend", api, rateHeaders, problems);
-  for (const a of api.filter((x) => x.status !== 429 && x.status !== 200)) problems.push(`recommend: unexpected ${a.status} ${a.body.subarray(0, 200).toString()}`);
+  for (const a of api.filter((x) => x.status !== 429 && x.status !== 200))
+    problems.push(`recommend: unexpected ${a.status} ${a.body.subarray(0, 200).toString()}`);
   return { lines, problems };
 }

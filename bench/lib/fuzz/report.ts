@@ -38,7 +38,10 @@ export function replayLine(seed: number, c: FuzzCase, x: Exchange | undefined, f
     method: c.request.method,
     target: c.request.target.length > 300 ? `${c.request.target.slice(0, 300)}… (${c.request.target.length} chars)` : c.request.target,
     version: c.request.version,
-    headers: c.request.headers.map(([k, v]) => [k, typeof v === "string" ? (v.length > 300 ? `${v.slice(0, 300)}… (${v.length} chars)` : v) : { base64: v.subarray(0, 300).toString("base64") }]),
+    headers: c.request.headers.map(([k, v]) => [
+      k,
+      typeof v === "string" ? (v.length > 300 ? `${v.slice(0, 300)}… (${v.length} chars)` : v) : { base64: v.subarray(0, 300).toString("base64") },
+    ]),
     framing: c.framing.kind === "chunked" ? { ...c.framing, sizes: c.framing.sizes.slice(0, 20) } : c.framing,
     delivery: c.delivery,
     body_length: body.length,
@@ -98,7 +101,8 @@ function columns(m: Counts): string[] {
   const all = new Set<string>();
   for (const r of m.values()) for (const k of r.keys()) all.add(k);
   return [...all].sort((a, b) => {
-    const na = Number(a), nb = Number(b);
+    const na = Number(a),
+      nb = Number(b);
     if (!Number.isNaN(na) && !Number.isNaN(nb)) return na - nb;
     if (!Number.isNaN(na)) return -1;
     if (!Number.isNaN(nb)) return 1;

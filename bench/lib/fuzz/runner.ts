@@ -36,7 +36,10 @@ export class Runner {
   private next = 0;
   private nextSlow = SLOW_BASE;
 
-  constructor(private readonly plan: RunPlan, private readonly tally: Tally) {}
+  constructor(
+    private readonly plan: RunPlan,
+    private readonly tally: Tally,
+  ) {}
 
   /** The server exited: stop, and keep what may have killed it. */
   serverDied(): void {

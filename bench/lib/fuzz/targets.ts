@@ -40,7 +40,10 @@ function credential(auth: AuthKind, fx: Fixture): Array<[string, string]> {
 }
 
 function baseHeaders(rng: Prng, fx: Fixture): Array<[string, string]> {
-  const h: Array<[string, string]> = [["host", `127.0.0.1:${fx.port}`], ["user-agent", "recsvc-fuzz"]];
+  const h: Array<[string, string]> = [
+    ["host", `127.0.0.1:${fx.port}`],
+    ["user-agent", "recsvc-fuzz"],
+  ];
   if (rng.chance(0.5)) h.push(["x-forwarded-for", `10.${rng.int(0, 255)}.${rng.int(0, 255)}.${rng.int(0, 255)}`]);
   if (rng.chance(0.3)) h.push(["accept", "application/json"]);
   return h;
@@ -55,7 +58,12 @@ function none(method: string, path: string): Omit<Example, "headers"> & { conten
 }
 
 /** A target from its route, credential and body maker; headers (host, credential, content type) are added here. */
-function target(route: string, weight: number, auth: AuthKind, make: (rng: Prng, fx: Fixture) => Omit<Example, "headers"> & { contentType?: string }): Target {
+function target(
+  route: string,
+  weight: number,
+  auth: AuthKind,
+  make: (rng: Prng, fx: Fixture) => Omit<Example, "headers"> & { contentType?: string },
+): Target {
   return {
     route,
     weight,
@@ -72,14 +80,22 @@ function target(route: string, weight: number, auth: AuthKind, make: (rng: Prng,
 const iso = (rng: Prng, maxHoursAgo: number) => new Date(Date.now() - rng.int(0, maxHoursAgo) * 3_600_000).toISOString();
 
 function itemRecord(rng: Prng, fx: Fixture) {
-  const r: Record<string, unknown> = { item_id: rng.chance(0.7) ? rng.pick(fx.items) : `fuzz-item-${rng.word()}`, item_type: rng.pick(ITEM_TYPES), status: rng.pick(["active", "active", "inactive"]) };
+  const r: Record<string, unknown> = {
+    item_id: rng.chance(0.7) ? rng.pick(fx.items) : `fuzz-item-${rng.word()}`,
+    item_type: rng.pick(ITEM_TYPES),
+    status: rng.pick(["active", "active", "inactive"]),
+  };
   if (rng.chance(0.7)) r.attributes = { brand: rng.pick(BRANDS), price: rng.int(1, 99), tags: [rng.word(), rng.word()] };
   if (rng.chance(0.5)) r.created_at = iso(rng, 5000);
   return r;
 }
 
 function userRecord(rng: Prng, fx: Fixture) {
-  const r: Record<string, unknown> = { user_id: rng.chance(0.7) ? rng.pick(fx.users) : `fuzz-user-${rng.word()}`, status: "active", created_at: iso(rng, 50000) };
+  const r: Record<string, unknown> = {
+    user_id: rng.chance(0.7) ? rng.pick(fx.users) : `fuzz-user-${rng.word()}`,
+    status: "active",
+    created_at: iso(rng, 50000),
+  };
   if (rng.chance(0.5)) r.attributes = { country: rng.pick(["fr", "de", "jp"]), age: rng.int(18, 90) };
   return r;
 }
@@ -93,7 +109,12 @@ function eventRecord(rng: Prng, fx: Fixture) {
       : kind === 1
         ? { user_id: user, event_family: "conversion", event_name: "purchase", item_id: rng.pick(fx.items), recommendation_id: rng.uuid() }
         : kind === 2
-          ? { user_id: user, event_family: "engagement", event_name: rng.pick(["add_to_cart", "like", "custom.thing-1"]), item_id: rng.pick(fx.items) }
+          ? {
+              user_id: user,
+              event_family: "engagement",
+              event_name: rng.pick(["add_to_cart", "like", "custom.thing-1"]),
+              item_id: rng.pick(fx.items),
+            }
           : { user_id: user, event_family: "engagement", event_name: "view", item_id: rng.chance(0.9) ? rng.pick(fx.items) : null };
   if (rng.chance(0.8)) e.event_id = rng.uuid();
   if (rng.chance(0.5)) e.timestamp = iso(rng, 48);
@@ -111,7 +132,13 @@ function recommendBody(rng: Prng, fx: Fixture) {
   const b: Record<string, unknown> = rng.chance(0.1) && strategy === "personalized" ? {} : { strategy };
   if (USER_STRATEGIES.has(strategy) || rng.chance(0.2)) b.user_id = rng.pick(fx.users);
   if (ITEM_STRATEGIES.has(strategy)) b.context_item_id = rng.pick(fx.items);
-  if (rng.chance(0.3)) b.filters = rng.pick([{ brand: rng.pick(BRANDS) }, { brand: [rng.pick(BRANDS), rng.pick(BRANDS)] }, { price: { min: 5, max: 30 } }, { tags: "t1" }]);
+  if (rng.chance(0.3))
+    b.filters = rng.pick([
+      { brand: rng.pick(BRANDS) },
+      { brand: [rng.pick(BRANDS), rng.pick(BRANDS)] },
+      { price: { min: 5, max: 30 } },
+      { tags: "t1" },
+    ]);
   if (rng.chance(0.2)) b.item_type = rng.pick(ITEM_TYPES);
   if (rng.chance(0.2)) b.exclude_item_ids = [rng.pick(fx.items), rng.pick(fx.items)];
   if (rng.chance(0.2)) b.exclude_seen = rng.chance(0.5);
@@ -144,13 +171,32 @@ function upload(kind: "items" | "users", format: "csv" | "ndjson" | "json") {
   };
 }
 
-const UNKNOWN = ["/", "/v2/recommend", "/v1", "/v1/", "/api", "/api/v1", "/favicon.ico", "/v1/recommend/extra", "/v1/keys/x", "/dashboard/missing.js", "/.env", "/auth", "/metricsx"];
+const UNKNOWN = [
+  "/",
+  "/v2/recommend",
+  "/v1",
+  "/v1/",
+  "/api",
+  "/api/v1",
+  "/favicon.ico",
+  "/v1/recommend/extra",
+  "/v1/keys/x",
+  "/dashboard/missing.js",
+  "/.env",
+  "/auth",
+  "/metricsx",
+];
 
 export const TARGETS: Target[] = [
   target("GET /healthz", 3, "none", () => none("GET", "/healthz")),
   target("GET /readyz", 3, "none", () => none("GET", "/readyz")),
   target("POST /auth/register", 2, "none", (rng) =>
-    json("POST", "/auth/register", { email: `fuzz-${rng.word(8, 16)}@example.com`, password: "fuzzing password 2", organisation: `Fuzz ${rng.word()}` })),
+    json("POST", "/auth/register", {
+      email: `fuzz-${rng.word(8, 16)}@example.com`,
+      password: "fuzzing password 2",
+      organisation: `Fuzz ${rng.word()}`,
+    }),
+  ),
   target("POST /auth/login", 3, "none", (_rng, fx) => json("POST", "/auth/login", fx.a.login)),
   target("POST /auth/logout", 2, "none", () => none("POST", "/auth/logout")),
   target("GET /v1/me", 3, "token", () => none("GET", "/v1/me")),
@@ -158,10 +204,13 @@ export const TARGETS: Target[] = [
   target("GET /v1/keys", 3, "token", () => none("GET", "/v1/keys")),
   target("POST /v1/keys/:id/revoke", 3, "token", (rng, fx) => none("POST", `/v1/keys/${rng.pick(fx.c.pairIds)}/revoke`)),
   target("POST /v1/members", 1, "token", (rng) =>
-    json("POST", "/v1/members", { email: `fuzz-m-${rng.word(8, 16)}@example.com`, password: "fuzzing password 3", role: rng.pick(ROLES) })),
+    json("POST", "/v1/members", { email: `fuzz-m-${rng.word(8, 16)}@example.com`, password: "fuzzing password 3", role: rng.pick(ROLES) }),
+  ),
   target("GET /v1/members", 3, "token", () => none("GET", "/v1/members")),
   target("PATCH /v1/members/:id", 3, "token", (rng, fx) => json("PATCH", `/v1/members/${fx.a.patchableUserId}`, { role: rng.pick(ROLES) })),
-  target("GET /v1/audit-log", 3, "token", (rng) => none("GET", rng.pick(["/v1/audit-log", `/v1/audit-log?limit=${rng.int(1, 200)}`, `/v1/audit-log?limit=5&before=${rng.int(1, 1000)}`]))),
+  target("GET /v1/audit-log", 3, "token", (rng) =>
+    none("GET", rng.pick(["/v1/audit-log", `/v1/audit-log?limit=${rng.int(1, 200)}`, `/v1/audit-log?limit=5&before=${rng.int(1, 1000)}`])),
+  ),
   target("POST /v1/upload/items (csv)", 3, "token", upload("items", "csv")),
   target("POST /v1/upload/items (ndjson)", 3, "token", upload("items", "ndjson")),
   target("POST /v1/upload/items (json)", 3, "token", upload("items", "json")),
@@ -173,7 +222,11 @@ export const TARGETS: Target[] = [
   target("POST /v1/events/ingest", 10, "publishable", (rng, fx) => json("POST", "/v1/events/ingest", records(rng, fx, eventRecord))),
   target("POST /v1/recommend", 10, "publishable", (rng, fx) => json("POST", "/v1/recommend", recommendBody(rng, fx))),
   target("GET /v1/analytics/strategies", 3, "token", (rng) =>
-    none("GET", rng.pick(["/v1/analytics/strategies", `/v1/analytics/strategies?from=${iso(rng, 2000)}&to=${new Date(Date.now() + 3_600_000).toISOString()}`]))),
+    none(
+      "GET",
+      rng.pick(["/v1/analytics/strategies", `/v1/analytics/strategies?from=${iso(rng, 2000)}&to=${new Date(Date.now() + 3_600_000).toISOString()}`]),
+    ),
+  ),
   target("GET /dashboard", 2, "none", (rng) => none("GET", rng.pick(["/dashboard", "/dashboard/", "/dashboard/app.js", "/dashboard/style.css"]))),
   target("GET /metrics", 1, "metrics", () => none("GET", "/metrics")),
   target("unknown path", 2, "none", (rng) => none(rng.pick(["GET", "POST"]), rng.chance(0.8) ? rng.pick(UNKNOWN) : `/${rng.word()}/${rng.word()}`)),

@@ -20,19 +20,33 @@ export interface Ceiling extends DriveResult {
  * then, when asked, at the fixed rate of the strategies' fixed-rate runs with each of their connection counts.
  */
 export async function recommendCeiling(
-  cannedResponse: string, body: () => string, connections: number, durationS: number, warmupS: number,
+  cannedResponse: string,
+  body: () => string,
+  connections: number,
+  durationS: number,
+  warmupS: number,
   fixed?: { rate: number; connections: number[]; durationS: number; runs: number },
 ): Promise<Ceiling> {
   const { child, port } = await startUwsCeiling({ status: "200 OK", body: cannedResponse });
   try {
-    const opts = { url: `http://127.0.0.1:${port}/v1/recommend`, headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" }, body, connections, ours: { pid: child.proc.pid } };
+    const opts = {
+      url: `http://127.0.0.1:${port}/v1/recommend`,
+      headers: { "content-type": "application/json", "x-api-key": "svc_pk_unused" },
+      body,
+      connections,
+      ours: { pid: child.proc.pid },
+    };
     await drive({ ...opts, durationS: warmupS });
     const load = await drive({ ...opts, durationS });
     const fixedRate: CeilingFixedRun[] = [];
     if (fixed) {
       for (const c of fixed.connections) {
         for (let run = 0; run < fixed.runs; run++) {
-          fixedRate.push({ connections: c, rate: fixed.rate, load: await paced({ ...opts, connections: c, rate: fixed.rate, durationS: fixed.durationS }) });
+          fixedRate.push({
+            connections: c,
+            rate: fixed.rate,
+            load: await paced({ ...opts, connections: c, rate: fixed.rate, durationS: fixed.durationS }),
+          });
         }
       }
     }

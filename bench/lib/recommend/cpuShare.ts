@@ -56,7 +56,11 @@ export function cpuShare(o: Ours): () => CpuShare {
   return () => {
     const b = snapshot(o);
     const s = (b.at - a.at) / 1000;
-    return { serverCores: (b.server - a.server) / s, pgCores: (b.pg - a.pg) / s, otherCores: Math.max(0, (b.machine - a.machine - (b.ours - a.ours)) / s) };
+    return {
+      serverCores: (b.server - a.server) / s,
+      pgCores: (b.pg - a.pg) / s,
+      otherCores: Math.max(0, (b.machine - a.machine - (b.ours - a.ours)) / s),
+    };
   };
 }
 

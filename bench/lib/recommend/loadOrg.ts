@@ -56,7 +56,15 @@ const eventWire = (e: SyntheticEvent) => ({
 });
 
 /** Sends every chunk, `inFlight` at a time; any answer but `expect` stops the load. */
-async function send(label: string, url: string, key: string, source: Iterator<Chunk>, total: number, inFlight: number, expect: number): Promise<PhaseFigures> {
+async function send(
+  label: string,
+  url: string,
+  key: string,
+  source: Iterator<Chunk>,
+  total: number,
+  inFlight: number,
+  expect: number,
+): Promise<PhaseFigures> {
   const started = performance.now();
   let records = 0;
   let requests = 0;
@@ -72,7 +80,9 @@ async function send(label: string, url: string, key: string, source: Iterator<Ch
       retries += r.retries;
       if (records >= nextReport) {
         const s = (performance.now() - started) / 1000;
-        log(`  ${label}: ${records.toLocaleString("en-US")} / ${total.toLocaleString("en-US")} (${Math.round(records / s).toLocaleString("en-US")}/s)`);
+        log(
+          `  ${label}: ${records.toLocaleString("en-US")} / ${total.toLocaleString("en-US")} (${Math.round(records / s).toLocaleString("en-US")}/s)`,
+        );
         nextReport += total / 10;
       }
     }
@@ -82,12 +92,41 @@ async function send(label: string, url: string, key: string, source: Iterator<Ch
   return { records, seconds, perS: records / seconds, requests, retries };
 }
 
-export async function loadOrganisation(baseUrl: string, keys: { sk: string; pk: string }, spec: SyntheticSpec, eventsInFlight: number): Promise<LoadFigures> {
+export async function loadOrganisation(
+  baseUrl: string,
+  keys: { sk: string; pk: string },
+  spec: SyntheticSpec,
+  eventsInFlight: number,
+): Promise<LoadFigures> {
   log(`loading items (${CATALOG_CHUNK.toLocaleString("en-US")} per request, secret key)`);
-  const items = await send("items", `${baseUrl}/v1/items/upsert`, keys.sk, chunks(syntheticItems(spec), CATALOG_CHUNK, (i) => i), spec.items, CATALOG_IN_FLIGHT, 202);
+  const items = await send(
+    "items",
+    `${baseUrl}/v1/items/upsert`,
+    keys.sk,
+    chunks(syntheticItems(spec), CATALOG_CHUNK, (i) => i),
+    spec.items,
+    CATALOG_IN_FLIGHT,
+    202,
+  );
   log(`loading users`);
-  const users = await send("users", `${baseUrl}/v1/users/upsert`, keys.sk, chunks(syntheticUsers(spec), CATALOG_CHUNK, (u) => u), spec.users, CATALOG_IN_FLIGHT, 202);
+  const users = await send(
+    "users",
+    `${baseUrl}/v1/users/upsert`,
+    keys.sk,
+    chunks(syntheticUsers(spec), CATALOG_CHUNK, (u) => u),
+    spec.users,
+    CATALOG_IN_FLIGHT,
+    202,
+  );
   log(`loading events (${EVENT_CHUNK.toLocaleString("en-US")} per request, ${eventsInFlight} in flight, publishable key)`);
-  const events = await send("events", `${baseUrl}/v1/events/ingest`, keys.pk, chunks(syntheticEvents(spec), EVENT_CHUNK, eventWire), spec.events, eventsInFlight, 202);
+  const events = await send(
+    "events",
+    `${baseUrl}/v1/events/ingest`,
+    keys.pk,
+    chunks(syntheticEvents(spec), EVENT_CHUNK, eventWire),
+    spec.events,
+    eventsInFlight,
+    202,
+  );
   return { items, users, events };
 }

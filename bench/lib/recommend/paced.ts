@@ -227,10 +227,11 @@ export async function startPaced(o: PacedOptions): Promise<PacedRun> {
       clearTimeout(drainTimer);
       const cores = share();
       const cpu = process.cpuUsage(cpuBefore);
-      for (const c of conns) if (!c.dead) {
-        c.dead = true;
-        c.socket.destroy();
-      }
+      for (const c of conns)
+        if (!c.dead) {
+          c.dead = true;
+          c.socket.destroy();
+        }
       const durationS = (total * interval) / 1000;
       const all = pick(-Infinity, Infinity);
       const result: PacedResult = {

@@ -34,7 +34,14 @@ export interface RetrainFigures {
   rssAfterMb: number;
 }
 
-export async function retrainPhase(s: Server, server: Child, orgSeq: number, rate: number, connections: number, durationS: number): Promise<RetrainFigures> {
+export async function retrainPhase(
+  s: Server,
+  server: Child,
+  orgSeq: number,
+  rate: number,
+  connections: number,
+  durationS: number,
+): Promise<RetrainFigures> {
   const trained = () => logLines(server, "recommender model trained").filter((l) => Number(l.org) === orgSeq);
   const models = trained().length;
   log(`retrain: personalized at ${rate} req/s; one event starts a training, measured before, during and ${durationS}s after the swap`);
@@ -42,11 +49,18 @@ export async function retrainPhase(s: Server, server: Child, orgSeq: number, rat
   const run = await startPaced({ ...target(s), body: bodyMaker("personalized", s.spec), connections, rate, durationS: TRAIN_TIMEOUT_MS / 1000 });
   await sleep(Math.max(0, run.startEpochMs + BEFORE_MS - Date.now()));
   const postedAt = Date.now();
-  const event = { user_id: userId(0), item_id: itemId(0), event_family: "engagement", event_name: "view", event_id: randomUUID(), timestamp: new Date().toISOString() };
+  const event = {
+    user_id: userId(0),
+    item_id: itemId(0),
+    event_family: "engagement",
+    event_name: "view",
+    event_id: randomUUID(),
+    timestamp: new Date().toISOString(),
+  };
   const posted = await postJson(`${s.url}/v1/events/ingest`, s.pk, JSON.stringify([event]));
   if (posted.status !== 202) throw new Error(`retrain: the event got ${posted.status}: ${posted.body.slice(0, 300)}`);
   let line;
-  for (const until = Date.now() + TRAIN_TIMEOUT_MS; !(line = trained()[models]); ) {
+  for (const until = Date.now() + TRAIN_TIMEOUT_MS; !(line = trained()[models]);) {
     if (Date.now() > until || server.proc.exitCode !== null) throw new Error("retrain: no new model");
     await sleep(100);
   }
@@ -60,8 +74,12 @@ export async function retrainPhase(s: Server, server: Child, orgSeq: number, rat
     during: run.window(postedAt, swapAt),
     after: run.window(swapAt, swapAt + durationS * 1000),
   };
-  log(`  model in ${figures.eventToModelMs} ms (training ${figures.trainingMs} ms); p99 before ${figures.before.p99.toFixed(2)}, during ${figures.during.p99.toFixed(2)}, after ${figures.after.p99.toFixed(2)} ms`);
-  const runs: FixedRateRun[] = [{ strategy: "personalized", label: "retrain (whole run)", connections, rate, load: whole as PacedResult, threads: threads() }];
+  log(
+    `  model in ${figures.eventToModelMs} ms (training ${figures.trainingMs} ms); p99 before ${figures.before.p99.toFixed(2)}, during ${figures.during.p99.toFixed(2)}, after ${figures.after.p99.toFixed(2)} ms`,
+  );
+  const runs: FixedRateRun[] = [
+    { strategy: "personalized", label: "retrain (whole run)", connections, rate, load: whole as PacedResult, threads: threads() },
+  ];
   runs.push(await runFixedRate(s, "similar", rate, connections, durationS, "new model"));
   return { ...figures, runs, rssAfterMb: rssMb(s.pid) };
 }

@@ -19,7 +19,11 @@ export async function sample(url: string, pk: string, body: () => string, n: num
   let results = 0;
   let bytes = 0;
   for (let i = 0; i < n; i++) {
-    const res = await fetch(`${url}/v1/recommend`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": pk }, body: body() });
+    const res = await fetch(`${url}/v1/recommend`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": pk },
+      body: body(),
+    });
     const text = await res.text();
     s.requests++;
     if (res.status !== 200) {

@@ -71,7 +71,12 @@ export async function startOnData(storage: Storage, orgSeq: number, retrainOnEve
     const startMs = performance.now() - t0;
     const listeningAt = Date.now();
     // The server listens only once every shard has built its index, so these lines are all there.
-    const shards = logLines(server, "recommender index built").map((l) => ({ shard: Number(l.shard), orgs: Number(l.orgs), events: Number(l.events), ms: Number(l.ms) }));
+    const shards = logLines(server, "recommender index built").map((l) => ({
+      shard: Number(l.shard),
+      orgs: Number(l.orgs),
+      events: Number(l.events),
+      ms: Number(l.ms),
+    }));
     const orgShard = shards.find((s) => s.shard === orgSeq % shards.length);
     if (!orgShard) throw new Error(`no "recommender index built" line for the organisation's shard: ${JSON.stringify(shards)}`);
     log(`index built: ${shards.map((s) => `shard ${s.shard} ${s.events} events in ${s.ms} ms`).join(", ")}; waiting for the model`);
@@ -80,7 +85,13 @@ export async function startOnData(storage: Storage, orgSeq: number, retrainOnEve
     log(`model trained in ${als.ms} ms; settling ${SETTLE_MS / 1000}s before reading RSS`);
     await sleep(SETTLE_MS);
     const figures: StartFigures = {
-      startMs, shards, orgShard, als, modelAfterListeningMs: Date.parse(trained.t) - listeningAt, rssMb: rssMb(server.proc.pid), peakRssMb: peakRssMb(server.proc.pid),
+      startMs,
+      shards,
+      orgShard,
+      als,
+      modelAfterListeningMs: Date.parse(trained.t) - listeningAt,
+      rssMb: rssMb(server.proc.pid),
+      peakRssMb: peakRssMb(server.proc.pid),
       cpu: cpu({ pid: server.proc.pid, dataDir: storage.dataDir }),
     };
     return { server, url, figures };

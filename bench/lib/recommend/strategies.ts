@@ -45,7 +45,9 @@ export const target = (s: Server) => ({
 export async function runStrategy(s: Server, strategy: Strategy, connections: number, durationS: number, warmupS: number): Promise<StrategyRun> {
   const body = bodyMaker(strategy, s.spec);
   const seen = await sample(s.url, s.pk, body, SAMPLE_REQUESTS);
-  log(`  ${strategy}: modes ${JSON.stringify(seen.modes)}, ${seen.meanResults.toFixed(1)} results and ${Math.round(seen.meanBytes)} bytes per answer; -c ${connections}, ${durationS}s`);
+  log(
+    `  ${strategy}: modes ${JSON.stringify(seen.modes)}, ${seen.meanResults.toFixed(1)} results and ${Math.round(seen.meanBytes)} bytes per answer; -c ${connections}, ${durationS}s`,
+  );
   await drive({ ...target(s), body, connections, durationS: warmupS });
   const threads = threadCores(s.pid);
   const load = await drive({ ...target(s), body, connections, durationS });
@@ -53,9 +55,18 @@ export async function runStrategy(s: Server, strategy: Strategy, connections: nu
 }
 
 /** The strategy at a fixed overall rate from our paced client (paced.ts: evenly spread, latency from each request's slot). */
-export async function runFixedRate(s: Server, strategy: Strategy, rate: number, connections: number, durationS: number, label: string): Promise<FixedRateRun> {
+export async function runFixedRate(
+  s: Server,
+  strategy: Strategy,
+  rate: number,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<FixedRateRun> {
   const threads = threadCores(s.pid);
   const load = await paced({ ...target(s), body: bodyMaker(strategy, s.spec), connections, rate, durationS });
-  log(`  ${label}: ${strategy} ${rate} req/s over ${connections} connections, ${durationS}s: p50 ${load.p50.toFixed(2)}, p99 ${load.p99.toFixed(2)}, max ${load.max.toFixed(2)} ms`);
+  log(
+    `  ${label}: ${strategy} ${rate} req/s over ${connections} connections, ${durationS}s: p50 ${load.p50.toFixed(2)}, p99 ${load.p99.toFixed(2)}, max ${load.max.toFixed(2)} ms`,
+  );
   return { strategy, label, connections, rate, load, threads: threads() };
 }

@@ -1,10 +1,18 @@
 /** Calls of the dashboard API with an organisation's token (key management, uploads), outside the paced traffic. */
 export interface Called {
   status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer (or its text), whose fields the soak's steps read where they need them
   body: any;
 }
 
-export async function dashboardCall(url: string, token: string, method: string, path: string, body?: string, contentType = "application/json"): Promise<Called> {
+export async function dashboardCall(
+  url: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: string,
+  contentType = "application/json",
+): Promise<Called> {
   const res = await fetch(`${url}${path}`, {
     method,
     headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { "content-type": contentType } : {}) },

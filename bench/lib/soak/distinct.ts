@@ -4,7 +4,10 @@ export class Distinct {
   private readonly items: Uint8Array;
   private readonly pairs: Uint8Array;
 
-  constructor(private readonly userCount: number, private readonly itemCount: number) {
+  constructor(
+    private readonly userCount: number,
+    private readonly itemCount: number,
+  ) {
     this.users = new Uint8Array(Math.ceil(userCount / 8));
     this.items = new Uint8Array(Math.ceil(itemCount / 8));
     this.pairs = new Uint8Array(Math.ceil((userCount * itemCount) / 8));

@@ -40,7 +40,12 @@ export function postgresMemory(dataDir: string | undefined): PostgresMemory {
   if (!dataDir) return { totalMb: NaN, privateMb: NaN };
   try {
     const pm = postmasterPid(dataDir);
-    const pids = [pm, ...readdirSync("/proc").filter((e) => /^\d+$/.test(e) && parentOf(e) === pm).map(Number)];
+    const pids = [
+      pm,
+      ...readdirSync("/proc")
+        .filter((e) => /^\d+$/.test(e) && parentOf(e) === pm)
+        .map(Number),
+    ];
     let pss = 0;
     let shmem = 0;
     for (const p of pids) {

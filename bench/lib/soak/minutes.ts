@@ -42,7 +42,8 @@ export function kindMinute(c: KindCounts): KindMinute {
 
 /** A sampler to call at each minute's end: CPU and log counts are since its previous call. */
 export function minuteSampler(
-  server: Child, dataDir: string | undefined,
+  server: Child,
+  dataDir: string | undefined,
 ): (minute: number, counts: Record<Kind, KindCounts>, lag: Latencies | undefined, inFlight: number, notes: string[]) => MinuteRow {
   const pid = server.proc.pid;
   let cpu = cpuShare({ pid, dataDir });

@@ -15,10 +15,24 @@ export const KINDS = ["recommend", "ingest-1", "ingest-100", "items-upsert", "us
 export type Kind = (typeof KINDS)[number];
 
 /** Shares of the requests: about 1,600 events/s at 300 requests/s. */
-const KIND_WEIGHTS: [Kind, number][] = [["recommend", 0.55], ["ingest-1", 0.3], ["ingest-100", 0.05], ["items-upsert", 0.05], ["users-upsert", 0.05]];
+const KIND_WEIGHTS: [Kind, number][] = [
+  ["recommend", 0.55],
+  ["ingest-1", 0.3],
+  ["ingest-100", 0.05],
+  ["items-upsert", 0.05],
+  ["users-upsert", 0.05],
+];
 const STRATEGY_WEIGHTS: [Strategy, number][] = [
-  ["personalized", 0.25], ["similar", 0.2], ["popular", 0.1], ["recently-viewed", 0.1], ["because-you-viewed", 0.1],
-  ["trending", 0.05], ["also-viewed", 0.05], ["frequently-bought-together", 0.05], ["buy-again", 0.05], ["new-arrivals", 0.05],
+  ["personalized", 0.25],
+  ["similar", 0.2],
+  ["popular", 0.1],
+  ["recently-viewed", 0.1],
+  ["because-you-viewed", 0.1],
+  ["trending", 0.05],
+  ["also-viewed", 0.05],
+  ["frequently-bought-together", 0.05],
+  ["buy-again", 0.05],
+  ["new-arrivals", 0.05],
 ];
 const ITEMS_PER_UPSERT = 10;
 
@@ -52,7 +66,10 @@ export class Mix {
   private readonly random: () => number;
   private readonly orgs: OrgTraffic[];
 
-  constructor(private readonly specs: SyntheticSpec[], seed: number) {
+  constructor(
+    private readonly specs: SyntheticSpec[],
+    seed: number,
+  ) {
     this.random = seededRandom(seed);
     this.orgs = specs.map((spec) => ({
       // An endless stream: far more events than any soak sends, so it never runs dry.
@@ -75,7 +92,13 @@ export class Mix {
       case "ingest-100":
         return { kind, org, path: "/v1/events/ingest", key: "pk", body: `[${Array.from({ length: 100 }, () => this.event(org)).join(",")}]` };
       case "items-upsert":
-        return { kind, org, path: "/v1/items/upsert", key: "sk", body: JSON.stringify(Array.from({ length: ITEMS_PER_UPSERT }, () => this.item(org))) };
+        return {
+          kind,
+          org,
+          path: "/v1/items/upsert",
+          key: "sk",
+          body: JSON.stringify(Array.from({ length: ITEMS_PER_UPSERT }, () => this.item(org))),
+        };
       case "users-upsert":
         return { kind, org, path: "/v1/users/upsert", key: "sk", body: JSON.stringify(this.user(org)) };
     }
@@ -97,13 +120,20 @@ export class Mix {
     const spec = this.specs[org]!;
     const i = Math.floor(this.random() * spec.items);
     return {
-      item_id: itemId(i), item_type: "product", status: "active",
+      item_id: itemId(i),
+      item_type: "product",
+      status: "active",
       attributes: { topic: `topic-${topicOf(spec, i)}`, brand: `brand-${i % 50}`, price: Math.round(this.random() * 20000) / 100 },
     };
   }
 
   private user(org: number) {
     const u = Math.floor(this.random() * this.specs[org]!.users);
-    return { user_id: userId(u), status: "active", created_at: "2025-01-01T00:00:00Z", attributes: { tier: this.random() < 0.2 ? "gold" : "standard" } };
+    return {
+      user_id: userId(u),
+      status: "active",
+      created_at: "2025-01-01T00:00:00Z",
+      attributes: { tier: this.random() < 0.2 ? "gold" : "standard" },
+    };
   }
 }

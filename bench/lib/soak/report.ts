@@ -15,7 +15,10 @@ const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(1) : x.toFix
 const mb = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "-");
 const cores = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "-");
 const trio = (k: KindMinute) => `${ms(k.p50)}/${ms(k.p99)}/${ms(k.max)}`;
-const statuses = (r: Record<string, number>) => Object.entries(r).map(([s, n]) => `${s === "0" ? "no-answer" : s}:${n}`).join(" ");
+const statuses = (r: Record<string, number>) =>
+  Object.entries(r)
+    .map(([s, n]) => `${s === "0" ? "no-answer" : s}:${n}`)
+    .join(" ");
 
 function mergedNon2xx(row: MinuteRow): string {
   const all: Record<string, number> = {};
@@ -24,8 +27,23 @@ function mergedNon2xx(row: MinuteRow): string {
 }
 
 const COLUMNS: [string, number][] = [
-  ["min", 3], ["RSS MB", 6], ["PG MB", 6], ["PG priv", 7], ["srv/pg/cli/other cores", 22], ["sent", 6], ["answered", 8], ["open", 5], ["non-2xx", 10],
-  ["recommend p50/p99/max", 21], ["ingest-1 p50/p99/max", 20], ["ingest-100 p50/p99/max", 22], ["items p99", 9], ["users p99", 9], ["client lag p99/max", 18], ["trained", 7], ["warn/err", 8],
+  ["min", 3],
+  ["RSS MB", 6],
+  ["PG MB", 6],
+  ["PG priv", 7],
+  ["srv/pg/cli/other cores", 22],
+  ["sent", 6],
+  ["answered", 8],
+  ["open", 5],
+  ["non-2xx", 10],
+  ["recommend p50/p99/max", 21],
+  ["ingest-1 p50/p99/max", 20],
+  ["ingest-100 p50/p99/max", 22],
+  ["items p99", 9],
+  ["users p99", 9],
+  ["client lag p99/max", 18],
+  ["trained", 7],
+  ["warn/err", 8],
 ];
 
 const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padStart(COLUMNS[i]![1]) : c.padStart(COLUMNS[i]![1]))).join("  ");
@@ -41,11 +59,23 @@ export function minuteHeader(): string {
 export function minuteLine(r: MinuteRow): string {
   const sum = (f: (k: KindMinute) => number) => KINDS.reduce((a, k) => a + f(r.kinds[k]), 0);
   const cells = [
-    String(r.minute), mb(r.serverRssMb), mb(r.postgresPssMb), mb(r.postgresPrivateMb),
+    String(r.minute),
+    mb(r.serverRssMb),
+    mb(r.postgresPssMb),
+    mb(r.postgresPrivateMb),
     [r.cores.server, r.cores.postgres, r.cores.client, r.cores.other].map(cores).join("/"),
-    int(sum((k) => k.sent)), int(sum((k) => k.answered)), int(r.inFlight), mergedNon2xx(r),
-    trio(r.kinds.recommend), trio(r.kinds["ingest-1"]), trio(r.kinds["ingest-100"]),
-    ms(r.kinds["items-upsert"].p99), ms(r.kinds["users-upsert"].p99), `${ms(r.clientLag.p99)}/${ms(r.clientLag.max)}`, String(r.trainings), `${r.warnings}/${r.errors}`,
+    int(sum((k) => k.sent)),
+    int(sum((k) => k.answered)),
+    int(r.inFlight),
+    mergedNon2xx(r),
+    trio(r.kinds.recommend),
+    trio(r.kinds["ingest-1"]),
+    trio(r.kinds["ingest-100"]),
+    ms(r.kinds["items-upsert"].p99),
+    ms(r.kinds["users-upsert"].p99),
+    `${ms(r.clientLag.p99)}/${ms(r.clientLag.max)}`,
+    String(r.trainings),
+    `${r.warnings}/${r.errors}`,
   ];
   return line(cells) + (r.notes.length ? `  ${r.notes.join("; ")}` : "");
 }
@@ -94,7 +124,10 @@ function memoryRow(name: string, v: MemoryVerdict): string[] {
   return [name, mb(v.firstMb), mb(v.lastMb), signed(v.mbPer10Min), `${v.fitFrom}-${v.fitTo}`, after, v.verdict];
 }
 
-function outcome(o: ((UploadOutcome | RotationOutcome) & { meanwhile: Meanwhile }) | string | undefined, describe: (x: any) => string): string {
+function outcome<T extends UploadOutcome | RotationOutcome>(
+  o: (T & { meanwhile: Meanwhile }) | string | undefined,
+  describe: (x: T) => string,
+): string {
   if (o === undefined) return "not run";
   if (typeof o === "string") return `FAILED: ${o}`;
   const m = o.meanwhile;
@@ -107,12 +140,32 @@ export function summaryReport(s: Summary): string {
   const latencyRows = KINDS.map((k) => {
     const v = s.latency[k];
     const w = kindMinute(s.tally.whole[k]);
-    return [k, int(w.sent), int(w.answered), ms(w.p50), ms(w.p99), ms(w.max), ms(v.earlyP99), ms(v.lateP99), Number.isFinite(v.ratio) ? v.ratio.toFixed(2) : "-", v.verdict,
-      s.floor ? ms(s.floor.p99[k]) : "-", statuses(w.non2xx) || "0"];
+    return [
+      k,
+      int(w.sent),
+      int(w.answered),
+      ms(w.p50),
+      ms(w.p99),
+      ms(w.max),
+      ms(v.earlyP99),
+      ms(v.lateP99),
+      Number.isFinite(v.ratio) ? v.ratio.toFixed(2) : "-",
+      v.verdict,
+      s.floor ? ms(s.floor.p99[k]) : "-",
+      statuses(w.non2xx) || "0",
+    ];
   });
   const strategyRows = [...s.tally.strategies].map(([name, t]) => {
     const [p50, p99] = t.latency.percentiles([0.5, 0.99]);
-    return [name, int(t.latency.count), ms(p50!), ms(p99!), Object.entries(t.modes).map(([m, n]) => `${m} ${n}`).join(", ")];
+    return [
+      name,
+      int(t.latency.count),
+      ms(p50!),
+      ms(p99!),
+      Object.entries(t.modes)
+        .map(([m, n]) => `${m} ${n}`)
+        .join(", "),
+    ];
   });
   const distinctRows = s.distinct.map((d, i) => [`org ${i + 1}`, int(d.users), int(d.items), `${int(d.pairs)} of ${int(d.possiblePairs)}`]);
   const [lp99, lmax] = s.lateness.percentiles([0.99, 1]);
@@ -124,14 +177,36 @@ export function summaryReport(s: Summary): string {
     `other work on this 2-core machine (other helpers' tests) held ${meanOther.toFixed(2)} cores on average (per minute: column "other" above)`,
     "",
     "Memory (MB)",
-    table(["process", "minute 1", "last 3 min", "slope MB/10 min", "fit over min", "after the upload", "verdict"], [memoryRow("server RSS (all threads)", s.memory.server), memoryRow("PostgreSQL (sum of Pss)", s.memory.postgres),
-      memoryRow("PostgreSQL private (Pss - shared)", s.memory.postgresPrivate)]),
+    table(
+      ["process", "minute 1", "last 3 min", "slope MB/10 min", "fit over min", "after the upload", "verdict"],
+      [
+        memoryRow("server RSS (all threads)", s.memory.server),
+        memoryRow("PostgreSQL (sum of Pss)", s.memory.postgres),
+        memoryRow("PostgreSQL private (Pss - shared)", s.memory.postgresPrivate),
+      ],
+    ),
     "  verdict GROWING when the slope exceeds both 10 MB and 3% of the mean per 10 minutes;",
     `  PostgreSQL's Pss includes its shared memory (shared_buffers ${s.sharedBuffers}) as pages are first touched, a cache filling;`,
     "  its private part (each backend's own memory) is where a leak would show",
     "",
     `Latency (ms from due time); drift compares the p99 of minutes ${early.from}-${early.to} with that of minutes ${late.from}-${late.to}`,
-    table(["kind", "sent", "answered", "p50", "p99", "max", `p99 ${early.from}-${early.to}`, `p99 ${late.from}-${late.to}`, "ratio", "verdict", "floor p99", "non-2xx"], latencyRows),
+    table(
+      [
+        "kind",
+        "sent",
+        "answered",
+        "p50",
+        "p99",
+        "max",
+        `p99 ${early.from}-${early.to}`,
+        `p99 ${late.from}-${late.to}`,
+        "ratio",
+        "verdict",
+        "floor p99",
+        "non-2xx",
+      ],
+      latencyRows,
+    ),
     "  verdict DRIFT when the late p99 is over 1.5x the early one and more than 2 ms above it",
     `p99 per minute, recommend:  ${perMinute("recommend")}`,
     `p99 per minute, ingest-1:   ${perMinute("ingest-1")}`,

@@ -48,7 +48,12 @@ export interface Meanwhile {
  * paced traffic had meanwhile.
  */
 function later<T extends { ok: boolean }>(
-  start: number, delayMs: number, tally: Tally, note: (s: string) => void, label: string, op: () => Promise<T>,
+  start: number,
+  delayMs: number,
+  tally: Tally,
+  note: (s: string) => void,
+  label: string,
+  op: () => Promise<T>,
 ): Promise<(T & { meanwhile: Meanwhile }) | string> {
   return new Promise((resolve) => {
     setTimeout(() => {
@@ -75,7 +80,10 @@ function later<T extends { ok: boolean }>(
 export async function soak(input: SoakInput): Promise<SoakOutput> {
   const { minutes, rate } = input;
   const durationMs = minutes * 60_000;
-  const mix = new Mix(input.orgs.map((o) => o.spec), 42);
+  const mix = new Mix(
+    input.orgs.map((o) => o.spec),
+    42,
+  );
   const start = performance.now();
   const tally = new Tally(start, comparisonWindows(minutes));
   const sample = minuteSampler(input.server, input.dataDir);
@@ -85,21 +93,27 @@ export async function soak(input: SoakInput): Promise<SoakOutput> {
 
   process.stdout.write(minuteHeader() + "\n");
   const minuteTimers = Array.from({ length: minutes }, (_, i) =>
-    setTimeout(() => {
-      const row = sample(i + 1, tally.minutes[i] ?? emptyKinds(), tally.lateness[i], tally.inFlight, notes);
-      notes = [];
-      rows.push(row);
-      process.stdout.write(minuteLine(row) + "\n");
-    }, start + (i + 1) * 60_000 - performance.now()),
+    setTimeout(
+      () => {
+        const row = sample(i + 1, tally.minutes[i] ?? emptyKinds(), tally.lateness[i], tally.inFlight, notes);
+        notes = [];
+        rows.push(row);
+        process.stdout.write(minuteLine(row) + "\n");
+      },
+      start + (i + 1) * 60_000 - performance.now(),
+    ),
   );
 
   const uploadOrg = input.orgs[0]!;
   const rotationOrg = input.orgs[1 % input.orgs.length]!;
   // Built now, so that making it does not stall the client when it is sent.
   const csv = catalogCsv(uploadOrg.spec, input.uploadRows);
-  const upload = input.uploadRows > 0
-    ? later(start, durationMs * 0.25, tally, note, `upload of ${input.uploadRows} rows`, () => uploadItems(input.url, uploadOrg.token, csv, input.uploadRows))
-    : Promise.resolve(undefined);
+  const upload =
+    input.uploadRows > 0
+      ? later(start, durationMs * 0.25, tally, note, `upload of ${input.uploadRows} rows`, () =>
+          uploadItems(input.url, uploadOrg.token, csv, input.uploadRows),
+        )
+      : Promise.resolve(undefined);
   const rotation = later(start, durationMs * 0.5, tally, note, "key rotation", () => rotateKeys(input.url, rotationOrg));
 
   const driven = await drive(new URL(input.url), input.orgs, mix, rate, durationMs, tally);

@@ -38,7 +38,10 @@ export class Tally {
   private open = 0;
   private readonly watching = new Set<Latencies>();
 
-  constructor(private readonly start: number, private readonly windows: { early: Window; late: Window }) {}
+  constructor(
+    private readonly start: number,
+    private readonly windows: { early: Window; late: Window },
+  ) {}
 
   private index(at: number): number {
     return Math.max(0, Math.floor((at - this.start) / 60_000));

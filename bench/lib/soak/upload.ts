@@ -32,7 +32,12 @@ export async function uploadItems(url: string, token: string, csv: string, rows:
   const accepted = Number(r.body?.data?.accepted ?? 0);
   const rejected = Number(r.body?.data?.rejected ?? 0);
   return {
-    rows, bytes: Buffer.byteLength(csv), status: r.status, accepted, rejected, seconds,
+    rows,
+    bytes: Buffer.byteLength(csv),
+    status: r.status,
+    accepted,
+    rejected,
+    seconds,
     ok: r.status === 202 && accepted === rows && rejected === 0,
     ...(r.status !== 202 ? { message: JSON.stringify(r.body).slice(0, 300) } : {}),
   };

@@ -69,13 +69,23 @@ export function memoryVerdict(perMinute: number[], stepMinute?: number): MemoryV
   const after = afterFit ? { from: stepMinute! + 1, mbPer10Min: afterFit.mbPer10Min } : undefined;
   const last = perMinute.slice(-3).filter(Number.isFinite);
   const growing = grows(whole);
-  const verdict = whole.points < 3 ? "too short to judge"
-    : !growing ? "flat"
-    : afterFit && !grows(afterFit) ? "GROWING (a step at the upload, flat after it)"
-    : "GROWING";
+  const verdict =
+    whole.points < 3
+      ? "too short to judge"
+      : !growing
+        ? "flat"
+        : afterFit && !grows(afterFit)
+          ? "GROWING (a step at the upload, flat after it)"
+          : "GROWING";
   return {
-    firstMb: perMinute[0] ?? NaN, lastMb: last.reduce((a, b) => a + b, 0) / Math.max(1, last.length),
-    fitFrom, fitTo: n, mbPer10Min: whole.mbPer10Min, ...(after ? { after } : {}), growing, verdict,
+    firstMb: perMinute[0] ?? NaN,
+    lastMb: last.reduce((a, b) => a + b, 0) / Math.max(1, last.length),
+    fitFrom,
+    fitTo: n,
+    mbPer10Min: whole.mbPer10Min,
+    ...(after ? { after } : {}),
+    growing,
+    verdict,
   };
 }
 

@@ -9,7 +9,10 @@ const WEB_DIR = fileURLToPath(new URL("../../../../src/web/dashboard/", import.m
 
 /** The page may load only its own script and styles and call only this server; nothing may frame it. */
 const PAGE_HEADERS: ReadonlyArray<readonly [string, string]> = [
-  ["content-security-policy", "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"],
+  [
+    "content-security-policy",
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  ],
   ["x-content-type-options", "nosniff"],
   ["referrer-policy", "no-referrer"],
   ["cache-control", "no-cache"],

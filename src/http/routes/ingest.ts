@@ -63,7 +63,10 @@ function acceptedJson(plural: string, n: number): string {
 
 /** Answers one ingestion request when the batcher settles its records (the batcher's waiter). */
 class Acknowledgement implements Waiter {
-  constructor(private readonly ctx: RequestContext, private readonly json: string | Uint8Array) {}
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly json: string | Uint8Array,
+  ) {}
   resolve(): void {
     sendJson(this.ctx, 202, this.json);
   }

@@ -62,7 +62,11 @@ async function receiveUpload(s: Services, ctx: RequestContext, kind: UploadKind)
 /** The error that stopped an upload, saying how much of it was stored before. */
 function stoppedAfter(err: unknown, stored: number): unknown {
   if (!isAppError(err) || stored === 0) return err;
-  return new AppError(err.code, `${err.message}; ${stored} rows before that were stored (uploading the file again is safe: rows are upserts)`, err.headers);
+  return new AppError(
+    err.code,
+    `${err.message}; ${stored} rows before that were stored (uploading the file again is safe: rows are upserts)`,
+    err.headers,
+  );
 }
 
 export function uploadRoutes(s: Services): Route[] {

@@ -64,7 +64,14 @@ function allowedViews() {
   return [...document.querySelectorAll("#nav a")].filter((a) => !a.parentElement.hidden).map((a) => a.dataset.view);
 }
 
-const LOADERS = { start: loadStart, keys: loadKeys, members: loadMembers, upload: () => undefined, analytics: loadAnalytics, audit: () => loadAudit(true) };
+const LOADERS = {
+  start: loadStart,
+  keys: loadKeys,
+  members: loadMembers,
+  upload: () => undefined,
+  analytics: loadAnalytics,
+  audit: () => loadAudit(true),
+};
 
 async function route() {
   if (!me) return;
@@ -124,7 +131,7 @@ function onSubmit(form, handler) {
 // --- Quick start ------------------------------------------------------------------------------------------
 
 async function loadStart() {
-  let pk = "svc_pk_…";
+  let pk;
   if (me.user.role !== "MEMBER") {
     const { key_pairs } = await api("GET", "/v1/keys");
     const active = key_pairs.find((p) => p.status === "active");
@@ -151,15 +158,28 @@ async function loadKeys() {
   const canManage = me.user.role === "OWNER" || me.user.role === "ADMIN";
   $("keys-rows").replaceChildren(
     ...key_pairs.map((p) =>
-      el("tr", {},
+      el(
+        "tr",
+        {},
         el("td", { text: when(p.created_at) }),
         el("td", { text: p.status === "revoked" ? `revoked ${when(p.revoked_at)}` : "active" }),
         el("td", {}, el("code", { text: p.publishable_key })),
         el("td", {}, el("code", { text: p.secret_key })),
-        el("td", {}, canManage && p.status === "active"
-          ? el("button", { type: "button", class: "danger", text: "Revoke", "aria-label": `Revoke the pair created ${when(p.created_at)}`, onclick: () => revoke(p) })
-          : ""),
-      )),
+        el(
+          "td",
+          {},
+          canManage && p.status === "active"
+            ? el("button", {
+                type: "button",
+                class: "danger",
+                text: "Revoke",
+                "aria-label": `Revoke the pair created ${when(p.created_at)}`,
+                onclick: () => revoke(p),
+              })
+            : "",
+        ),
+      ),
+    ),
   );
   if (key_pairs.length === 0) $("keys-rows").append(el("tr", {}, el("td", { colspan: 5, class: "muted", text: "No key pairs yet." })));
 }
@@ -227,8 +247,11 @@ async function loadMembers() {
       let role = el("span", { text: m.role });
       const locked = m.role === "OWNER" && me.user.role !== "OWNER";
       if (canManage && !locked) {
-        role = el("select", { "aria-label": `Role of ${m.email}`, onchange: (e) => changeRole(m, e.target) },
-          ...ROLES.filter((r) => r !== "OWNER" || me.user.role === "OWNER").map((r) => el("option", { value: r, selected: r === m.role, text: r })));
+        role = el(
+          "select",
+          { "aria-label": `Role of ${m.email}`, onchange: (e) => changeRole(m, e.target) },
+          ...ROLES.filter((r) => r !== "OWNER" || me.user.role === "OWNER").map((r) => el("option", { value: r, selected: r === m.role, text: r })),
+        );
       }
       return el("tr", {}, el("td", { text: m.email }), el("td", {}, role), el("td", { text: when(m.created_at) }));
     }),
@@ -351,8 +374,10 @@ async function upload({ kind }) {
   }
   $("upload-progress-text").textContent = "Done.";
   bar.value = 100;
-  $("upload-summary").textContent = `${total.accepted} ${kind} stored, ${total.rejected} rows refused` +
-    (total.rejected > total.errors.length ? ` (the first ${total.errors.length} are listed)` : "") + ".";
+  $("upload-summary").textContent =
+    `${total.accepted} ${kind} stored, ${total.rejected} rows refused` +
+    (total.rejected > total.errors.length ? ` (the first ${total.errors.length} are listed)` : "") +
+    ".";
   $("upload-errors").replaceChildren(...total.errors.map((e) => el("tr", {}, el("td", { text: String(e.line) }), el("td", { text: e.message }))));
   $("upload-result").hidden = false;
 }
@@ -370,17 +395,36 @@ async function loadAnalytics() {
   }
   const most = Math.max(...strategies.map((s) => s.served));
   chart.replaceChildren(
-    el("table", { class: "bars" },
+    el(
+      "table",
+      { class: "bars" },
       el("caption", { class: "sr-only", text: "Served, click-through and conversion per strategy" }),
-      el("thead", {}, el("tr", {}, el("th", { scope: "col", text: "Strategy" }), el("th", { scope: "col", text: "Served" }),
-        el("th", { scope: "col", text: "Click-through" }), el("th", { scope: "col", text: "Conversion" }))),
-      el("tbody", {}, ...strategies.map((s) =>
-        el("tr", {},
-          el("th", { scope: "row", text: s.strategy }),
-          el("td", {}, bar(s.served / most, String(s.served), "served")),
-          el("td", {}, bar(s.click_through_rate, pct(s.click_through_rate), "ctr")),
-          el("td", {}, bar(s.conversion_rate, pct(s.conversion_rate), "cvr")),
-        ))),
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          el("th", { scope: "col", text: "Strategy" }),
+          el("th", { scope: "col", text: "Served" }),
+          el("th", { scope: "col", text: "Click-through" }),
+          el("th", { scope: "col", text: "Conversion" }),
+        ),
+      ),
+      el(
+        "tbody",
+        {},
+        ...strategies.map((s) =>
+          el(
+            "tr",
+            {},
+            el("th", { scope: "row", text: s.strategy }),
+            el("td", {}, bar(s.served / most, String(s.served), "served")),
+            el("td", {}, bar(s.click_through_rate, pct(s.click_through_rate), "ctr")),
+            el("td", {}, bar(s.conversion_rate, pct(s.conversion_rate), "cvr")),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -400,9 +444,19 @@ async function loadAudit(fromStart) {
   }
   const query = auditBefore ? `?limit=50&before=${auditBefore}` : "?limit=50";
   const { entries, next_before } = await api("GET", `/v1/audit-log${query}`);
-  $("audit-rows").append(...entries.map((e) =>
-    el("tr", {}, el("td", { text: when(e.at) }), el("td", { text: e.actor.email ?? "—" }), el("td", {}, el("code", { class: "action", text: e.action })),
-      el("td", { text: e.target ?? "" }), el("td", { text: e.ip ?? "" }))));
+  $("audit-rows").append(
+    ...entries.map((e) =>
+      el(
+        "tr",
+        {},
+        el("td", { text: when(e.at) }),
+        el("td", { text: e.actor.email ?? "—" }),
+        el("td", {}, el("code", { class: "action", text: e.action })),
+        el("td", { text: e.target ?? "" }),
+        el("td", { text: e.ip ?? "" }),
+      ),
+    ),
+  );
   auditBefore = next_before;
   $("audit-more").hidden = next_before === null;
 }

@@ -16,8 +16,26 @@ export const storableText = (maxLength: number) => fc.string({ unit: storableCha
 
 /** Numbers at the limits of a double and of JSON's round trip through PostgreSQL's numeric. */
 export const LIMIT_NUMBERS = [
-  Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2, 1e308, -1e308, Number.MAX_VALUE,
-  -Number.MAX_VALUE, 5e-324, -5e-324, 2.2250738585072014e-308, -0, 0, 0.1, 1 / 3, 123456789.12345679, 1e21, 1e-7, 2 ** 31, -(2 ** 31) - 1, 2 ** 32,
+  Number.MAX_SAFE_INTEGER,
+  Number.MIN_SAFE_INTEGER,
+  Number.MAX_SAFE_INTEGER + 2,
+  1e308,
+  -1e308,
+  Number.MAX_VALUE,
+  -Number.MAX_VALUE,
+  5e-324,
+  -5e-324,
+  2.2250738585072014e-308,
+  -0,
+  0,
+  0.1,
+  1 / 3,
+  123456789.12345679,
+  1e21,
+  1e-7,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  2 ** 32,
 ];
 export const jsonNumber = fc.oneof(
   { weight: 2, arbitrary: fc.constantFrom(...LIMIT_NUMBERS) },
@@ -27,10 +45,12 @@ export const jsonNumber = fc.oneof(
 );
 
 /** Keys include ones that are special to JavaScript objects (`__proto__`, refused, is among the invalid ones). */
-const key = fc.oneof(
-  { weight: 4, arbitrary: storableText(12) },
-  { weight: 1, arbitrary: fc.constantFrom("constructor", "toString", "hasOwnProperty", "", "price", "a.b", "$ref", "0", "-1") },
-).filter((k) => k !== "__proto__");
+const key = fc
+  .oneof(
+    { weight: 4, arbitrary: storableText(12) },
+    { weight: 1, arbitrary: fc.constantFrom("constructor", "toString", "hasOwnProperty", "", "price", "a.b", "$ref", "0", "-1") },
+  )
+  .filter((k) => k !== "__proto__");
 
 const leaf: fc.Arbitrary<Json> = fc.oneof(fc.constant(null), fc.boolean(), jsonNumber, storableText(40));
 
@@ -39,12 +59,7 @@ const objectOf = (value: fc.Arbitrary<Json>, maxKeys: number): fc.Arbitrary<Json
   fc.array(fc.tuple(key, value), { maxLength: maxKeys }).map((entries) => Object.fromEntries(entries) as JsonObject);
 
 const { value } = fc.letrec<{ value: Json }>((tie) => ({
-  value: fc.oneof(
-    { depthSize: "small", maxDepth: 3 },
-    leaf,
-    fc.array(tie("value"), { maxLength: 4 }),
-    objectOf(tie("value"), 4),
-  ),
+  value: fc.oneof({ depthSize: "small", maxDepth: 3 }, leaf, fc.array(tie("value"), { maxLength: 4 }), objectOf(tie("value"), 4)),
 }));
 
 export const jsonBytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
@@ -81,10 +96,7 @@ export const overLimitFreeForm: fc.Arbitrary<JsonObject> = fc
   .filter((o) => jsonBytes(o) > FREEFORM_MAX_BYTES);
 
 /** Valid free-form objects: mostly small, a few right at the limit. */
-export const freeForm: fc.Arbitrary<JsonObject> = fc.oneof(
-  { weight: 12, arbitrary: smallFreeForm },
-  { weight: 1, arbitrary: nearLimitFreeForm() },
-);
+export const freeForm: fc.Arbitrary<JsonObject> = fc.oneof({ weight: 12, arbitrary: smallFreeForm }, { weight: 1, arbitrary: nearLimitFreeForm() });
 
 /** Sets `v` at a path into `obj` chosen by `depth` (nested objects made as needed); returns a copy. */
 function nestAt(obj: JsonObject, depth: number, k: string, v: Json): JsonObject {
@@ -112,9 +124,13 @@ export const unstorableFreeForm: fc.Arbitrary<{ value: JsonObject; why: string }
 
 /** Free-form objects holding a `__proto__` key (refused: it could not be kept as sent), at some depth, or nested too deep. */
 export const refusedShapeFreeForm: fc.Arbitrary<{ value: JsonObject; why: string }> = fc.oneof(
-  fc.record({ base: smallFreeForm, depth: fc.integer({ min: 0, max: 3 }) })
+  fc
+    .record({ base: smallFreeForm, depth: fc.integer({ min: 0, max: 3 }) })
     // JSON.parse, as a request body is read: `__proto__` an own key.
-    .map(({ base, depth }) => ({ value: JSON.parse(JSON.stringify(nestAt(base, depth, "PROTO", 1)).replace('"PROTO"', '"__proto__"')) as JsonObject, why: `__proto__ key at depth ${depth}` })),
+    .map(({ base, depth }) => ({
+      value: JSON.parse(JSON.stringify(nestAt(base, depth, "PROTO", 1)).replace('"PROTO"', '"__proto__"')) as JsonObject,
+      why: `__proto__ key at depth ${depth}`,
+    })),
   fc.integer({ min: 100, max: 400 }).map((levels) => {
     let inner: JsonObject = { leaf: 1 };
     for (let d = 0; d < levels; d++) inner = { n: inner };

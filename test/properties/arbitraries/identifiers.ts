@@ -16,8 +16,32 @@ const WIDTH = {
 } as const;
 /** Characters that tend to break escaping, normalisation, byte-length arithmetic or surrogate handling. */
 const NOTABLE = fc.constantFrom(
-  0x20, 0x22, 0x27, 0x2f, 0x5c, 0x25, 0xa0, 0xad, 0x7ff, 0x800, 0x200b, 0x200d, 0x2028, 0x2029, 0xd7ff, 0xe000,
-  0xfeff, 0xfffd, 0xfffe, 0xffff, 0x10000, 0x1f600, 0x1f468, 0xe0001, 0x10fffd, 0x10ffff,
+  0x20,
+  0x22,
+  0x27,
+  0x2f,
+  0x5c,
+  0x25,
+  0xa0,
+  0xad,
+  0x7ff,
+  0x800,
+  0x200b,
+  0x200d,
+  0x2028,
+  0x2029,
+  0xd7ff,
+  0xe000,
+  0xfeff,
+  0xfffd,
+  0xfffe,
+  0xffff,
+  0x10000,
+  0x1f600,
+  0x1f468,
+  0xe0001,
+  0x10fffd,
+  0x10ffff,
 );
 const MIXED = fc.oneof(WIDTH[1], WIDTH[2], WIDTH[3], WIDTH[4], NOTABLE);
 
@@ -57,9 +81,7 @@ export function identifierOf(charset: Charset, length: number): fc.Arbitrary<str
 export const charset: fc.Arbitrary<Charset> = fc.constantFrom<Charset>("mixed", "mixed", "ascii", "two", "three", "astral");
 
 /** Any valid identifier: every plane, lengths 1..256 code units with a bias to the edges. */
-export const identifier: fc.Arbitrary<string> = fc
-  .tuple(charset, identifierLength)
-  .chain(([set, length]) => identifierOf(set, length));
+export const identifier: fc.Arbitrary<string> = fc.tuple(charset, identifierLength).chain(([set, length]) => identifierOf(set, length));
 
 /** A short valid identifier, for the many records of a boundary case. */
 export const shortIdentifier: fc.Arbitrary<string> = fc.array(MIXED, { minLength: 1, maxLength: 8 }).map((cps) => textOfLength(cps, 8));
@@ -90,14 +112,17 @@ export function prefixOf(text: string, n: number): string {
 /** Identifiers the contract refuses, each with what is wrong with it. */
 export const invalidIdentifier: fc.Arbitrary<{ value: unknown; why: string }> = fc.oneof(
   fc.constant({ value: "", why: "empty" }),
-  fc.tuple(charset, range(IDENTIFIER_MAX + 1, IDENTIFIER_MAX + 40))
+  fc
+    .tuple(charset, range(IDENTIFIER_MAX + 1, IDENTIFIER_MAX + 40))
     .chain(([set, n]) => identifierOf(set, n))
     .map((value) => ({ value, why: `${value.length} code units` })),
   // 255 units then an astral pair: 257 code units, though only 256 characters as a person counts them.
   identifierOf("ascii", 255).map((s) => ({ value: s + "\u{1f600}", why: "257 code units ending in a pair" })),
-  fc.tuple(identifier, controlChar, fc.double({ min: 0, max: 1, noNaN: true }))
+  fc
+    .tuple(identifier, controlChar, fc.double({ min: 0, max: 1, noNaN: true }))
     .map(([id, c, at]) => ({ value: insertAt(prefixOf(id, IDENTIFIER_MAX - 1), c, at), why: `control U+${c.charCodeAt(0).toString(16)}` })),
-  fc.tuple(identifier, loneSurrogate, fc.double({ min: 0, max: 1, noNaN: true }))
+  fc
+    .tuple(identifier, loneSurrogate, fc.double({ min: 0, max: 1, noNaN: true }))
     .map(([id, s, at]) => ({ value: insertAt(prefixOf(id, IDENTIFIER_MAX - 2), s, at), why: "unpaired surrogate" })),
   fc.constantFrom<unknown>(42, true, ["a"], { id: "a" }).map((value) => ({ value, why: `a ${Array.isArray(value) ? "array" : typeof value}` })),
 );

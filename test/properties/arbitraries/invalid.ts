@@ -52,9 +52,11 @@ const badName = tagged(
   ["", "View", "1view", "_view", "-view", "view!", "vi ew", "v\u00efew", "view\n", "a".repeat(65), `a${"b".repeat(64)}`, 7, null, ["view"]],
   "not an event name",
 );
-const badEventId = fc.uuid().chain((u) =>
-  tagged(["123", "", u.replaceAll("-", ""), `{${u}}`, `${u}0`, u.slice(0, -1), `${u.slice(0, -1)}g`, ` ${u}`, 123, null], "not a UUID"),
-);
+const badEventId = fc
+  .uuid()
+  .chain((u) =>
+    tagged(["123", "", u.replaceAll("-", ""), `{${u}}`, `${u}0`, u.slice(0, -1), `${u.slice(0, -1)}g`, ` ${u}`, 123, null], "not a UUID"),
+  );
 
 /** Field breakers per kind: every identifier field, the enums, the free-form fields, the times. */
 const BREAKERS: Record<Kind, Record<string, Breaker>> = {
@@ -102,12 +104,12 @@ export function brokenRecord(kind: Kind): fc.Arbitrary<Broken> {
   const fields = Object.entries(BREAKERS[kind]).map(([field, breaker]) =>
     fc.tuple(VALID[kind], breaker).map(([r, b]): Broken => ({ kind, record: withField(r, field, b.value), field, why: b.why })),
   );
-  const missing = fc.tuple(VALID[kind], fc.constantFrom(...REQUIRED[kind])).map(
-    ([r, field]): Broken => ({ kind, record: without(r, field), field, why: "missing" }),
-  );
-  const unknown = fc.tuple(VALID[kind], unknownKey(kind), fc.constantFrom<unknown>("x", 1, null, {})).map(
-    ([r, key, value]): Broken => ({ kind, record: withField(r, key, value), field: "", unknownKey: key, why: "unknown field" }),
-  );
+  const missing = fc
+    .tuple(VALID[kind], fc.constantFrom(...REQUIRED[kind]))
+    .map(([r, field]): Broken => ({ kind, record: without(r, field), field, why: "missing" }));
+  const unknown = fc
+    .tuple(VALID[kind], unknownKey(kind), fc.constantFrom<unknown>("x", 1, null, {}))
+    .map(([r, key, value]): Broken => ({ kind, record: withField(r, key, value), field: "", unknownKey: key, why: "unknown field" }));
   const notObject = tagged([null, "record", 1, [], [{}]], "not an object").map(({ value, why }): Broken => ({ kind, record: value, field: "", why }));
   const variants = [...fields, missing, unknown, notObject];
   if (kind === "events") variants.push(identifyWithoutPrevious);

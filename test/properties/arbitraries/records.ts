@@ -66,7 +66,11 @@ export const user: fc.Arbitrary<User> = fc.record(
 const unknownName = fc.stringMatching(/^[a-z][a-z0-9_.-]{0,63}$/).filter((n) => n !== "identify");
 
 const knownPair = fc.constantFrom(
-  ...FAMILIES.flatMap((f) => Object.keys(KNOWN_EVENTS[f]).filter((n) => n !== "identify").map((n) => ({ event_family: f, event_name: n }))),
+  ...FAMILIES.flatMap((f) =>
+    Object.keys(KNOWN_EVENTS[f])
+      .filter((n) => n !== "identify")
+      .map((n) => ({ event_family: f, event_name: n })),
+  ),
 );
 const engaging = knownPair.filter((p) => p.event_family === "engagement" && KNOWN_WEIGHT[p.event_name]! > 0);
 /**
@@ -137,9 +141,7 @@ export function resolveEvent(spec: EventSpec, users: readonly string[], anonymou
 }
 
 /** One event on its own (for batches that only need valid neighbours). */
-export const event: fc.Arbitrary<Event> = fc
-  .tuple(eventSpec, identifier, identifier)
-  .map(([spec, u, i]) => resolveEvent(spec, [u], [u], [i]));
+export const event: fc.Arbitrary<Event> = fc.tuple(eventSpec, identifier, identifier).map(([spec, u, i]) => resolveEvent(spec, [u], [u], [i]));
 
 /**
  * What one property run sends: items and users (unique ids), then events whose users and items come mostly

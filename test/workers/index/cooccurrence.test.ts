@@ -22,7 +22,12 @@ describe("CoOccurrence", () => {
     co.addPair(0, 1);
     co.addPair(1, 0);
     co.addPair(0, 2);
-    expect(counts(co, 0)).toEqual(new Map([[1, 2], [2, 1]]));
+    expect(counts(co, 0)).toEqual(
+      new Map([
+        [1, 2],
+        [2, 1],
+      ]),
+    );
     expect(counts(co, 1)).toEqual(new Map([[0, 2]]));
     expect(counts(co, 2)).toEqual(new Map([[0, 1]]));
   });
@@ -91,7 +96,7 @@ describe("CoOccurrence", () => {
       }
     };
     let seed = 7;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (let k = 0; k < 60_000; k++) {
       const a = Math.floor(random() * items);
       // Half the pairs among a few close items (repeated), half anywhere (mostly new, forcing replacements).

@@ -62,7 +62,9 @@ describe("TextArena", () => {
   it("holds repeated text in its scratch region, or refuses it when too long", () => {
     const store = new TextStore();
     const n = store.scratch(',"reason":"similar-to:é"');
-    expect(store.writer.reset().stored(store.scratchAt, n).stored(store.scratchAt, n).view().toString("utf8")).toBe(',"reason":"similar-to:é"'.repeat(2));
+    expect(store.writer.reset().stored(store.scratchAt, n).stored(store.scratchAt, n).view().toString("utf8")).toBe(
+      ',"reason":"similar-to:é"'.repeat(2),
+    );
     expect(store.scratch("y".repeat(5000))).toBe(-1);
   });
 });

@@ -17,7 +17,11 @@ function random(seed: number): () => number {
 const USERS = ["u-1", "ünïcødé 用户", "u\\tab", "🎉", "u-5", "u-6"];
 const ITEMS = ["i-1", "i-2", "商品-3", "i\\4", "i-5", "i-6", "i-7", "i-8"];
 const FAMILIES: Array<[string, string, number]> = [
-  ["engagement", "view", 1], ["engagement", "like", 2], ["engagement", "dislike", -2], ["conversion", "purchase", 5], ["exposure", "impression", 0],
+  ["engagement", "view", 1],
+  ["engagement", "like", 2],
+  ["engagement", "dislike", -2],
+  ["conversion", "purchase", 5],
+  ["exposure", "impression", 0],
   ["system", "custom_thing", 1],
 ];
 
@@ -56,7 +60,10 @@ function stateOf(index: OrgIndex): unknown {
     return [also, bought, signals.support(i), signals.repeatRate(i)];
   });
   return {
-    users: people.ids.names, items: catalog.ids.names, history, related,
+    users: people.ids.names,
+    items: catalog.ids.names,
+    history,
+    related,
     // Each index's decay counts from its own creation: compare the decayed values at one moment.
     popular: catalog.ids.names.map((_, i) => signals.popular.valueAt(i, NOW_S).toPrecision(9)),
     popularAllTime: catalog.ids.names.map((_, i) => signals.popularAllTime[i]),
@@ -98,7 +105,10 @@ describe("a committed batch applied from its packed bytes", () => {
   it("applies a batch holding items or users from its unpacked records, items first", () => {
     const batch: BatchPayload = {
       events: events(200, 4),
-      items: [[1, "i-1", "shoe", "active", { colour: "red" }, null], [1, "new-item", "hat", "inactive", {}, "2026-11-01T00:00:00.000Z"]],
+      items: [
+        [1, "i-1", "shoe", "active", { colour: "red" }, null],
+        [1, "new-item", "hat", "inactive", {}, "2026-11-01T00:00:00.000Z"],
+      ],
       users: [[1, "u-9", "inactive", {}, "2026-11-01T00:00:00.000Z"]],
     };
     const [unpacked, inPlace] = bothWays([batch], null, () => true);
@@ -147,7 +157,14 @@ describe("a committed batch a shard cannot apply whole", () => {
   it("skips a record that throws, counts it, and applies the rest of the batch, its own organisation's included", () => {
     const batch: BatchPayload = { events: events(300, 6), items: [[2, "fine", "shoe", "active", {}, null]], users: [] };
     // Stands in for any record whose application throws: attributes that cannot be read.
-    const unreadable = new Proxy({}, { ownKeys: () => { throw new Error("unreadable attributes"); } });
+    const unreadable = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("unreadable attributes");
+        },
+      },
+    );
     const clean = new Shard();
     clean.apply(batch, null, () => true);
     const shard = new Shard();

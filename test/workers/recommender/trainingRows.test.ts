@@ -9,13 +9,21 @@ function organisation(): OrgIndex {
   const index = new OrgIndex(1, 0);
   for (let i = 0; i < 60; i++) index.upsertItem(`i${i}`, "film", "active", {}, 0);
   let seed = 7;
-  const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
   let atS = 0;
   const event = (user: string, item: number, name: string, weight: number) =>
-    index.applyEvent({ userId: user, itemId: `i${item}`, family: name === "purchase" ? "conversion" : "engagement", name, weight, previousUserId: null, atS: ++atS }, atS);
+    index.applyEvent(
+      { userId: user, itemId: `i${item}`, family: name === "purchase" ? "conversion" : "engagement", name, weight, previousUserId: null, atS: ++atS },
+      atS,
+    );
   for (let k = 0; k < 3_000; k++) {
     const r = random();
-    event(`u${Math.floor(random() * 40)}`, Math.floor(random() * 60), r < 0.8 ? "view" : r < 0.95 ? "purchase" : "dislike", r < 0.95 ? 1 + Math.floor(random() * 3) : -2);
+    event(
+      `u${Math.floor(random() * 40)}`,
+      Math.floor(random() * 60),
+      r < 0.8 ? "view" : r < 0.95 ? "purchase" : "dislike",
+      r < 0.95 ? 1 + Math.floor(random() * 3) : -2,
+    );
   }
   for (let k = 0; k < HISTORY_MAX + 200; k++) event("heavy", k % 60, "view", 1);
   return index;
@@ -41,14 +49,23 @@ describe("trainingSetInSlices", () => {
     const index = organisation();
     const last = index.people.ids.size - 1;
     let applied = false;
-    const { matrix, userVersions } = await trainingSetInSlices(index, async () => {
-      if (applied) return;
-      applied = true;
-      // Between slices: an event for the last user, whose row is not built yet.
-      index.applyEvent({ userId: index.people.ids.name(last), itemId: "i59", family: "engagement", name: "view", weight: 3, previousUserId: null, atS: 1e6 }, 1e6);
-    }, 0);
+    const { matrix, userVersions } = await trainingSetInSlices(
+      index,
+      async () => {
+        if (applied) return;
+        applied = true;
+        // Between slices: an event for the last user, whose row is not built yet.
+        index.applyEvent(
+          { userId: index.people.ids.name(last), itemId: "i59", family: "engagement", name: "view", weight: 3, previousUserId: null, atS: 1e6 },
+          1e6,
+        );
+      },
+      0,
+    );
     expect(applied).toBe(true);
     expect(userVersions[last]).toBe(index.people.version[last]);
-    expect([...matrix.indices.subarray(matrix.indptr[last]!, matrix.indptr[last + 1]!)]).toEqual([...trainingSet(index).matrix.indices.subarray(matrix.indptr[last]!)]);
+    expect([...matrix.indices.subarray(matrix.indptr[last]!, matrix.indptr[last + 1]!)]).toEqual([
+      ...trainingSet(index).matrix.indices.subarray(matrix.indptr[last]!),
+    ]);
   });
 });

@@ -136,7 +136,13 @@ describe("TrainingScheduler", () => {
     trainingS = 0;
     vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<Model> }, "run").mockImplementation(() => {
       // No item codes: the search has nothing to prepare before the swap.
-      const model = { userCount: 1, itemCount: 1, trainingMs: trainingS * S, params: { factors: 16 } as AlsParams, itemCodes: new Int8Array(0) } as Model;
+      const model = {
+        userCount: 1,
+        itemCount: 1,
+        trainingMs: trainingS * S,
+        params: { factors: 16 } as AlsParams,
+        itemCodes: new Int8Array(0),
+      } as Model;
       return trainingS === 0 ? Promise.resolve(model) : new Promise((resolve) => setTimeout(() => resolve(model), trainingS * S));
     });
     index = new OrgIndex(1);

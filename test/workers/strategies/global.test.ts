@@ -86,7 +86,10 @@ describe("trending", () => {
     for (const recentViewers of [2, 12]) {
       const index = organisation(recentViewers);
       const scores = index.catalog.ids.names.map((id, i) => ({ id, i, s: index.signals.trendScore(i, NOW_S) }));
-      const expected = scores.filter((x) => x.s > 0).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id);
+      const expected = scores
+        .filter((x) => x.s > 0)
+        .sort((a, b) => b.s - a.s || a.i - b.i)
+        .map((x) => x.id);
       const results = rankOnIndex(index, { strategy: "trending", limit: 30 }, NOW_S);
       expect(expected.length).toBeGreaterThan(0);
       expect(ids(results)).toEqual(expected);

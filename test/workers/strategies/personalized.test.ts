@@ -53,7 +53,8 @@ describe.each([
   });
 
   it("follows a user whose taste changed: their new topic enters the top at once", () => {
-    const fromTopic4 = () => rankOnIndex(index, { strategy: "personalized", user_id: "u1", limit: 10 }).filter((r) => topicOf(r.item_id) === 4).length;
+    const fromTopic4 = () =>
+      rankOnIndex(index, { strategy: "personalized", user_id: "u1", limit: 10 }).filter((r) => topicOf(r.item_id) === 4).length;
     expect(fromTopic4()).toBe(0);
     for (let k = 0; k < 12; k++) view(index, "u1", 4 + TOPICS * (20 + k), 200 + k);
     // The closed form weighs the latest items more (6-7 of 10 measured); ALS folds all of them in alike (4).

@@ -39,7 +39,7 @@ describe("ScoreBoard as the table grows", () => {
     const board = new ScoreBoard();
     const ids = Array.from({ length: 5_000 }, (_, k) => k * 4_096 + (k % 7)); // spread ids, many sharing low bits
     ids.forEach((id, k) => board.add(id, k, k));
-    ids.forEach((id, k) => board.add(id, 0.5, -5));
+    ids.forEach((id) => board.add(id, 0.5, -5));
     expect(board.size).toBe(5_000);
     expect(ids.every((id, k) => board.sum(id) === k + 0.5)).toBe(true);
     expect(ids.slice(1).every((id, k) => board.bestTag(id) === k + 1)).toBe(true);

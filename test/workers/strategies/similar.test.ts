@@ -36,7 +36,12 @@ describe("similar with the model's neighbour lists", () => {
 
   it("searches the vectors when a filter leaves fewer than half of the listed neighbours", () => {
     for (const item of [3, 250, 1_001]) {
-      const { listed, searched } = withAndWithoutLists(index, { strategy: "similar", limit: 20, context_item_id: `i${item}`, item_type: `t${(item + 1) % TYPES}` });
+      const { listed, searched } = withAndWithoutLists(index, {
+        strategy: "similar",
+        limit: 20,
+        context_item_id: `i${item}`,
+        item_type: `t${(item + 1) % TYPES}`,
+      });
       // About a seventh of the 100 listed neighbours pass: the candidates must come from as wide a search as without lists.
       expect(listed).toEqual(searched);
       expect(listed).toHaveLength(20);

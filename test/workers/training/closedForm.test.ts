@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { SparseRows } from "../../../workers/training/als.js";
-import { closedFormFits, closedFormScores, DUAL_MAX_USERS, fitForm, PRIMAL_MAX_ITEMS, trainClosedForm } from "../../../workers/training/closedForm.js";
+import {
+  closedFormFits,
+  closedFormScores,
+  DUAL_MAX_USERS,
+  fitForm,
+  PRIMAL_MAX_ITEMS,
+  trainClosedForm,
+} from "../../../workers/training/closedForm.js";
 import { invertSpd, seededRandom } from "../../../workers/training/linalg.js";
 
 /** A binary users × items matrix with each pair present with probability `density`. */
@@ -20,7 +27,8 @@ function easeByDefinition(x: SparseRows, lambda: number, query: number[], weight
   const n = x.cols;
   const g = new Float64Array(n * n);
   for (let u = 0; u < x.rows; u++) {
-    for (let a = x.indptr[u]!; a < x.indptr[u + 1]!; a++) for (let b = x.indptr[u]!; b < x.indptr[u + 1]!; b++) g[x.indices[a]! * n + x.indices[b]!]!++;
+    for (let a = x.indptr[u]!; a < x.indptr[u + 1]!; a++)
+      for (let b = x.indptr[u]!; b < x.indptr[u + 1]!; b++) g[x.indices[a]! * n + x.indices[b]!]!++;
   }
   for (let i = 0; i < n; i++) g[i * n + i]! += lambda;
   const p = invertSpd(g, n);

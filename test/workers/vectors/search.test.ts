@@ -59,7 +59,10 @@ describe("vector search over a catalog large enough for IVF cells", () => {
   it("finds what an exact scan of every row finds when every cell is probed (the SIMD scan skips only rows below the k-th best)", () => {
     const f = model.params.factors;
     const cells = model.ivf!.cells;
-    for (const [query, cosine] of [[unitVector(model, 5)!, true], [Float64Array.from({ length: f }, (_, k) => Math.sin(k)), false]] as const) {
+    for (const [query, cosine] of [
+      [unitVector(model, 5)!, true],
+      [Float64Array.from({ length: f }, (_, k) => Math.sin(k)), false],
+    ] as const) {
       const top = searchVectors(model, query, 25, () => true, { cosine, firstProbes: cells });
       const scales = cosine ? model.cosineScales : model.itemScales;
       const exact = Array.from({ length: model.itemCodes.length / f }, (_, row) => {

@@ -5,7 +5,7 @@ import { SimdScorer } from "../../../workers/vectors/simdScores.js";
 
 function seeded(seed: number): () => number {
   let s = seed;
-  return () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  return () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32;
 }
 
 function randomModel(rows: number, f: number, seed: number): Model {
@@ -45,7 +45,10 @@ describe("SimdScorer (WebAssembly SIMD scan of item codes)", () => {
       expect(model.cosineScales).toEqual(cosineScales);
       const q = Float64Array.from({ length: f }, (_, k) => Math.sin(k + 1));
       scorer.setQuery(q);
-      for (const [set, scales] of [[0, itemScales], [1, cosineScales]] as const) {
+      for (const [set, scales] of [
+        [0, itemScales],
+        [1, cosineScales],
+      ] as const) {
         const expected = exactScores(model, codes, scales, q, 100, 420);
         expect(scorer.scan(100, 420, set, -Infinity)).toBe(320);
         expected.forEach((score, i) => {

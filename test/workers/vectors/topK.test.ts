@@ -9,7 +9,7 @@ function reference(pairs: [number, number][], k: number): [number, number][] {
 describe("TopK", () => {
   it("keeps the k best of many offers and sorts them best first, ties to the lower item id", () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
     for (const k of [1, 2, 7, 21, 100]) {
       const pairs: [number, number][] = Array.from({ length: 1_000 }, (_, item) => [Math.round(random() * 50) / 10, item]);
       // Offered in a shuffled order, so that ties meet the heap in every order.
@@ -38,7 +38,11 @@ describe("TopK", () => {
     top.offer(2.5, 9);
     top.offer(1.5, 4);
     const kept = Array.from({ length: top.size }, (_, k) => [top.item(k), top.score(k)]);
-    expect(kept.sort((a, b) => a[0]! - b[0]!)).toEqual([[3, 0.5], [4, 1.5], [9, 2.5]]);
+    expect(kept.sort((a, b) => a[0]! - b[0]!)).toEqual([
+      [3, 0.5],
+      [4, 1.5],
+      [9, 2.5],
+    ]);
     expect(Array.from(top.sorted().items)).toEqual([9, 4, 3]);
     expect(top.size).toBe(3);
   });
