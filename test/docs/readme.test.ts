@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema, loadConfig } from "../../src/config.js";
 import { ERROR_STATUS } from "../../src/errors.js";
@@ -54,5 +54,13 @@ describe("the README", () => {
       .filter((v) => readme.get(v) !== spelled(defaults[v]))
       .map((v) => `${v}: README ${readme.get(v)}, schema ${spelled(defaults[v])}`);
     expect(differing).toEqual([]);
+  });
+
+  it("links the architecture page, and no document of the repository points at the first plan outside it", () => {
+    expect(README).toContain("(docs/architecture.md)");
+    const firstPlan = ["..", "shared", "ARCHITECTURE.md"].join("/");
+    const docs = ["README.md", "CONTRIBUTING.md", ...readdirSync(new URL("../../docs/", import.meta.url)).map((f) => `docs/${f}`)];
+    const pointing = docs.filter((f) => readFileSync(new URL(`../../${f}`, import.meta.url), "utf8").includes(firstPlan));
+    expect(pointing).toEqual([]);
   });
 });
