@@ -99,6 +99,11 @@ describe("the import graph", () => {
     expect(leaks).toEqual([]);
   });
 
+  it("loads no zod on the writer, recommender and training threads", () => {
+    const threadFiles = files.filter((f) => f.startsWith("workers/") || f.startsWith("src/wire/"));
+    expect(threadFiles.filter((f) => graph.get(f)!.some((s) => s === "zod" || s.startsWith("zod/")))).toEqual([]);
+  });
+
   it("lets src/ name workers/ only by the thread entry paths it starts", () => {
     const front = files.filter((f) => f.startsWith("src/"));
     const imports = front.flatMap((f) =>
