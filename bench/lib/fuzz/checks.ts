@@ -2,30 +2,13 @@
  * What every exchange must satisfy: no 5xx (a 503 counts only as load shedding the service names as such),
  * the contract's envelope on every JSON answer, an answer within the bound for every well-formed request.
  */
+import { ERROR_STATUS } from "../../../src/errors.js";
 import type { FuzzCase } from "./case.js";
 import type { HttpAnswer } from "./responseParser.js";
 import type { Exchange } from "./sender.js";
 
-/** CONTRACT section 6: the error codes, with the status each one is answered with (README). */
-export const ERROR_CODES: Readonly<Record<string, number>> = {
-  validation_error: 400,
-  invalid_json: 400,
-  missing_api_key: 401,
-  invalid_api_key: 401,
-  revoked_api_key: 401,
-  invalid_token: 401,
-  invalid_credentials: 401,
-  wrong_key_type: 403,
-  forbidden_role: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  unavailable: 503,
-};
+/** The error codes, with the status each one is answered with: the service's one catalog (CONTRACT 6, README). */
+export const ERROR_CODES: Readonly<Record<string, number>> = ERROR_STATUS;
 
 /** 503s that say they shed load (a queue or a lookup limit full), rather than that something broke. */
 const LOAD_SHEDDING = /saturated|too many unknown keys/;
