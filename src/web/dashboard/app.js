@@ -299,9 +299,57 @@ function sendFile(kind, body, type, onProgress) {
   });
 }
 
+/**
+ * The server's HTTP layer refuses a Content-Length of 10^9 bytes or more, and a browser always sends one. So a
+ * larger CSV or NDJSON file goes up in parts cut at line ends, each CSV part headed by the file's header row.
+ * (A quoted CSV cell holding a line break exactly at a cut would be reported as a bad row.)
+ */
+const PART_BYTES = 512 * 1024 * 1024;
+const partBytes = () => Number(document.documentElement.dataset.uploadPartBytes) || PART_BYTES;
+const NEWLINE = 10;
+const SCAN_BYTES = 16 * 1024 * 1024;
+
+/** Where each part starts (bytes) and the file line it starts on. */
+async function cutAtLines(file, size) {
+  const parts = [{ start: 0, line: 1 }];
+  let lines = 1;
+  let from = 0;
+  while (file.size - parts[parts.length - 1].start > size) {
+    const target = parts[parts.length - 1].start + size;
+    let cut = -1;
+    // Count the lines up to the cut as we go: each later part's errors are reported by the file's line numbers.
+    for (let at = from; cut === -1 && at < file.size; at += SCAN_BYTES) {
+      const bytes = new Uint8Array(await file.slice(at, Math.min(file.size, at + SCAN_BYTES)).arrayBuffer());
+      for (let i = 0; i < bytes.length; i++) {
+        if (bytes[i] !== NEWLINE) continue;
+        lines++;
+        if (at + i + 1 >= target) {
+          cut = at + i + 1;
+          break;
+        }
+      }
+    }
+    if (cut === -1 || cut >= file.size) break;
+    parts.push({ start: cut, line: lines });
+    from = cut;
+  }
+  return parts.map((p, k) => ({ ...p, end: k + 1 < parts.length ? parts[k + 1].start : file.size }));
+}
+
+async function headerLine(file) {
+  const bytes = new Uint8Array(await file.slice(0, 1024 * 1024).arrayBuffer());
+  const end = bytes.indexOf(NEWLINE);
+  return file.slice(0, end === -1 ? bytes.length : end + 1);
+}
+
 async function upload({ kind }) {
   const file = $("upload-file").files[0];
   if (!file) throw new ApiError(400, "validation_error", "choose a file first");
+  const type = uploadType(file);
+  const size = partBytes();
+  if (file.size > size && type === "application/json") {
+    throw new ApiError(400, "validation_error", "a JSON array this large cannot be sent from a browser in one piece: save it as NDJSON or CSV");
+  }
   const bar = $("upload-progress");
   $("upload-progress-wrap").hidden = false;
   $("upload-result").hidden = true;
@@ -311,14 +359,26 @@ async function upload({ kind }) {
     $("upload-progress-text").textContent = share < 1 ? `${bar.value}%` : "100%, storing…";
   };
   progress(0);
-  const result = await sendFile(kind, file, uploadType(file), progress);
+  const parts = file.size > size ? await cutAtLines(file, size) : [{ start: 0, end: file.size, line: 1 }];
+  const header = type === "text/csv" && parts.length > 1 ? await headerLine(file) : null;
+  const total = { accepted: 0, rejected: 0, errors: [] };
+  for (const [k, part] of parts.entries()) {
+    const headed = header !== null && k > 0;
+    const body = headed ? new Blob([header, file.slice(part.start, part.end)]) : file.slice(part.start, part.end);
+    const result = await sendFile(kind, body, type, (sent) => progress(part.start + Math.max(0, sent - (headed ? header.size : 0))));
+    // A part's line 1 is the file's line part.line, or its copied header row.
+    const shift = part.line - 1 - (headed ? 1 : 0);
+    total.accepted += result.accepted;
+    total.rejected += result.rejected;
+    for (const e of result.errors) if (total.errors.length < 100) total.errors.push({ line: e.line + shift, message: e.message });
+  }
   $("upload-progress-text").textContent = "Done.";
   bar.value = 100;
   $("upload-summary").textContent =
-    `${result.accepted} ${kind} stored, ${result.rejected} rows refused` +
-    (result.rejected > result.errors.length ? ` (the first ${result.errors.length} are listed)` : "") +
+    `${total.accepted} ${kind} stored, ${total.rejected} rows refused` +
+    (total.rejected > total.errors.length ? ` (the first ${total.errors.length} are listed)` : "") +
     ".";
-  $("upload-errors").replaceChildren(...result.errors.map((e) => el("tr", {}, el("td", { text: String(e.line) }), el("td", { text: e.message }))));
+  $("upload-errors").replaceChildren(...total.errors.map((e) => el("tr", {}, el("td", { text: String(e.line) }), el("td", { text: e.message }))));
   $("upload-result").hidden = false;
 }
 
