@@ -319,3 +319,28 @@ describe("upload rules", () => {
     });
   });
 });
+
+describe("an upload larger than the ingest queue", () => {
+  /** Room for the four 10,000-row chunks an upload keeps in flight, and little more. */
+  const QUEUE_ROWS = 50_000;
+  let small: TestServer;
+  beforeAll(async () => {
+    small = await startServer({ env: { INGEST_QUEUE_MAX: String(QUEUE_ROWS) } });
+  });
+  afterAll(async () => {
+    await small?.cleanup();
+  });
+
+  it("is throttled by pausing the socket, not refused: eight times the queue, every row stored", async () => {
+    const org = await newOrg(small.url);
+    const rows = 8 * QUEUE_ROWS;
+    const lines = ["item_id,item_type,status,price"];
+    for (let i = 0; i < rows; i++) lines.push(`t${i},product,active,${i % 997}`);
+    const r = await call(small.url, "POST", "/v1/upload/items", { token: org.token, raw: lines.join("\n"), contentType: "text/csv" });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    expect(r.body.data).toEqual({ accepted: rows, rejected: 0, errors: [] });
+    const seq = (await small.db().query("SELECT seq FROM organisations WHERE id = $1", [org.orgId])).rows[0].seq;
+    const { rows: stored } = await small.db().query("SELECT count(*)::int AS n FROM items WHERE org = $1", [seq]);
+    expect(stored[0].n).toBe(rows);
+  }, 60_000);
+});
