@@ -22,18 +22,20 @@ const KIND_WEIGHTS: [Kind, number][] = [
   ["items-upsert", 0.05],
   ["users-upsert", 0.05],
 ];
-const STRATEGY_WEIGHTS: [Strategy, number][] = [
-  ["personalized", 0.25],
-  ["similar", 0.2],
-  ["popular", 0.1],
-  ["recently-viewed", 0.1],
-  ["because-you-viewed", 0.1],
-  ["trending", 0.05],
-  ["also-viewed", 0.05],
-  ["frequently-bought-together", 0.05],
-  ["buy-again", 0.05],
-  ["new-arrivals", 0.05],
-];
+/** Every strategy of src/wire/strategies.ts has its share (a Record, so a new strategy does not compile without one). */
+const STRATEGY_SHARES: Record<Strategy, number> = {
+  personalized: 0.25,
+  similar: 0.2,
+  popular: 0.1,
+  "recently-viewed": 0.1,
+  "because-you-viewed": 0.1,
+  trending: 0.05,
+  "also-viewed": 0.05,
+  "frequently-bought-together": 0.05,
+  "buy-again": 0.05,
+  "new-arrivals": 0.05,
+};
+const STRATEGY_WEIGHTS = Object.entries(STRATEGY_SHARES) as [Strategy, number][];
 const ITEMS_PER_UPSERT = 10;
 
 export interface Planned {
