@@ -21,6 +21,7 @@ import { collectProcessMetrics, readQueuesFrom, zeroShardSeries } from "./metric
 import { shardMetrics } from "./metrics/shardMetrics.js";
 import { uploadRoutes } from "./http/routes/upload.js";
 import { dashboardPageRoutes } from "./http/routes/dashboardPage.js";
+import { sdkRoutes } from "./http/routes/sdk.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
 import { keepRefused } from "./ingest/refused.js";
@@ -100,6 +101,7 @@ async function start(config: Config): Promise<Running> {
     recommendRoutes,
     analyticsRoutes,
     dashboardPageRoutes,
+    sdkRoutes,
     metricsRoutes,
   ])
     routes(services).forEach((r) => router.add(r));

@@ -23,6 +23,14 @@ function importsOf(file: string): string[] {
   return specs.map((s) => (s.startsWith(".") ? normalize(join(dirname(file), s)).replace(/\.js$/, ".ts") : s));
 }
 
+/** The imports a file keeps at run time: type-only ones (`import type`, `export type`) are erased by the compiler. */
+function runtimeImportsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), "utf8").replace(/(?:^|\n)\s*(?:import|export)\s+type\b[^;]*;/g, "");
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^;]*?\bfrom\s+"([^"]+)"|\bimport\(\s*"([^"]+)"\s*\)/g)]
+    .map((m) => m[1] ?? m[2]!)
+    .map((s) => (s.startsWith(".") ? normalize(join(dirname(file), s)).replace(/\.js$/, ".ts") : s));
+}
+
 /** Paths a file hands to `new URL(…, import.meta.url)`, as repo paths (the compiled tree mirrors this one). */
 function urlPathsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), "utf8");
@@ -115,6 +123,18 @@ describe("the import graph", () => {
     expect(imports).toEqual([]);
     const started = front.flatMap((f) => urlPathsOf(f).filter((p) => p.startsWith("workers/")));
     expect(started.sort()).toEqual([...THREAD_ENTRIES].sort());
+  });
+
+  it("keeps the browser SDK free of Node: src/client/ runs only src/client/ and src/wire/ code, its Node entry aside", () => {
+    const browserPath = files.filter((f) => f.startsWith("src/client/") && f !== "src/client/node.ts");
+    expect(browserPath).toContain("src/client/client.ts");
+    const leaks = browserPath.flatMap((f) =>
+      runtimeImportsOf(f)
+        .filter((s) => !s.startsWith("src/client/") && !s.startsWith("src/wire/"))
+        .map((s) => `${f} → ${s}`),
+    );
+    expect(leaks).toEqual([]);
+    expect(runtimeImportsOf("src/client/node.ts")).toContain("node:crypto");
   });
 
   it("has no import cycle, counting type-only imports", () => {

@@ -1,0 +1,224 @@
+import { isServiceError, RecommendationServiceError } from "./errors.js";
+import type { PersistedQueue } from "./persistedQueue.js";
+import { verdict, type Backoff } from "./retry.js";
+import type { TrackedEvent } from "./types.js";
+
+export interface QueueOptions {
+  batchSize: number;
+  maxBatchBytes: number;
+  unloadBatchBytes: number;
+  flushIntervalMs: number;
+  maxQueueSize: number;
+  backoff: Backoff;
+}
+
+export interface QueueHooks {
+  /** Sends one batch as a JSON array body; resolves when the service has accepted it. */
+  send(body: string, keepalive: boolean): Promise<void>;
+  /** Events the service refused for good (400, 401, 403, ...) or that were dropped to stay under the cap. */
+  onError(err: RecommendationServiceError, events: TrackedEvent[]): void;
+  random(): number;
+}
+
+interface Queued {
+  event: TrackedEvent;
+  json: string;
+  bytes: number;
+}
+
+const encoder = new TextEncoder();
+const queued = (event: TrackedEvent): Queued => {
+  const json = JSON.stringify(event);
+  return { event, json, bytes: encoder.encode(json).length };
+};
+
+/**
+ * Tracked events on their way to POST /v1/events/ingest: sent in batches of `batchSize` events, `maxBatchBytes`
+ * bytes or what `flushIntervalMs` gathered, whichever comes first, one request at a time. An event leaves the
+ * queue when the service has accepted it, so a lost answer resends it (its event_id makes that harmless).
+ */
+export class EventQueue {
+  private items: Queued[] = [];
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private draining: Promise<void> | undefined;
+  private saving = false;
+  private attempt = 0;
+  private byteBudget: number;
+  private failure: RecommendationServiceError | undefined;
+  /** Events dropped to keep the queue under `maxQueueSize` (or the storage quota) since the client started. */
+  dropped = 0;
+
+  constructor(
+    private readonly opts: QueueOptions,
+    private readonly hooks: QueueHooks,
+    private readonly persisted: PersistedQueue | undefined,
+  ) {
+    this.byteBudget = opts.maxBatchBytes;
+    for (const e of persisted?.load() ?? []) this.items.push(queued(e));
+    if (this.items.length > 0) this.schedule();
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(event: TrackedEvent): void {
+    this.items.push(queued(event));
+    if (this.items.length > this.opts.maxQueueSize) this.drop(this.items.length - this.opts.maxQueueSize);
+    this.persistSoon();
+    if (this.items.length >= this.opts.batchSize) void this.drain();
+    else this.schedule();
+  }
+
+  /** Sends everything queued; resolves when the queue is empty, rejects with the first error that cannot pass by retrying. */
+  async flush(): Promise<void> {
+    this.failure = undefined;
+    while (this.items.length > 0) await this.drain();
+    const failure = this.failure;
+    this.failure = undefined;
+    if (failure) throw failure;
+  }
+
+  /**
+   * The page is going away: the queue is saved, and what fits in one `unloadBatchBytes` request goes out with
+   * keepalive, which the browser delivers after the page is gone. What does not fit waits in storage.
+   */
+  flushOnUnload(): void {
+    this.persistNow();
+    const batch = this.take(this.opts.unloadBatchBytes);
+    if (batch.length === 0) return;
+    this.hooks.send(body(batch), true).then(
+      () => this.remove(batch),
+      () => undefined, // still queued and saved: the next drain, or the next page, sends it again
+    );
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.persistNow();
+  }
+
+  private schedule(): void {
+    if (this.timer !== undefined || this.draining) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.drain();
+    }, this.opts.flushIntervalMs);
+  }
+
+  private drain(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.draining ??= this.sendAll().finally(() => {
+      this.draining = undefined;
+      if (this.items.length > 0) this.schedule();
+    });
+    return this.draining;
+  }
+
+  private async sendAll(): Promise<void> {
+    while (this.items.length > 0) {
+      const batch = this.take(this.byteBudget);
+      try {
+        await this.hooks.send(body(batch), false);
+        this.attempt = 0;
+        this.remove(batch);
+      } catch (err) {
+        if (!(await this.recover(err, batch))) return;
+      }
+    }
+  }
+
+  /** After a failed batch: answers whether to go on sending (after waiting, shrinking or dropping as the failure asks). */
+  private async recover(err: unknown, batch: Queued[]): Promise<boolean> {
+    if (!isServiceError(err)) throw err;
+    const v = verdict(err, this.attempt, this.opts.backoff, this.hooks.random);
+    if (v.kind === "retry") {
+      this.attempt++;
+      await sleep(v.delayMs);
+      return true;
+    }
+    if (v.kind === "split" && batch.length > 1) {
+      // The service's body limit is lower than ours: halve what a request may carry, for good.
+      this.byteBudget = Math.max(1, Math.floor(bytesOf(batch) / 2));
+      return true;
+    }
+    this.reject(err, batch);
+    return true;
+  }
+
+  /** A refused batch: a 400 names the invalid events by index, and only those are dropped; otherwise the whole batch goes. */
+  private reject(err: RecommendationServiceError, batch: Queued[]): void {
+    const named = err.code === "validation_error" ? invalidIndexes(err.message, batch.length) : [];
+    const refused = named.length > 0 ? named.map((i) => batch[i]) : batch;
+    this.remove(refused);
+    this.failure ??= err;
+    this.hooks.onError(
+      err,
+      refused.map((q) => q.event),
+    );
+  }
+
+  /** From the head: as many events as fit `batchSize` and `maxBytes` (always at least one). */
+  private take(maxBytes: number): Queued[] {
+    const batch: Queued[] = [];
+    let bytes = 2;
+    for (const q of this.items) {
+      if (batch.length === this.opts.batchSize) break;
+      if (batch.length > 0 && bytes + q.bytes + 1 > maxBytes) break;
+      batch.push(q);
+      bytes += q.bytes + 1;
+    }
+    return batch;
+  }
+
+  private remove(batch: readonly Queued[]): void {
+    const gone = new Set(batch);
+    this.items = this.items.filter((q) => !gone.has(q));
+    this.persisted?.forget(batch.map((q) => q.event.event_id));
+    this.persistSoon();
+  }
+
+  private drop(n: number): void {
+    const oldest = this.items.splice(0, n);
+    this.dropped += n;
+    this.persisted?.forget(oldest.map((q) => q.event.event_id));
+    const err = new RecommendationServiceError("unavailable", `queue full (${this.opts.maxQueueSize} events): dropped the ${n} oldest`, 0);
+    this.hooks.onError(
+      err,
+      oldest.map((q) => q.event),
+    );
+  }
+
+  /** One write per burst of tracking, not one per event. */
+  private persistSoon(): void {
+    if (!this.persisted || this.saving) return;
+    this.saving = true;
+    queueMicrotask(() => this.persistNow());
+  }
+
+  private persistNow(): void {
+    this.saving = false;
+    if (!this.persisted) return;
+    const overflow = this.persisted.save(this.items.map((q) => q.event));
+    if (overflow > 0) this.dropped += overflow;
+  }
+}
+
+function body(batch: readonly Queued[]): string {
+  return "[" + batch.map((q) => q.json).join(",") + "]";
+}
+
+function bytesOf(batch: readonly Queued[]): number {
+  return batch.reduce((n, q) => n + q.bytes + 1, 1);
+}
+
+/** `events[12].user_id: ...` → 12, for every index the message names. */
+function invalidIndexes(message: string, n: number): number[] {
+  const found = new Set<number>();
+  for (const m of message.matchAll(/events\[(\d+)\]/g)) if (Number(m[1]) < n) found.add(Number(m[1]));
+  return [...found];
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,40 @@
+/** The part of the Web Storage API the client uses: `localStorage` in a browser, a Map elsewhere. */
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/** The page's localStorage, or undefined where there is none or it refuses use (Node, some private modes, sandboxed frames). */
+export function pageStorage(): KeyValueStore | undefined {
+  try {
+    const s = (globalThis as { localStorage?: KeyValueStore }).localStorage;
+    s?.getItem("recsvc:probe");
+    return s;
+  } catch {
+    return undefined;
+  }
+}
+
+export class MemoryStore implements KeyValueStore {
+  private readonly map = new Map<string, string>();
+  getItem(key: string): string | null {
+    return this.map.get(key) ?? null;
+  }
+  setItem(key: string, value: string): void {
+    this.map.set(key, value);
+  }
+  removeItem(key: string): void {
+    this.map.delete(key);
+  }
+}
+
+/** Reads a JSON value written by this client; anything else (another script's value, a torn write) reads as absent. */
+export function readJson<T>(store: KeyValueStore, key: string, valid: (v: unknown) => v is T): T | undefined {
+  try {
+    const v: unknown = JSON.parse(store.getItem(key) ?? "null");
+    return valid(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,40 @@
+import type { z } from "zod";
+import type { Event, Item, User } from "../ingest/schemas.js";
+import type { RecommendSchema } from "../recommend/schema.js";
+
+export type { Event, Item, User };
+
+/** An event as queued and sent: the client gives every one its event_id, so a resent event is stored once. */
+export type TrackedEvent = Event & { event_id: string };
+
+/**
+ * What `track()` takes: an event whose `user_id` defaults to the current identity, whose `event_family` defaults
+ * from the event name (CONTRACT 4's table; `engagement` for other names), and whose `event_id` and `timestamp`
+ * are set on the client.
+ */
+export type TrackInput = Omit<Event, "user_id" | "event_family"> & Partial<Pick<Event, "user_id" | "event_family">>;
+
+/** The recommend request as the service validates it; `user_id` defaults to the current identity for the user strategies. */
+export type RecommendRequest = z.input<typeof RecommendSchema>;
+
+/** One ranked item of an answer, carrying the answer's recommendation_id for the events it leads to. */
+export interface RecommendedItem {
+  item_id: string;
+  score: number;
+  reason: string;
+  metadata: Record<string, unknown>;
+  recommendation_id: string;
+}
+
+/** The `data` of a recommend answer (spec 2.4). */
+export interface Recommendations {
+  recommendation_id: string;
+  tenant_id: string;
+  domain: string;
+  strategy: string;
+  mode: "personalized" | "contextual" | "global" | "fallback";
+  results: RecommendedItem[];
+  recommended_items: string[];
+  pagination: { page: number; limit: number; has_next: boolean };
+  latency_ms: number;
+}
