@@ -140,8 +140,8 @@ export class EventQueue {
       return true;
     }
     if (v.kind === "split" && batch.length > 1) {
-      // The service's body limit is lower than ours: halve what a request may carry, for good.
-      this.byteBudget = Math.max(1, Math.floor(bytesOf(batch) / 2));
+      // The service's body limit is lower than ours: from now on a request carries what half of this one did.
+      this.byteBudget = bytesOf(batch.slice(0, Math.ceil(batch.length / 2)));
       return true;
     }
     this.reject(err, batch);
@@ -210,8 +210,9 @@ function body(batch: readonly Queued[]): string {
   return "[" + batch.map((q) => q.json).join(",") + "]";
 }
 
+/** As take() counts them: the brackets, and each event with its comma. */
 function bytesOf(batch: readonly Queued[]): number {
-  return batch.reduce((n, q) => n + q.bytes + 1, 1);
+  return batch.reduce((n, q) => n + q.bytes + 1, 2);
 }
 
 /** `events[12].user_id: ...` → 12, for every index the message names. */
