@@ -3,15 +3,17 @@ import { z } from "zod";
 import { query } from "../db/transaction.js";
 import type { Account } from "./session.js";
 
-export type AuditAction =
-  | "key_pair.generated"
-  | "key_pair.viewed"
-  | "key_pair.revoked"
-  | "member.added"
-  | "member.role_changed"
-  | "upload.items"
-  | "upload.users"
-  | "auth.login";
+export const AuditActionSchema = z.enum([
+  "key_pair.generated",
+  "key_pair.viewed",
+  "key_pair.revoked",
+  "member.added",
+  "member.role_changed",
+  "upload.items",
+  "upload.users",
+  "auth.login",
+]);
+export type AuditAction = z.infer<typeof AuditActionSchema>;
 
 export interface AuditEntry {
   action: AuditAction;
@@ -38,18 +40,33 @@ export const AuditQuerySchema = z.strictObject({
 });
 export type AuditQuery = z.infer<typeof AuditQuerySchema>;
 
+export const AuditLogSchema = z.strictObject({
+  entries: z.array(
+    z.strictObject({
+      id: z.number().int().positive(),
+      at: z.iso.datetime(),
+      actor: z.strictObject({ user_id: z.uuid().nullable(), email: z.string().nullable() }),
+      action: AuditActionSchema,
+      target: z.string().nullable(),
+      ip: z.string().nullable(),
+    }),
+  ),
+  next_before: z.number().int().positive().nullable().meta({ description: "Pass as `before` for the next page; null on the last page." }),
+});
+export type AuditLog = z.infer<typeof AuditLogSchema>;
+
 interface AuditRow {
   id: string;
   at: Date;
   actor_id: string | null;
   actor_email: string | null;
-  action: string;
+  action: AuditAction;
   target: string | null;
   ip: string | null;
 }
 
 /** Newest first; `before` is the id of the last entry of the previous page. */
-export async function listAudit(pool: pg.Pool, orgId: string, q: AuditQuery) {
+export async function listAudit(pool: pg.Pool, orgId: string, q: AuditQuery): Promise<AuditLog> {
   const rows = await query<AuditRow>(
     pool,
     `SELECT id, at, actor_id, actor_email, action, target, ip FROM audit_log

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { z } from "zod";
 import { AppError } from "../errors.js";
 import { KEY_CHANNEL, type KeyCache } from "../auth/keyCache.js";
 import { keyDigest, maskKey, newKeyPair, PUBLISHABLE_PREFIX, SECRET_PREFIX } from "../auth/keys.js";
@@ -13,7 +14,44 @@ export const MAX_ACTIVE_PAIRS = 2;
 const MANAGERS: readonly Role[] = ["OWNER", "ADMIN"];
 const VIEWERS: readonly Role[] = ["OWNER", "ADMIN", "DEVELOPER"];
 
-export async function generateKeyPair(pool: pg.Pool, cache: KeyCache, account: Account, ip: string) {
+const KeyPairStatusSchema = z.enum(["active", "revoked"]);
+const Instant = z.iso.datetime();
+
+export const NewKeyPairSchema = z
+  .strictObject({
+    key_pair_id: z.uuid(),
+    publishable_key: z
+      .string()
+      .regex(new RegExp(`^${PUBLISHABLE_PREFIX}`))
+      .meta({ description: "For events ingest and recommend; public by design." }),
+    secret_key: z
+      .string()
+      .regex(new RegExp(`^${SECRET_PREFIX}`))
+      .meta({ description: "For item and user upserts; shown in this answer only." }),
+    created_at: Instant,
+  })
+  .meta({ description: "A new key pair; its secret key is never shown again." });
+export type NewKeyPair = z.infer<typeof NewKeyPairSchema>;
+
+export const KeyPairListSchema = z.strictObject({
+  key_pairs: z.array(
+    z.strictObject({
+      key_pair_id: z.uuid(),
+      status: KeyPairStatusSchema,
+      created_at: Instant,
+      revoked_at: Instant.nullable(),
+      publishable_key: z.string().meta({ description: "In full for OWNER and ADMIN, masked (`svc_pk_…a1b2`) for DEVELOPER." }),
+      secret_key: z.string().meta({ description: "Always masked: `svc_sk_…` and its last 4 characters." }),
+    }),
+  ),
+});
+export type KeyPairList = z.infer<typeof KeyPairListSchema>;
+
+export const RevokedKeyPairSchema = z.strictObject({ key_pair_id: z.uuid(), status: KeyPairStatusSchema, revoked_at: Instant.nullable() });
+export type RevokedKeyPair = z.infer<typeof RevokedKeyPairSchema>;
+type KeyPairStatus = z.infer<typeof KeyPairStatusSchema>;
+
+export async function generateKeyPair(pool: pg.Pool, cache: KeyCache, account: Account, ip: string): Promise<NewKeyPair> {
   requireRole(account.role, MANAGERS, "generate keys");
   const { publishable, secret } = newKeyPair();
   const id = randomUUID();
@@ -39,14 +77,14 @@ export async function generateKeyPair(pool: pg.Pool, cache: KeyCache, account: A
 
 interface PairRow {
   id: string;
-  status: string;
+  status: KeyPairStatus;
   created_at: Date;
   revoked_at: Date | null;
   publishable_key: string;
   secret_last4: string;
 }
 
-export async function listKeyPairs(pool: pg.Pool, account: Account, ip: string) {
+export async function listKeyPairs(pool: pg.Pool, account: Account, ip: string): Promise<KeyPairList> {
   requireRole(account.role, VIEWERS, "view keys");
   const rows = await query<PairRow>(
     pool,
@@ -69,16 +107,16 @@ export async function listKeyPairs(pool: pg.Pool, account: Account, ip: string) 
 }
 
 /** Takes effect at once here, and within a second in every other process (NOTIFY). Revoking twice is harmless. */
-export async function revokeKeyPair(pool: pg.Pool, cache: KeyCache, account: Account, pairId: string, ip: string) {
+export async function revokeKeyPair(pool: pg.Pool, cache: KeyCache, account: Account, pairId: string, ip: string): Promise<RevokedKeyPair> {
   requireRole(account.role, MANAGERS, "revoke keys");
   const row = await inTransaction(pool, async (c) => {
-    const found = await c.query<{ status: string; revoked_at: Date | null }>(
+    const found = await c.query<{ status: KeyPairStatus; revoked_at: Date | null }>(
       "SELECT status, revoked_at FROM key_pairs WHERE id = $1 AND org_id = $2 FOR UPDATE",
       [pairId, account.orgId],
     );
     if (found.rows.length === 0) throw new AppError("not_found", `no key pair ${pairId} in this organisation`);
     if (found.rows[0].status === "revoked") return found.rows[0];
-    const updated = await c.query<{ status: string; revoked_at: Date }>(
+    const updated = await c.query<{ status: KeyPairStatus; revoked_at: Date }>(
       "UPDATE key_pairs SET status = 'revoked', revoked_at = now() WHERE id = $1 RETURNING status, revoked_at",
       [pairId],
     );

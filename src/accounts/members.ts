@@ -16,6 +16,11 @@ export const AddMemberSchema = z.strictObject({ email: Email, password: Password
 export const ChangeRoleSchema = z.strictObject({ role: RoleSchema });
 export type AddMemberInput = z.infer<typeof AddMemberSchema>;
 
+export const MemberSchema = z.strictObject({ user_id: z.uuid(), email: z.string(), role: RoleSchema, created_at: z.iso.datetime() });
+export type Member = z.infer<typeof MemberSchema>;
+export const MemberListSchema = z.strictObject({ members: z.array(MemberSchema) });
+export type MemberList = z.infer<typeof MemberListSchema>;
+
 interface MemberRow {
   id: string;
   email: string;
@@ -23,7 +28,7 @@ interface MemberRow {
   created_at: Date;
 }
 
-const asMember = (r: MemberRow) => ({ user_id: r.id, email: r.email, role: r.role, created_at: r.created_at.toISOString() });
+const asMember = (r: MemberRow): Member => ({ user_id: r.id, email: r.email, role: r.role, created_at: r.created_at.toISOString() });
 
 /** OWNER is granted and taken away only by an OWNER. */
 function requireOwnerFor(actor: Account, roles: Role[]): void {
@@ -32,7 +37,7 @@ function requireOwnerFor(actor: Account, roles: Role[]): void {
   }
 }
 
-export async function addMember(pool: pg.Pool, actor: Account, input: AddMemberInput, ip: string) {
+export async function addMember(pool: pg.Pool, actor: Account, input: AddMemberInput, ip: string): Promise<Member> {
   requireRole(actor.role, MANAGERS, "add members");
   requireOwnerFor(actor, [input.role]);
   const passwordHash = await hashPassword(input.password);
@@ -51,14 +56,14 @@ export async function addMember(pool: pg.Pool, actor: Account, input: AddMemberI
   }
 }
 
-export async function listMembers(pool: pg.Pool, actor: Account) {
+export async function listMembers(pool: pg.Pool, actor: Account): Promise<MemberList> {
   const rows = await query<MemberRow>(pool, "SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY created_at, email", [
     actor.orgId,
   ]);
   return { members: rows.map(asMember) };
 }
 
-export async function changeRole(pool: pg.Pool, actor: Account, userId: string, role: Role, ip: string) {
+export async function changeRole(pool: pg.Pool, actor: Account, userId: string, role: Role, ip: string): Promise<Member> {
   requireRole(actor.role, MANAGERS, "change roles");
   return inTransaction(pool, async (c) => {
     // Every account of the organisation is locked, so two demotions at once cannot leave it without an OWNER.

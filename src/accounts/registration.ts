@@ -4,7 +4,7 @@ import { z } from "zod";
 import { AppError } from "../errors.js";
 import { DECOY_HASH, hashPassword, verifyPassword } from "../auth/passwords.js";
 import type { TokenSigner } from "../auth/tokens.js";
-import type { Role } from "../auth/roles.js";
+import { RoleSchema, type Role } from "../auth/roles.js";
 import { isUniqueViolation } from "../wire/pgErrors.js";
 import { inTransaction, query } from "../db/transaction.js";
 import { recordAudit } from "./audit.js";
@@ -24,11 +24,26 @@ export const LoginSchema = z.strictObject({ email: Email, password: z.string().m
 export type RegisterInput = z.infer<typeof RegisterSchema>;
 export type LoginInput = z.infer<typeof LoginSchema>;
 
-export interface SessionData {
-  token: string;
-  user: { id: string; email: string; role: Role };
-  organisation: { id: string; name: string };
-}
+const SessionUserSchema = z.strictObject({ id: z.uuid(), email: z.string(), role: RoleSchema });
+
+export const SessionDataSchema = z
+  .strictObject({
+    token: z.string().meta({ description: "The dashboard token (HS256 JWT, valid 12 hours): send it as `Authorization: Bearer <token>`." }),
+    user: SessionUserSchema,
+    organisation: z.strictObject({
+      id: z.uuid().meta({ description: "The organisation's id: `tenant_id` in recommend answers." }),
+      name: z.string(),
+    }),
+  })
+  .meta({ description: "A signed-in session: the token, the account and its organisation." });
+export type SessionData = z.infer<typeof SessionDataSchema>;
+
+/** GET /v1/me: the account behind the token (its role as it stands now) and its organisation. */
+export const CurrentAccountSchema = z.strictObject({
+  user: SessionUserSchema,
+  organisation: z.strictObject({ id: z.uuid(), name: z.string().nullable() }),
+});
+export type CurrentAccount = z.infer<typeof CurrentAccountSchema>;
 
 export async function register(pool: pg.Pool, tokens: TokenSigner, input: RegisterInput): Promise<SessionData> {
   const passwordHash = await hashPassword(input.password);
@@ -76,7 +91,7 @@ export async function login(pool: pg.Pool, tokens: TokenSigner, input: LoginInpu
   return session(tokens, account, row.name);
 }
 
-export async function describe(pool: pg.Pool, account: Account) {
+export async function describe(pool: pg.Pool, account: Account): Promise<CurrentAccount> {
   const rows = await query<{ name: string; created_at: Date }>(pool, "SELECT name, created_at FROM organisations WHERE id = $1", [account.orgId]);
   return {
     user: { id: account.userId, email: account.email, role: account.role },

@@ -13,7 +13,9 @@ export const Identifier = z
   .string()
   .min(1, "must not be empty")
   .regex(IDENTIFIER_CHARS, "must not contain control characters or unpaired surrogates")
-  .refine((s) => s.length <= IDENTIFIER_MAX, `must be at most ${IDENTIFIER_MAX} characters`);
+  .refine((s) => s.length <= IDENTIFIER_MAX, `must be at most ${IDENTIFIER_MAX} characters`)
+  // The refinement above is invisible to JSON Schema: its bound is stated for the API's description.
+  .meta({ maxLength: IDENTIFIER_MAX, description: `1 to ${IDENTIFIER_MAX} characters (UTF-16 code units), no control characters.` });
 
 export const MAX_FREEFORM_BYTES = 32 * 1024;
 /** An escape JSON.stringify writes for NUL or an unpaired surrogate (paired ones stay raw), not preceded by an escaped backslash. */
@@ -55,21 +57,25 @@ const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 
  * `attributes` and `context`: free-form JSON objects of at most 32 KiB, checked in place (zod's record would
  * copy them key by key).
  */
-const FreeForm = z.custom<Record<string, unknown>>(isJsonObject, "must be a JSON object").superRefine((v, ctx) => {
-  const problem = shapeProblem(v);
-  if (problem) {
-    ctx.addIssue({ code: "custom", message: problem });
-    return;
-  }
-  const json = JSON.stringify(v);
-  if (json.length > MAX_FREEFORM_BYTES / 3 && Buffer.byteLength(json) > MAX_FREEFORM_BYTES) {
-    ctx.addIssue({ code: "custom", message: `must be at most ${MAX_FREEFORM_BYTES} bytes of JSON` });
-  }
-  // jsonb cannot hold NUL or a lone surrogate: refuse them here rather than fail a whole batch later.
-  if (UNSTORABLE_ESCAPE.test(json)) {
-    ctx.addIssue({ code: "custom", message: "must not contain NUL characters or unpaired surrogates" });
-  }
-});
+const FreeForm = z
+  .custom<Record<string, unknown>>(isJsonObject, "must be a JSON object")
+  .superRefine((v, ctx) => {
+    const problem = shapeProblem(v);
+    if (problem) {
+      ctx.addIssue({ code: "custom", message: problem });
+      return;
+    }
+    const json = JSON.stringify(v);
+    if (json.length > MAX_FREEFORM_BYTES / 3 && Buffer.byteLength(json) > MAX_FREEFORM_BYTES) {
+      ctx.addIssue({ code: "custom", message: `must be at most ${MAX_FREEFORM_BYTES} bytes of JSON` });
+    }
+    // jsonb cannot hold NUL or a lone surrogate: refuse them here rather than fail a whole batch later.
+    if (UNSTORABLE_ESCAPE.test(json)) {
+      ctx.addIssue({ code: "custom", message: "must not contain NUL characters or unpaired surrogates" });
+    }
+  })
+  // A custom check has no JSON Schema of its own: say what it accepts.
+  .meta({ type: "object", description: `Free-form JSON object, at most ${MAX_FREEFORM_BYTES} bytes of JSON and ${MAX_FREEFORM_DEPTH} levels deep.` });
 
 /** PostgreSQL reads UTC offsets up to ±15:59; beyond, it refused the batch (a 500) where zod saw a valid time. */
 const OFFSET_BEYOND_POSTGRES = /[+-](?:1[6-9]|2\d):\d\d$/;
@@ -79,20 +85,32 @@ export const Timestamp = z.iso
   .refine((t) => !OFFSET_BEYOND_POSTGRES.test(t), "must have a UTC offset within ±15:59");
 export const Status = z.enum(["active", "inactive", "deleted"]);
 
-export const ItemSchema = z.strictObject({
-  item_id: Identifier,
-  item_type: Identifier,
-  status: Status,
-  attributes: FreeForm.optional(),
-  created_at: Timestamp.optional(),
-});
+export const ItemSchema = z
+  .strictObject({
+    item_id: Identifier,
+    item_type: Identifier,
+    status: Status,
+    attributes: FreeForm.optional(),
+    created_at: Timestamp.optional(),
+  })
+  .meta({
+    description: "A catalog item, created or replaced by its `item_id`. Only `active` items are recommended.",
+    examples: [
+      { item_id: "sku-1042", item_type: "product", status: "active", attributes: { brand: "Acme", price: 19.9 }, created_at: "2025-01-15T09:30:00Z" },
+    ],
+  });
 
-export const UserSchema = z.strictObject({
-  user_id: Identifier,
-  status: Status,
-  created_at: Timestamp,
-  attributes: FreeForm.optional(),
-});
+export const UserSchema = z
+  .strictObject({
+    user_id: Identifier,
+    status: Status,
+    created_at: Timestamp,
+    attributes: FreeForm.optional(),
+  })
+  .meta({
+    description: "A user, created or replaced by its `user_id`.",
+    examples: [{ user_id: "u-77", status: "active", created_at: "2025-01-02T08:00:00Z", attributes: { country: "NL" } }],
+  });
 
 export const EVENT_FAMILIES = ["exposure", "engagement", "conversion", "system"] as const;
 
@@ -114,6 +132,12 @@ export const EventSchema = z
   .refine((e) => e.event_name !== "identify" || e.previous_user_id !== undefined, {
     message: "is required for identify events",
     path: ["previous_user_id"],
+  })
+  .meta({
+    description: "Something a user did. `identify` events need `previous_user_id`; a repeated `event_id` is stored once.",
+    examples: [
+      { user_id: "u-77", event_family: "engagement", event_name: "view", item_id: "sku-1042", event_id: "0b6f1d2e-4c1a-4e7b-9a55-3f1e2d4c5b6a" },
+    ],
   });
 
 export type Item = z.infer<typeof ItemSchema>;

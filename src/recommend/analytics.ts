@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { z } from "zod";
 import { query } from "../db/transaction.js";
+import { STRATEGIES, type Strategy } from "../wire/strategies.js";
 
 const DAY_MS = 86_400_000;
 
@@ -12,14 +13,24 @@ export const AnalyticsQuerySchema = z
   .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "from must be before to", path: ["from"] });
 export type AnalyticsQuery = z.infer<typeof AnalyticsQuerySchema>;
 
-export interface StrategyFigures {
-  strategy: string;
-  served: number;
-  clicks: number;
-  conversions: number;
-  click_through_rate: number;
-  conversion_rate: number;
-}
+const Rate = z.number().min(0).max(1);
+
+export const StrategyReportSchema = z.strictObject({
+  from: z.iso.datetime(),
+  to: z.iso.datetime(),
+  strategies: z.array(
+    z.strictObject({
+      strategy: z.enum(STRATEGIES),
+      served: z.number().int().min(0),
+      clicks: z.number().int().min(0).meta({ description: "Served recommendations followed by at least one engagement event of positive weight." }),
+      conversions: z.number().int().min(0).meta({ description: "Served recommendations followed by at least one conversion event." }),
+      click_through_rate: Rate,
+      conversion_rate: Rate,
+    }),
+  ),
+});
+export type StrategyReport = z.infer<typeof StrategyReportSchema>;
+export type StrategyFigures = StrategyReport["strategies"][number];
 
 /**
  * Per strategy, over recommendations served in [from, to) (default: the last 30 days): how many were served,
@@ -45,11 +56,11 @@ SELECT s.strategy, count(*)::int AS served,
 FROM served s LEFT JOIN outcomes o USING (rid)
 GROUP BY s.strategy ORDER BY served DESC, s.strategy`;
 
-export async function strategyReport(pool: pg.Pool, orgId: string, q: AnalyticsQuery) {
+export async function strategyReport(pool: pg.Pool, orgId: string, q: AnalyticsQuery): Promise<StrategyReport> {
   const to = q.to ? new Date(q.to) : new Date();
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY_MS);
   const ids = [firstIdAt(from.getTime() - ID_TIME_SLACK_MS), firstIdAt(to.getTime() + ID_TIME_SLACK_MS)];
-  const rows = await query<{ strategy: string; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgId, from, to, ...ids]);
+  const rows = await query<{ strategy: Strategy; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgId, from, to, ...ids]);
   const strategies: StrategyFigures[] = rows.map((r) => ({
     ...r,
     click_through_rate: rate(r.clicks, r.served),

@@ -24,7 +24,15 @@ const FilterValue = z.union([Scalar, z.array(Scalar).min(1).max(FILTER_VALUES_MA
 const Filters = z
   .custom<object>((f) => typeof f !== "object" || f === null || !Object.hasOwn(f, PROTO_KEY), `must not use the key "${PROTO_KEY}"`)
   .pipe(z.record(z.string().min(1).max(256), FilterValue))
-  .refine((f) => Object.keys(f).length <= FILTERS_MAX, `at most ${FILTERS_MAX} filters`);
+  .refine((f) => Object.keys(f).length <= FILTERS_MAX, `at most ${FILTERS_MAX} filters`)
+  // The custom check first makes the JSON Schema of the input `{}`: say what it accepts.
+  .meta({
+    type: "object",
+    maxProperties: FILTERS_MAX,
+    description:
+      "Attribute name → a value (equality), an array of values (any of) or `{min, max}` (numeric range, inclusive); several filters combine with AND.",
+    examples: [{ brand: ["Acme", "Zenith"], price: { min: 10, max: 50 }, in_stock: true }],
+  });
 
 /** The wire's plain FilterValue (no zod on the recommender threads) must be exactly what this schema yields. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -61,6 +69,10 @@ export const RecommendSchema = z
     if (r.item_type !== undefined && filterType !== undefined && filterType !== r.item_type) {
       ctx.addIssue({ code: "custom", path: ["item_type"], message: "contradicts filters.item_type" });
     }
+  })
+  .meta({
+    description: `What to recommend. User strategies need \`user_id\`, item strategies \`context_item_id\`; page × limit is at most ${DEPTH_MAX}.`,
+    examples: [{ strategy: "personalized", user_id: "u-77", limit: 10 }],
   });
 
 export type RecommendBody = z.infer<typeof RecommendSchema>;

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { AppError, isAppError } from "../errors.js";
 import { log } from "../wire/log.js";
 import type { Batcher, Submission } from "../ingest/batcher.js";
@@ -16,16 +16,21 @@ const CHUNKS_IN_FLIGHT = 4;
 /** The answer lists the first errors only (CONTRACT 3). */
 export const MAX_REPORTED_ERRORS = 100;
 
-export interface UploadError {
-  line: number;
-  message: string;
-}
+const UploadErrorSchema = z.strictObject({
+  line: z.number().int().min(1).meta({ description: "The file's line, counted from 1 (a CSV header is line 1)." }),
+  message: z.string(),
+});
+export type UploadError = z.infer<typeof UploadErrorSchema>;
 
-export interface UploadResult {
-  accepted: number;
-  rejected: number;
-  errors: UploadError[];
-}
+export const UploadResultSchema = z.strictObject({
+  accepted: z.number().int().min(0),
+  rejected: z.number().int().min(0),
+  errors: z
+    .array(UploadErrorSchema)
+    .max(MAX_REPORTED_ERRORS)
+    .meta({ description: `The first ${MAX_REPORTED_ERRORS} rejected rows.` }),
+});
+export type UploadResult = z.infer<typeof UploadResultSchema>;
 
 /** Throttles the body: the upload pauses the socket while its stored rows lag behind. */
 export interface Flow {

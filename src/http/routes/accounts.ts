@@ -10,8 +10,8 @@ import type { Services } from "../../services.js";
 import type { Route } from "../router.js";
 import { parseBody, parseQuery } from "./parse.js";
 
-const PairId = z.uuid();
-const UserId = z.uuid();
+export const PairId = z.uuid();
+export const UserId = z.uuid();
 
 /** Dashboard operations (CONTRACT 3), authenticated by the dashboard's bearer token. */
 export function accountRoutes(s: Services): Route[] {

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { KeyEntry } from "../../auth/keyCache.js";
 import type { KeyType } from "../../auth/keys.js";
 import type { AppError } from "../../errors.js";
@@ -6,7 +7,7 @@ import type { Submission, Waiter } from "../../ingest/batcher.js";
 import { EventSchema, ItemSchema, UserSchema, type Event, type Item, type User } from "../../ingest/schemas.js";
 import { isPlainValidEvent } from "../../ingest/plainEvent.js";
 import { isPlainValidItem, isPlainValidUser } from "../../ingest/plainRecord.js";
-import { validateRecords, type RecordKind } from "../../ingest/validate.js";
+import { MAX_RECORDS, validateRecords, type RecordKind } from "../../ingest/validate.js";
 import type { Services } from "../../services.js";
 import { jsonBody } from "../body.js";
 import type { RequestContext } from "../context.js";
@@ -55,6 +56,9 @@ const EVENTS: IngestEndpoint<Event> = {
     return { events: records.map((r) => eventRow(org, r, receivedAt)) };
   },
 };
+
+/** The 202 answer's data: how many records of the request were accepted (all of them, or the request failed). */
+export const IngestAcceptedSchema = z.strictObject({ accepted: z.number().int().min(1).max(MAX_RECORDS) });
 
 /** The 202 envelope (spec 4.2), written out: one of these per request. */
 function acceptedJson(plural: string, n: number): string {
