@@ -32,6 +32,7 @@ import { Attribution } from "./recommend/attribution.js";
 import { RecommenderPool } from "./recommend/recommenderPool.js";
 import { recommendRoutes } from "./http/routes/recommend.js";
 import { analyticsRoutes } from "./http/routes/analytics.js";
+import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
 
 interface Running {
@@ -103,6 +104,7 @@ async function start(config: Config): Promise<Running> {
     dashboardPageRoutes,
     sdkRoutes,
     metricsRoutes,
+    openapiRoutes,
   ])
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);

@@ -74,6 +74,12 @@ export class Router {
     }
     return { kind: "not_found" };
   }
+
+  /** Every route held, as method and pattern (`:name` parameters), so that what documents the routes can be checked against them. */
+  routes(): Array<{ method: string; pattern: string }> {
+    const held = [...this.exact.entries()].map(([pattern, methods]) => ({ pattern, methods }));
+    return [...held, ...this.patterns].flatMap(({ pattern, methods }) => [...methods.keys()].map((method) => ({ method, pattern })));
+  }
 }
 
 /**

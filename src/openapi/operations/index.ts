@@ -1,0 +1,21 @@
+import type { Operation } from "../operation.js";
+import { ACCOUNT_OPERATIONS } from "./accounts.js";
+import { ANALYTICS_OPERATIONS } from "./analytics.js";
+import { AUTH_OPERATIONS } from "./auth.js";
+import { HEALTH_OPERATIONS } from "./health.js";
+import { INGEST_OPERATIONS } from "./ingest.js";
+import { RECOMMEND_OPERATIONS } from "./recommend.js";
+import { SERVICE_OPERATIONS } from "./service.js";
+import { UPLOAD_OPERATIONS } from "./upload.js";
+
+/** Every documented operation, in the order the description lists them. */
+export const OPERATIONS: readonly Operation[] = [
+  ...AUTH_OPERATIONS,
+  ...ACCOUNT_OPERATIONS,
+  ...UPLOAD_OPERATIONS,
+  ...INGEST_OPERATIONS,
+  ...RECOMMEND_OPERATIONS,
+  ...ANALYTICS_OPERATIONS,
+  ...HEALTH_OPERATIONS,
+  ...SERVICE_OPERATIONS,
+];

@@ -1,0 +1,40 @@
+import { IngestAcceptedSchema } from "../../http/routes/ingest.js";
+import { EventSchema, ItemSchema, UserSchema } from "../../ingest/schemas.js";
+import type { Named } from "../operation.js";
+import { API_KEY_ERRORS, DATABASE_ERRORS, JSON_BODY_ERRORS, type Operation } from "../operation.js";
+
+const ACCEPTED = { name: "Accepted", schema: IngestAcceptedSchema };
+const WHOLE =
+  "One record or an array of 1 to 10,000. The request is validated whole: one invalid record fails it (400, each failing index and field named) and nothing of it is stored. " +
+  "202 means committed to the database.";
+
+function ingest(path: string, operationId: string, summary: string, record: Named, key: "secretKey" | "publishableKey", plural: string): Operation {
+  const which = key === "secretKey" ? "the secret key (`svc_sk_…`)" : "the publishable key (`svc_pk_…`)";
+  return {
+    method: "post",
+    path,
+    operationId,
+    tag: "Ingestion",
+    summary,
+    description: `Takes ${which}; the other key is 403 \`wrong_key_type\`. ${WHOLE}`,
+    auth: key,
+    rateLimit: "key",
+    body: { kind: "json", schema: record, batch: true },
+    success: {
+      kind: "envelope",
+      status: 202,
+      description: "Every record is accepted.",
+      message: `1 ${plural} accepted`,
+      data: ACCEPTED,
+      example: { accepted: 1 },
+      ingest: true,
+    },
+    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, ...DATABASE_ERRORS],
+  };
+}
+
+export const INGEST_OPERATIONS: Operation[] = [
+  ingest("/v1/items/upsert", "upsertItems", "Create or replace items", { name: "Item", schema: ItemSchema }, "secretKey", "items"),
+  ingest("/v1/users/upsert", "upsertUsers", "Create or replace users", { name: "User", schema: UserSchema }, "secretKey", "users"),
+  ingest("/v1/events/ingest", "ingestEvents", "Record events", { name: "Event", schema: EventSchema }, "publishableKey", "events"),
+];
