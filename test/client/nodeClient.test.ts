@@ -1,22 +1,10 @@
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RecommendationClient, type TrackedEvent } from "recommendation-service/client";
 import { newOrg, type Org } from "../helpers/api.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { freePort, startServer, type TestServer } from "../helpers/server.js";
 import { eventTotals, notStoredOnce, storedCounts } from "../helpers/traffic.js";
 
 const EVENTS = 20_000;
-
-/** A port free now, so the restarted server answers where the client already sends. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 describe("the Node client through a low rate limit and a server restart", () => {
   const env = { RATE_LIMIT_MAX: "20", RATE_LIMIT_WINDOW_S: "1" };

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -161,4 +162,15 @@ function testPool(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   pool.on("error", () => undefined); // a server stopped on purpose drops idle connections
   return pool;
+}
+
+/** A port free now, for a server that will be restarted on it (PORT=0 cannot be: see test/client/browserClient.test.ts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
 }
