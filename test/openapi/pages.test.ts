@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { buildDocument, documentPath, HTTP_METHODS, type OpenApiDocument } from "../../src/openapi/document.js";
 import { isPage } from "../../src/openapi/pages.js";
+import type * as RouterModule from "../../src/http/router.js";
 import type { Route, Router } from "../../src/http/router.js";
 import type { Services } from "../../src/services.js";
 
@@ -30,7 +31,7 @@ function routeGroupsOfMain(): Array<{ name: string; module: string }> {
  * so that /metrics is routed, as it is on a server that has one.
  */
 async function mainRouter(): Promise<Router> {
-  const { Router } = (await import(new URL("dist/src/http/router.js", ROOT).href)) as typeof import("../../src/http/router.js");
+  const { Router } = (await import(new URL("dist/src/http/router.js", ROOT).href)) as typeof RouterModule;
   const services = { config: loadConfig({ METRICS_TOKEN: "a-metrics-token-for-listing" }) } as unknown as Services;
   const router = new Router();
   for (const group of routeGroupsOfMain()) {

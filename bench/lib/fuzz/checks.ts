@@ -33,11 +33,12 @@ export function fromService(a: HttpAnswer): boolean {
   return header(a, "content-type") !== undefined || (a.status === 204 && header(a, "access-control-allow-origin") !== undefined);
 }
 
-/** Answers that are not JSON by design: the dashboard's files, the metrics page, a preflight, a HEAD. */
+/** Answers that are not the envelope by design: the dashboard's files, the metrics page, the API description and its page, a preflight, a HEAD. */
 function exempt(c: FuzzCase, a: HttpAnswer): boolean {
   if (c.request.method === "HEAD" || a.status === 204) return true;
   const type = header(a, "content-type") ?? "";
-  if (a.status === 200 && !type.startsWith("application/json")) return /^\/(dashboard|metrics)/.test(c.request.target);
+  if (a.status === 200 && c.request.target === "/openapi.json") return true;
+  if (a.status === 200 && !type.startsWith("application/json")) return /^\/(dashboard|metrics|docs)/.test(c.request.target);
   return false;
 }
 

@@ -229,6 +229,8 @@ export const TARGETS: Target[] = [
   ),
   target("GET /dashboard", 2, "none", (rng) => none("GET", rng.pick(["/dashboard", "/dashboard/", "/dashboard/app.js", "/dashboard/style.css"]))),
   target("GET /metrics", 1, "metrics", () => none("GET", "/metrics")),
+  target("GET /openapi.json", 1, "none", () => none("GET", "/openapi.json")),
+  target("GET /docs", 1, "none", (rng) => none("GET", rng.pick(["/docs", "/docs/style.css"]))),
   target("unknown path", 2, "none", (rng) => none(rng.pick(["GET", "POST"]), rng.chance(0.8) ? rng.pick(UNKNOWN) : `/${rng.word()}/${rng.word()}`)),
 ];
 

@@ -35,7 +35,11 @@ export const SERVICE_OPERATIONS: Operation[] = [
       status: 200,
       description: "The OpenAPI 3.1 document.",
       contentType: "application/json",
-      schema: { type: "object", required: ["openapi", "paths"] },
+      schema: {
+        type: "object",
+        required: ["openapi", "info", "paths", "components"],
+        properties: { openapi: { const: "3.1.0" }, info: { type: "object" }, paths: { type: "object" }, components: { type: "object" } },
+      },
     },
     errors: ["internal_error"],
   },
