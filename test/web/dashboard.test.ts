@@ -86,6 +86,39 @@ describe("web dashboard", () => {
     ).toBe(401);
   });
 
+  it("shows the SDK snippet with the organisation's publishable key, and the snippet works as pasted into a page", async () => {
+    await register();
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
+    const pk = await page.getByLabel("Publishable key", { exact: true }).inputValue();
+    const sk = await page.getByLabel("Secret key", { exact: true }).inputValue();
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page.getByRole("link", { name: "Quick start" }).click();
+    await expect.poll(() => page.locator("#start-sdk-browser").textContent()).toContain(pk);
+    const snippet = (await page.locator("#start-sdk-browser").textContent())!;
+    expect(snippet).toContain(`import { RecommendationClient } from "${server.url}/sdk/recommendations.js"`);
+    expect(await page.locator("#start-sdk-node").textContent()).toContain(`publishableKey: "${pk}"`);
+    expect(await page.getByRole("link", { name: "API reference" }).getAttribute("href")).toBe("/docs");
+
+    expect(
+      (await call(server.url, "POST", "/v1/items/upsert", { apiKey: sk, json: { item_id: "item-1", item_type: "t", status: "active" } })).status,
+    ).toBe(202);
+    // A visitor's browser: its own context, without the dashboard's test-only X-Forwarded-For header.
+    const visitor = await browser.newContext();
+    const shop = await visitor.newPage();
+    await shop.setContent(snippet);
+    // The snippet views item-1 anonymously, then identifies as user-1: the view becomes user-1's once its batch is sent.
+    const { value } = await eventually(
+      async () =>
+        (await call(server.url, "POST", "/v1/recommend", { apiKey: pk, json: { strategy: "recently-viewed", user_id: "user-1" } })).body.data,
+      (data) => data.recommended_items.includes("item-1"),
+      15_000,
+    );
+    expect(value.recommended_items).toEqual(["item-1"]);
+    await visitor.close();
+  });
+
   it("keeps the session in an HttpOnly, SameSite=Strict cookie and nothing in storage", async () => {
     await register();
     const cookies = await page.context().cookies();

@@ -147,8 +147,30 @@ async function loadStart() {
     `curl -X POST ${base}/v1/events/ingest \\\n  -H 'content-type: application/json' \\\n  -H 'X-API-KEY: ${pk}' \\\n  -d '${JSON.stringify(event)}'`;
   $("start-curl-recommend").textContent =
     `curl -X POST ${base}/v1/recommend \\\n  -H 'content-type: application/json' \\\n  -H 'X-API-KEY: ${pk}' \\\n  -d '${JSON.stringify(ask)}'`;
-  $("start-fetch").textContent =
-    `const res = await fetch("${base}/v1/recommend", {\n  method: "POST",\n  headers: { "content-type": "application/json", "X-API-KEY": "${pk}" },\n  body: JSON.stringify(${JSON.stringify(ask)}),\n});\nconst { data } = await res.json();\nconsole.log(data.recommended_items);`;
+  $("start-sdk-browser").textContent = [
+    `<script type="module">`,
+    `  import { RecommendationClient } from "${base}/sdk/recommendations.js";`,
+    `  const recs = new RecommendationClient({ baseUrl: "${base}", publishableKey: "${pk}" });`,
+    `  recs.track({ event_name: "view", item_id: "item-1" }); // queued and batched`,
+    `  // After sign-in: the visitor's anonymous history becomes the user's.`,
+    `  recs.identify("user-1");`,
+    `  const { results } = await recs.recommend({ strategy: "personalized", limit: 10 });`,
+    `  // A click on a result carries its recommendation_id by itself.`,
+    `  recs.track({ event_name: "click", item_id: results[0]?.item_id });`,
+    `</script>`,
+  ].join("\n");
+  $("start-sdk-node").textContent = [
+    `import { RecommendationClient } from "recommendation-service/client";`,
+    ``,
+    `const recs = new RecommendationClient({`,
+    `  baseUrl: "${base}",`,
+    `  publishableKey: "${pk}",`,
+    `  secretKey: process.env.RECS_SECRET_KEY, // server side only`,
+    `});`,
+    `await recs.upsertItems([{ item_id: "item-1", item_type: "product", status: "active" }]);`,
+    `recs.track({ user_id: "user-1", event_name: "purchase", item_id: "item-1" });`,
+    `await recs.close(); // sends what is queued before the process exits`,
+  ].join("\n");
 }
 
 // --- Keys -------------------------------------------------------------------------------------------------
