@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Event, Item, User } from "../ingest/schemas.js";
+import type { RecommendAnswer, RecommendResultSchema } from "../recommend/answer.js";
 import type { RecommendSchema } from "../recommend/schema.js";
 
 export type { Event, Item, User };
@@ -18,23 +19,7 @@ export type TrackInput = Omit<Event, "user_id" | "event_family"> & Partial<Pick<
 export type RecommendRequest = z.input<typeof RecommendSchema>;
 
 /** One ranked item of an answer, carrying the answer's recommendation_id for the events it leads to. */
-export interface RecommendedItem {
-  item_id: string;
-  score: number;
-  reason: string;
-  metadata: Record<string, unknown>;
-  recommendation_id: string;
-}
+export type RecommendedItem = z.infer<typeof RecommendResultSchema> & { recommendation_id: string };
 
-/** The `data` of a recommend answer (spec 2.4). */
-export interface Recommendations {
-  recommendation_id: string;
-  tenant_id: string;
-  domain: string;
-  strategy: string;
-  mode: "personalized" | "contextual" | "global" | "fallback";
-  results: RecommendedItem[];
-  recommended_items: string[];
-  pagination: { page: number; limit: number; has_next: boolean };
-  latency_ms: number;
-}
+/** The `data` of a recommend answer (spec 2.4), its results carrying their recommendation_id. */
+export type Recommendations = Omit<RecommendAnswer, "results"> & { results: RecommendedItem[] };
