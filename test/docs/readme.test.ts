@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema, loadConfig } from "../../src/config.js";
+import { resolveOptions } from "../../src/client/options.js";
 import { ERROR_STATUS } from "../../src/errors.js";
 
 const README = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
@@ -35,6 +36,13 @@ function readmeSettings(): Map<string, string | undefined> {
   return settings;
 }
 
+/** The SDK options table's rows naming one option with a default in code, as option → that default. */
+function readmeSdkDefaults(): Map<string, string> {
+  const section = README.slice(README.indexOf("## The client SDK"), README.indexOf("## Calling it"));
+  const rows = [...section.matchAll(/^\| `([a-zA-Z]+)` \| `([^`]+)` \|/gm)];
+  return new Map(rows.map((m) => [m[1]!, m[2]!]));
+}
+
 const spelled = (v: unknown): string | undefined => (v === undefined ? undefined : typeof v === "boolean" ? (v ? "1" : "0") : String(v));
 
 describe("the README", () => {
@@ -54,6 +62,14 @@ describe("the README", () => {
       .filter((v) => readme.get(v) !== spelled(defaults[v]))
       .map((v) => `${v}: README ${readme.get(v)}, schema ${spelled(defaults[v])}`);
     expect(differing).toEqual([]);
+  });
+
+  it("gives each SDK option with a default the value the client resolves it to", () => {
+    const resolved = resolveOptions({ baseUrl: "http://x" }) as unknown as Record<string, unknown>;
+    const withDefaults = Object.keys(resolved).filter((k) => !["baseUrl", "fetch", "onError"].includes(k));
+    const readme = readmeSdkDefaults();
+    expect([...readme.keys()].sort()).toEqual(withDefaults.sort());
+    for (const k of withDefaults) expect(readme.get(k), k).toBe(JSON.stringify(resolved[k]));
   });
 
   it("links the architecture page, and no document of the repository points at the first plan outside it", () => {

@@ -38,7 +38,7 @@ function exempt(c: FuzzCase, a: HttpAnswer): boolean {
   if (c.request.method === "HEAD" || a.status === 204) return true;
   const type = header(a, "content-type") ?? "";
   if (a.status === 200 && c.request.target === "/openapi.json") return true;
-  if (a.status === 200 && !type.startsWith("application/json")) return /^\/(dashboard|metrics|docs)/.test(c.request.target);
+  if (a.status === 200 && !type.startsWith("application/json")) return /^\/(dashboard|metrics|docs|sdk)/.test(c.request.target);
   return false;
 }
 

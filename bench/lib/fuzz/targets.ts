@@ -231,6 +231,7 @@ export const TARGETS: Target[] = [
   target("GET /metrics", 1, "metrics", () => none("GET", "/metrics")),
   target("GET /openapi.json", 1, "none", () => none("GET", "/openapi.json")),
   target("GET /docs", 1, "none", (rng) => none("GET", rng.pick(["/docs", "/docs/style.css"]))),
+  target("GET /sdk", 1, "none", () => none("GET", "/sdk/recommendations.js")),
   target("unknown path", 2, "none", (rng) => none(rng.pick(["GET", "POST"]), rng.chance(0.8) ? rng.pick(UNKNOWN) : `/${rng.word()}/${rng.word()}`)),
 ];
 
