@@ -51,22 +51,27 @@ export function typeOf(s: JsonSchema, schemas: Record<string, JsonSchema>): stri
   return typeof s.format === "string" ? `${type} (${s.format})` : type;
 }
 
+/** Each bound's wording; `{s}` takes the plural's "s" unless the bound is 1. */
 const BOUNDS: Array<[string, string]> = [
-  ["minLength", "at least {} characters"],
-  ["maxLength", "at most {} characters"],
+  ["minLength", "at least {} character{s}"],
+  ["maxLength", "at most {} character{s}"],
   ["minimum", "≥ {}"],
   ["exclusiveMinimum", "> {}"],
   ["maximum", "≤ {}"],
-  ["minItems", "at least {} items"],
-  ["maxItems", "at most {} items"],
-  ["maxProperties", "at most {} keys"],
+  ["minItems", "at least {} item{s}"],
+  ["maxItems", "at most {} item{s}"],
+  ["maxProperties", "at most {} key{s}"],
   ["default", "default {}"],
 ];
 
 /** The description and the bounds of a value (huge implementation bounds such as 2^53 − 1 left out). */
 function notesOf(s: JsonSchema): string {
   const bounds = BOUNDS.filter(([k]) => k in s && !(typeof s[k] === "number" && (s[k] as number) > 1e12)).map(([k, text]) =>
-    text.replace("{}", JSON.stringify(s[k])),
+    text.replace("{}", JSON.stringify(s[k])).replace("{s}", s[k] === 1 ? "" : "s"),
   );
-  return [typeof s.description === "string" ? s.description : "", bounds.join(", ")].filter((t) => t !== "").join(" ");
+  const described = typeof s.description === "string" ? s.description : "";
+  if (bounds.length === 0) return described;
+  const list = bounds.join(", ");
+  // After a sentence the bounds start one of their own.
+  return described === "" ? list : `${described}${/[.!?]$/.test(described) ? "" : "."} ${list[0].toUpperCase()}${list.slice(1)}.`;
 }
