@@ -6,7 +6,7 @@ import type { KeyValueStore } from "./storage.js";
  * storage, so a visitor stays one user across pages until `identify()` merges that history into the account.
  */
 export class Identity {
-  readonly anonymousId: string;
+  private anonymous: string;
   private user: string | undefined;
 
   constructor(
@@ -15,18 +15,22 @@ export class Identity {
     private readonly random: RandomSource,
     userId: string | undefined,
   ) {
-    this.anonymousId = store.getItem(`${prefix}:anonymous_id`) ?? this.newAnonymousId();
+    this.anonymous = store.getItem(`${prefix}:anonymous_id`) ?? this.newAnonymousId();
     this.user = userId ?? store.getItem(`${prefix}:user_id`) ?? undefined;
   }
 
+  get anonymousId(): string {
+    return this.anonymous;
+  }
+
   get userId(): string {
-    return this.user ?? this.anonymousId;
+    return this.user ?? this.anonymous;
   }
 
   /** Switches to `userId`; answers the anonymous id whose history the service should merge into it, if any. */
   identify(userId: string): string | undefined {
     if (userId === this.userId) return undefined;
-    const previous = this.user === undefined ? this.anonymousId : undefined;
+    const previous = this.user === undefined ? this.anonymous : undefined;
     this.user = userId;
     this.store.setItem(`${this.prefix}:user_id`, userId);
     return previous;
@@ -36,7 +40,7 @@ export class Identity {
   reset(): void {
     this.user = undefined;
     this.store.removeItem(`${this.prefix}:user_id`);
-    (this as { anonymousId: string }).anonymousId = this.newAnonymousId();
+    this.anonymous = this.newAnonymousId();
   }
 
   private newAnonymousId(): string {

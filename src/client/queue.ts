@@ -45,6 +45,8 @@ export class EventQueue {
   private attempt = 0;
   private byteBudget: number;
   private failure: RecommendationServiceError | undefined;
+  /** Events out in keepalive requests: browsers allow 64 KiB of those bodies in flight per page, so they count against it. */
+  private readonly keptAlive = new Set<Queued>();
   /** Events dropped to keep the queue under `maxQueueSize` (or the storage quota) since the client started. */
   dropped = 0;
 
@@ -85,11 +87,17 @@ export class EventQueue {
    */
   flushOnUnload(): void {
     this.persistNow();
-    const batch = this.take(this.opts.unloadBatchBytes);
-    if (batch.length === 0) return;
+    const inFlight = bytesOf([...this.keptAlive]);
+    const batch = this.take(this.opts.unloadBatchBytes - inFlight, (q) => !this.keptAlive.has(q));
+    if (batch.length === 0 || bytesOf(batch) + inFlight > this.opts.unloadBatchBytes) return;
+    for (const q of batch) this.keptAlive.add(q);
+    const settle = () => batch.forEach((q) => this.keptAlive.delete(q));
     this.hooks.send(body(batch), true).then(
-      () => this.remove(batch),
-      () => undefined, // still queued and saved: the next drain, or the next page, sends it again
+      () => {
+        settle();
+        this.remove(batch);
+      },
+      settle, // still queued and saved: the next drain, or the next page, sends it again
     );
   }
 
@@ -160,11 +168,12 @@ export class EventQueue {
     );
   }
 
-  /** From the head: as many events as fit `batchSize` and `maxBytes` (always at least one). */
-  private take(maxBytes: number): Queued[] {
+  /** From the head: as many events (of those `eligible`) as fit `batchSize` and `maxBytes` (always at least one). */
+  private take(maxBytes: number, eligible: (q: Queued) => boolean = () => true): Queued[] {
     const batch: Queued[] = [];
     let bytes = 2;
     for (const q of this.items) {
+      if (!eligible(q)) continue;
       if (batch.length === this.opts.batchSize) break;
       if (batch.length > 0 && bytes + q.bytes + 1 > maxBytes) break;
       batch.push(q);

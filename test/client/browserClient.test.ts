@@ -58,8 +58,8 @@ afterEach(async () => {
  * Imports the SDK into the shop's page from `sdkUrl`, starts a client on `window.client`, and tracks `views`
  * (answers the event ids). The page's code is a string: vitest would rewrite an `import()` in a function.
  */
-function trackInPage(sdkUrl: string, options: Record<string, unknown>, views: string[]): Promise<string[]> {
-  return page.evaluate(`(async () => {
+function trackInPage(sdkUrl: string, options: Record<string, unknown>, views: string[], inPage: Page = page): Promise<string[]> {
+  return inPage.evaluate(`(async () => {
     const { RecommendationClient } = await import(${JSON.stringify(sdkUrl)});
     const client = new RecommendationClient(${JSON.stringify(options)});
     window.client = client;
@@ -108,6 +108,24 @@ describe("the browser build in a real Chromium", () => {
       (q) => q === null,
       5_000,
     );
+  });
+
+  it("lets two tabs of one site share the stored queue without erasing each other's events", async () => {
+    await page.goto(shopUrl + "/product");
+    const other = await context.newPage();
+    await other.goto(shopUrl + "/cart");
+    // Nothing answers on port 9: every send fails, so what each tab tracked stays queued.
+    const options = { baseUrl: "http://127.0.0.1:9", publishableKey: org.pk, flushIntervalMs: 60_000 };
+    const first = await trackInPage(shopUrl + "/sdk.js", options, ["p", "q"]);
+    const second = await trackInPage(shopUrl + "/sdk.js", options, ["r"], other);
+    // The first tab's own client saves again, after the second tab's save.
+    const more = await page.evaluate(() => [
+      (window as unknown as { client: RecommendationClient }).client.track({ event_name: "view", item_id: "s" }).event_id,
+    ]);
+    const stored = await other.evaluate(() =>
+      (JSON.parse(localStorage.getItem("recsvc:queue") ?? "[]") as Array<{ event_id: string }>).map((e) => e.event_id),
+    );
+    expect(stored.sort()).toEqual([...first, ...second, ...more].sort());
   });
 
   it("moves the anonymous visitor's history to the user on identify (recently-viewed shows it)", async () => {

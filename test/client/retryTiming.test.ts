@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RecommendationClient, RecommendationServiceError, type ClientOptions, type TrackedEvent } from "../../src/client/index.js";
+import { EventQueue } from "../../src/client/queue.js";
+import { DEFAULT_BACKOFF } from "../../src/client/retry.js";
 import { MemoryStore } from "../../src/client/storage.js";
 
 /** One scripted answer of the service: a status, its envelope and headers. */
@@ -169,5 +171,45 @@ describe("the client's queue on a fake clock", () => {
     for (let i = 0; i < 5; i++) client.track(view(i));
     expect(client.pending).toEqual({ queued: 3, dropped: 2 });
     expect(errors[0].message).toMatch(/dropped/);
+  });
+});
+
+describe("the queue as a page closes", () => {
+  const opts = {
+    batchSize: 500,
+    maxBatchBytes: 1 << 20,
+    unloadBatchBytes: 6_000,
+    flushIntervalMs: 60_000,
+    maxQueueSize: 1_000,
+    backoff: DEFAULT_BACKOFF,
+  };
+
+  it("sends with keepalive at most unloadBatchBytes in flight, and never the same event twice while one is out", async () => {
+    const bodies: Array<{ body: string; keepalive: boolean }> = [];
+    let answer: () => void = () => undefined;
+    const queue = new EventQueue(
+      opts,
+      {
+        send: (body, keepalive) => {
+          bodies.push({ body, keepalive });
+          return new Promise<void>((resolve) => (answer = resolve));
+        },
+        onError: () => undefined,
+        random: () => 0.5,
+      },
+      undefined,
+    );
+    for (let i = 0; i < 200; i++)
+      queue.push({ event_name: "view", event_family: "engagement", user_id: "u1", item_id: `item-${i}`, event_id: `id-${i}` });
+    queue.flushOnUnload(); // visibilitychange: hidden
+    queue.flushOnUnload(); // then pagehide, with the first still out
+    expect(bodies.map((b) => b.keepalive)).toEqual(bodies.map(() => true));
+    const sizes = bodies.map((b) => new TextEncoder().encode(b.body).length);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(6_000);
+    const ids = bodies.flatMap((b) => (JSON.parse(b.body) as TrackedEvent[]).map((e) => e.event_id));
+    expect(new Set(ids).size).toBe(ids.length);
+    answer();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(queue.size).toBe(200 - ids.length);
   });
 });
