@@ -18,6 +18,8 @@ export class BodyStream {
   private settle: { resolve(): void; reject(err: unknown): void } | undefined;
   private lastSeen = false;
   private stopped = false;
+  /** Whether this stream paused the socket: uWS's resume() on a socket nobody paused leaves the connection unable to serve its next request. */
+  private paused = false;
   /** Why the body stopped early, for a pipe() that comes after. */
   private failure: unknown;
   private total = 0;
@@ -46,7 +48,7 @@ export class BodyStream {
     this.stopped = true;
     const remaining = this.ctx.contentLength === undefined ? Infinity : this.ctx.contentLength - this.total;
     this.ctx.closeAfterAnswer = remaining > DRAIN_MAX_BYTES;
-    if (!this.ctx.closeAfterAnswer && !this.ctx.aborted && !this.ctx.answered) this.ctx.res.resume();
+    if (!this.ctx.closeAfterAnswer) this.resumeSocket();
   }
 
   /** Feeds the body to `consumer`; resolves once the last chunk is consumed. */
@@ -64,11 +66,19 @@ export class BodyStream {
   }
 
   pause(): void {
-    if (!this.ctx.aborted && !this.ctx.answered && !this.lastSeen) this.ctx.res.pause();
+    if (this.paused || this.ctx.aborted || this.ctx.answered || this.lastSeen) return;
+    this.paused = true;
+    this.ctx.res.pause();
   }
 
   resume(): void {
-    if (!this.ctx.aborted && !this.ctx.answered && !this.stopped && !this.lastSeen) this.ctx.res.resume();
+    if (!this.stopped && !this.lastSeen) this.resumeSocket();
+  }
+
+  private resumeSocket(): void {
+    if (!this.paused || this.ctx.aborted || this.ctx.answered) return;
+    this.paused = false;
+    this.ctx.res.resume();
   }
 
   private onChunk(chunk: ArrayBuffer, isLast: boolean): void {
@@ -90,7 +100,7 @@ export class BodyStream {
   /** The body is in: the connection may serve the next request once this one is answered. */
   private lastChunk(): void {
     this.lastSeen = true;
-    if (!this.ctx.aborted && !this.ctx.answered) this.ctx.res.resume();
+    this.resumeSocket();
   }
 
   private consume(chunk: Uint8Array): boolean {

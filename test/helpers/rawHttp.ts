@@ -31,3 +31,36 @@ export async function sendInPieces(base: string, pieces: string[], timeoutMs = 5
   if (!m) return undefined;
   return { status: Number(m[1]), body: JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) };
 }
+
+/**
+ * Sends requests one after another over one keep-alive socket, each once the one before is answered; answers
+ * each one's status (undefined from the first that got no answer in time).
+ */
+export async function onOneConnection(base: string, requests: Buffer[], timeoutMs = 5000): Promise<Array<number | undefined>> {
+  const url = new URL(base);
+  const socket = connect(Number(url.port), url.hostname);
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  let pending = Buffer.alloc(0);
+  let onAnswer: ((status: number) => void) | undefined;
+  socket.on("data", (d: Buffer) => {
+    pending = Buffer.concat([pending, d]);
+    const head = pending.indexOf("\r\n\r\n");
+    if (head === -1) return;
+    const headText = pending.subarray(0, head).toString("latin1");
+    const length = Number(/\r\ncontent-length: (\d+)/i.exec(headText)?.[1] ?? 0);
+    if (pending.length < head + 4 + length) return;
+    pending = pending.subarray(head + 4 + length);
+    onAnswer?.(Number(/^HTTP\/1\.1 (\d{3})/.exec(headText)![1]));
+  });
+  socket.on("error", () => undefined);
+  const statuses: Array<number | undefined> = [];
+  for (const request of requests) {
+    const answered = new Promise<number>((resolve) => (onAnswer = resolve));
+    socket.write(request);
+    const status = await Promise.race([answered, sleep(timeoutMs).then(() => undefined)]);
+    statuses.push(status);
+    if (status === undefined) break;
+  }
+  socket.destroy();
+  return statuses;
+}

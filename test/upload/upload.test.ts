@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type ApiResponse, type Org } from "../helpers/api.js";
 import { memberToken } from "../helpers/members.js";
-import { sendInPieces } from "../helpers/rawHttp.js";
+import { onOneConnection, sendInPieces } from "../helpers/rawHttp.js";
 import { eventually, recommended } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -280,6 +280,20 @@ describe("upload rules", () => {
     expect(member.status).toBe(403);
     expect(member.body.error).toBe("forbidden_role");
     expect((await upload(await memberToken(server, org, "DEVELOPER"), "items", csv)).status).toBe(202);
+  });
+
+  it("serves the connection's next request after answering 413 to a file whose Content-Length is over UPLOAD_MAX_BYTES", async () => {
+    const org = await newOrg(server.url);
+    const host = new URL(server.url).host;
+    const file = Buffer.from("item_id,item_type,status\n" + "x".repeat(4 * 1024 * 1024));
+    const upload = Buffer.concat([
+      Buffer.from(
+        `POST /v1/upload/items HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${org.token}\r\nContent-Type: text/csv\r\nContent-Length: ${file.length}\r\n\r\n`,
+      ),
+      file,
+    ]);
+    const health = Buffer.from(`GET /healthz HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+    expect(await onOneConnection(server.url, [upload, health])).toEqual([413, 200]);
   });
 
   it("answers 413 payload_too_large for a file over UPLOAD_MAX_BYTES, and for one record over 1 MiB", async () => {
