@@ -55,6 +55,7 @@ export class RecommendationClient {
 
   /** Queues an event; answers it as it will be sent (with its event_id, user, family, time and recommendation). */
   track(input: TrackInput): TrackedEvent {
+    this.key("publishable"); // a client without the key says so here, not later in a timer
     const event = this.complete(input);
     this.queue.push(event);
     return event;

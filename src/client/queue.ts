@@ -140,7 +140,11 @@ export class EventQueue {
 
   /** After a failed batch: answers whether to go on sending (after waiting, shrinking or dropping as the failure asks). */
   private async recover(err: unknown, batch: Queued[]): Promise<boolean> {
-    if (!isServiceError(err)) throw err;
+    if (!isServiceError(err)) {
+      // A fault on this side (a fetch that throws what no fetch should): sending again cannot mend it.
+      this.reject(new RecommendationServiceError("internal_error", `sending failed: ${String(err)}`, 0), batch);
+      return true;
+    }
     const v = verdict(err, this.attempt, this.opts.backoff, this.hooks.random);
     if (v.kind === "retry") {
       this.attempt++;

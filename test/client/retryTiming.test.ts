@@ -213,3 +213,10 @@ describe("the queue as a page closes", () => {
     expect(queue.size).toBe(200 - ids.length);
   });
 });
+
+describe("the client's own faults", () => {
+  it("refuses track() at once when it has no publishable key", () => {
+    const client = new RecommendationClient({ baseUrl: "http://service.test", storage: new MemoryStore() });
+    expect(() => client.track(view(1))).toThrow(/publishableKey/);
+  });
+});
