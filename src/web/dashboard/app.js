@@ -150,7 +150,10 @@ async function loadStart() {
   $("start-sdk-browser").textContent = [
     `<script type="module">`,
     `  import { RecommendationClient } from "${base}/sdk/recommendations.js";`,
-    `  const recs = new RecommendationClient({ baseUrl: "${base}", publishableKey: "${pk}" });`,
+    `  const recs = new RecommendationClient({`,
+    `    baseUrl: "${base}",`,
+    `    publishableKey: "${pk}",`,
+    `  });`,
     `  recs.track({ event_name: "view", item_id: "item-1" }); // queued and batched`,
     `  // After sign-in: the visitor's anonymous history becomes the user's.`,
     `  recs.identify("user-1");`,
