@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
+import { familyOf } from "../../../src/client/families.js";
 
 /** One row of the interactions file. */
 export interface Interaction {
@@ -15,22 +16,6 @@ const REQUIRED = ["user_id", "item_id", "event_name", "timestamp"] as const;
 /** MovieLens `ratings.csv` (userId,movieId,rating,timestamp in epoch seconds): every rating is an engagement. */
 const MOVIELENS = ["userid", "movieid", "rating", "timestamp"] as const;
 const RATING_EVENT = "rate";
-
-/** Families of the known names (CONTRACT 4); files exported elsewhere rarely carry the family. */
-const FAMILY_OF: Record<string, string> = {
-  impression: "exposure",
-  list_view: "exposure",
-  purchase: "conversion",
-  subscribe: "conversion",
-  checkout: "conversion",
-  play_complete: "conversion",
-  identify: "system",
-  session_start: "system",
-};
-
-export function familyOf(name: string): string {
-  return FAMILY_OF[name] ?? "engagement";
-}
 
 /** Epoch milliseconds from either an integer (epoch ms) or an ISO 8601 string. */
 export function parseTimestamp(text: string): number {
