@@ -1,3 +1,4 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { ERROR_STATUS } from "../../src/errors.js";
 import { buildDocument, HTTP_METHODS } from "../../src/openapi/document.js";
@@ -114,5 +115,19 @@ describe("the OpenAPI document", () => {
       for (const example of (schema.examples as unknown[] | undefined) ?? [])
         expect(checker.validates(`#/components/schemas/${name}`, example), name).toEqual([]);
     }
+  });
+});
+
+describe("the document against the OpenAPI Initiative's schema of 3.1", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    const validator = new Validator();
+    expect(await validator.validate(structuredClone(doc))).toEqual({ valid: true });
+    expect(validator.version).toBe("3.1");
+  });
+
+  it("is refused by that check when a key is said to travel in the body, so the check is not vacuous", async () => {
+    const broken = structuredClone(doc) as Obj & { components: { securitySchemes: Record<string, Obj> } };
+    broken.components.securitySchemes.publishableKey.in = "body";
+    expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 });
