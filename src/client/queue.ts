@@ -160,16 +160,37 @@ export class EventQueue {
     return true;
   }
 
-  /** A refused batch: a 400 names the invalid events by index, and only those are dropped; otherwise the whole batch goes. */
+  /**
+   * A refused batch: a 400 names the invalid events by index, and only those are dropped; otherwise the whole
+   * batch goes. An event refused for its timestamp alone (a visitor's clock days ahead) is kept without it,
+   * to be stored at its time of receipt rather than lost.
+   */
   private reject(err: RecommendationServiceError, batch: Queued[]): void {
-    const named = err.code === "validation_error" ? invalidIndexes(err.message, batch.length) : [];
-    const refused = named.length > 0 ? named.map((i) => batch[i]) : batch;
-    this.remove(refused);
+    const named = err.code === "validation_error" ? invalidFields(err.message, batch.length) : new Map<number, Set<string>>();
+    if (named.size === 0) return this.refuse(err, batch);
+    const refused: Queued[] = [];
+    for (const [i, fields] of named) {
+      if (fields.size === 1 && fields.has("timestamp") && batch[i].event.timestamp !== undefined) this.retime(batch[i]);
+      else refused.push(batch[i]);
+    }
+    if (refused.length > 0) this.refuse(err, refused);
+  }
+
+  private refuse(err: RecommendationServiceError, events: Queued[]): void {
+    this.remove(events);
     this.failure ??= err;
     this.hooks.onError(
       err,
-      refused.map((q) => q.event),
+      events.map((q) => q.event),
     );
+  }
+
+  /** The event in place, without its timestamp. */
+  private retime(q: Queued): void {
+    const { timestamp: _refused, ...event } = q.event;
+    const i = this.items.indexOf(q);
+    if (i >= 0) this.items[i] = queued(event);
+    this.persistSoon();
   }
 
   /** From the head: as many events (of those `eligible`) as fit `batchSize` and `maxBytes` (always at least one). */
@@ -228,11 +249,17 @@ function bytesOf(batch: readonly Queued[]): number {
   return batch.reduce((n, q) => n + q.bytes + 1, 2);
 }
 
-/** `events[12].user_id: ...` → 12, for every index the message names. */
-function invalidIndexes(message: string, n: number): number[] {
-  const found = new Set<number>();
-  for (const m of message.matchAll(/events\[(\d+)\]/g)) if (Number(m[1]) < n) found.add(Number(m[1]));
-  return [...found];
+/** `events[12].user_id: …; events[12].timestamp: …` → 12 → {user_id, timestamp}, for every index the message names. */
+function invalidFields(message: string, n: number): Map<number, Set<string>> {
+  const found = new Map<number, Set<string>>();
+  for (const m of message.matchAll(/events\[(\d+)\](?:\.([a-z_]+))?/g)) {
+    const i = Number(m[1]);
+    if (i >= n) continue;
+    const fields = found.get(i) ?? new Set<string>();
+    fields.add(m[2] ?? "");
+    found.set(i, fields);
+  }
+  return found;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

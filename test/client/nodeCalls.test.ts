@@ -59,6 +59,14 @@ describe("the client's typed calls on a real server", () => {
     expect(value.mode).toBe("personalized");
   });
 
+  it("stores an event whose client clock is days ahead at its time of receipt rather than losing it", async () => {
+    const ahead = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    const event = client.track({ event_name: "view", item_id: "sku-3", timestamp: ahead });
+    await client.flush();
+    const stored = await storedEvent(event.event_id);
+    expect(Math.abs((stored!.occurred_at as Date).getTime() - Date.now())).toBeLessThan(60_000);
+  });
+
   it("throws the service's error as a typed value: a secret key used to recommend is 403 wrong_key_type", async () => {
     const wrong = new RecommendationClient({ baseUrl: server.url, publishableKey: org.sk });
     const err = await wrong.recommend({ strategy: "popular" }).catch((e: unknown) => e);

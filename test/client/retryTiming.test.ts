@@ -159,6 +159,24 @@ describe("the client's queue on a fake clock", () => {
     expect(errors[0].code).toBe("validation_error");
   });
 
+  it("keeps an event refused for its timestamp alone, without the timestamp, and drops the one refused for another field", async () => {
+    const { client, sent, errors } = scriptedClient([
+      {
+        status: 400,
+        error: "validation_error",
+        message: "events[0].timestamp: must not be more than 24 hours in the future; events[1].item_id: must not be empty",
+      },
+      { status: 202 },
+    ]);
+    const events = [0, 1, 2].map((i) => client.track(view(i)));
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(sent[1].events.map((e) => [e.event_id, e.timestamp === undefined])).toEqual([
+      [events[0].event_id, true],
+      [events[2].event_id, false],
+    ]);
+    expect(errors.map((e) => e.code)).toEqual(["validation_error"]);
+  });
+
   it("splits a batch answered 413 and sends it again in halves", async () => {
     const { client, sent } = scriptedClient([{ status: 413, error: "payload_too_large" }, { status: 202 }]);
     for (let i = 0; i < 8; i++) client.track(view(i));
