@@ -193,9 +193,13 @@ describe("GET /metrics on the service's port with METRICS_TOKEN", () => {
     expect((await call(server.url, "POST", "/v1/items/upsert", { json: items, apiKey: org.sk })).status).toBe(202);
     const views = Array.from({ length: 40 }, (_, k) => event({ user: `mu-${k % 8}`, item: `m-${k % 12}` }));
     expect((await call(server.url, "POST", "/v1/events/ingest", { json: views, apiKey: org.pk })).status).toBe(202);
+    // Another organisation's training on this shard may finish first and report sizes without this one's
+    // records: wait for the training whose report counts them.
     const { value: after } = await eventually(
       scrape,
-      (e) => valueOf(e, "recsvc_model_trainings_total", { shard }) > valueOf(before, "recsvc_model_trainings_total", { shard }),
+      (e) =>
+        valueOf(e, "recsvc_model_trainings_total", { shard }) > valueOf(before, "recsvc_model_trainings_total", { shard }) &&
+        valueOf(e, "recsvc_index_items", { shard }) - valueOf(before, "recsvc_index_items", { shard }) >= 12,
       15_000,
     );
     expect(valueOf(after, "recsvc_model_training_seconds_count", { shard })).toBeGreaterThan(
