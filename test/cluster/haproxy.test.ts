@@ -1,0 +1,130 @@
+import { request as httpRequest } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { call, newOrg, viewEvent, type Org } from "../helpers/api.js";
+import { startHaproxy, type Balancer } from "../helpers/haproxy.js";
+import { startPostgres, stopPostgres } from "../helpers/postgres.js";
+import { eventually } from "../helpers/recommend.js";
+import { freePort, startServer, type TestServer } from "../helpers/server.js";
+import { notStoredOnce, outcomes, randomRequests, storedCounts, stream } from "../helpers/traffic.js";
+import { parsePrometheusText, valueOf } from "../metrics/prometheusText.js";
+
+const METRICS_TOKEN = "cluster-test-metrics-token";
+const env = (port: number) => ({ METRICS_TOKEN, PORT: String(port) });
+let ports: [number, number];
+/** Owns the embedded PostgreSQL (a process killed with SIGKILL takes its own embedded cluster with it); not behind HAProxy. */
+let database: TestServer;
+let p1: TestServer;
+let p2: TestServer;
+let lb: Balancer;
+let org: Org;
+
+// Two processes on one PostgreSQL (embedded, so the test can stop it), on fixed ports so a process can come back where HAProxy looks.
+beforeAll(async () => {
+  database = await startServer({ embedded: true });
+  ports = [await freePort(), await freePort()];
+  p1 = await startServer({ reuse: database, env: env(ports[0]) });
+  p2 = await startServer({ reuse: database, env: env(ports[1]) });
+  lb = await startHaproxy([p1, p2]);
+  org = await newOrg(lb.url);
+}, 180_000);
+afterAll(async () => {
+  await lb?.stop();
+  await Promise.all([p1?.stop(), p2?.stop()]);
+  await database?.cleanup();
+});
+
+/** GET on a connection of its own (no keep-alive), so that each request is balanced anew. */
+function freshGet(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { agent: false }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode!));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** How many GET /openapi.json a process has answered 200 (HAProxy's checks ask for /readyz and /healthz only). */
+async function documentsServed(p: TestServer): Promise<number> {
+  const r = await call(p.url, "GET", "/metrics", { token: METRICS_TOKEN });
+  return valueOf(parsePrometheusText(String(r.body)), "recsvc_http_requests_total", { route: "/openapi.json", method: "GET", status: "200" });
+}
+
+async function spreadOver(processes: TestServer[], requests = 40): Promise<number[]> {
+  const before = await Promise.all(processes.map(documentsServed));
+  for (let i = 0; i < requests; i++) expect(await freshGet(lb.url + "/openapi.json")).toBe(200);
+  const after = await Promise.all(processes.map(documentsServed));
+  return after.map((n, i) => n - before[i]);
+}
+
+describe("two processes on one PostgreSQL behind HAProxy (docs/haproxy.cfg)", () => {
+  it("lets either process take a request: forty fresh connections through HAProxy reach both", async () => {
+    const served = await spreadOver([p1, p2]);
+    expect(served.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.min(...served)).toBeGreaterThan(0);
+  });
+
+  it("accepts in each process the dashboard token and the keys made through the other", async () => {
+    const o = await newOrg(p1.url);
+    const me = await call(p2.url, "GET", "/v1/me", { token: o.token });
+    expect([me.status, me.body.data?.organisation?.id]).toEqual([200, o.orgId]);
+    expect((await call(p2.url, "POST", "/v1/events/ingest", { apiKey: o.pk, json: viewEvent("u-1", "i-1") })).status).toBe(202);
+    expect((await call(p2.url, "POST", "/v1/keys", { token: o.token })).status).toBe(201);
+  });
+
+  it("moves the traffic off a process killed with SIGKILL under ingest load, storing every acknowledged event exactly once", async () => {
+    const load = stream(lb.url, org.pk, randomRequests(800, 1, 20), 16);
+    await load.whenAnswered(150);
+    await p1.kill();
+    const killedAt = load.answered;
+    await load.whenAnswered(killedAt + 300);
+    load.stop();
+    await load.done;
+    const answered = load.requests.filter((r) => r.status !== undefined);
+    // Requests cut off by the kill may fail; once HAProxy has seen it (checks every 500 ms), every answer is a 202.
+    expect(
+      answered.slice(-150).filter((r) => r.status !== 202),
+      JSON.stringify(outcomes(load.requests)),
+    ).toEqual([]);
+    const acked = answered.filter((r) => r.status === 202).flatMap((r) => r.ids);
+    expect(notStoredOnce(acked, await storedCounts(p2.db(), org.orgId)).slice(0, 5)).toEqual([]);
+  });
+
+  it("sends traffic to the killed process again once it is back and ready", async () => {
+    p1 = await startServer({ reuse: database, env: env(ports[0]) });
+    await eventually(
+      () => spreadOver([p1, p2], 10),
+      ([toP1]) => toP1 > 0,
+      10_000,
+    );
+  });
+
+  it("answers ingestion 503 unavailable in the API's envelope while PostgreSQL is down, still recommends, and recovers by itself", async () => {
+    await stopPostgres(database);
+    try {
+      const { value: refused } = await eventually(
+        () => call(lb.url, "POST", "/v1/events/ingest", { apiKey: org.pk, json: viewEvent("u-2", "i-2") }),
+        (r) => r.status === 503,
+        10_000,
+      );
+      expect(refused.body).toMatchObject({ success: false, error: "unavailable" });
+      // Once HAProxy sees no process ready, it sends to the live ones: recommendations still come from memory.
+      await eventually(async () => lb.output().includes("backend 'ready' has no server available"), Boolean, 15_000);
+      const { value: ranked } = await eventually(
+        () => call(lb.url, "POST", "/v1/recommend", { apiKey: org.pk, json: { strategy: "popular" } }),
+        (r) => r.status === 200,
+        10_000,
+      );
+      expect(ranked.body.success).toBe(true);
+    } finally {
+      await startPostgres(database);
+    }
+    const { value: accepted } = await eventually(
+      () => call(lb.url, "POST", "/v1/events/ingest", { apiKey: org.pk, json: viewEvent("u-3", "i-3") }),
+      (r) => r.status === 202,
+      20_000,
+    );
+    expect(accepted.status).toBe(202);
+  });
+});
