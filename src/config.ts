@@ -18,6 +18,11 @@ export const ConfigSchema = z.object({
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
   AUTH_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
   TRUST_PROXY: flag.default(false),
+  /**
+   * This process shares its database with other service processes (behind a load balancer): it announces each
+   * committed batch through PostgreSQL and applies the others' to its recommender (docs/scaling.md).
+   */
+  CLUSTER: flag.default(false),
   /** Mark the web dashboard's session cookie Secure (set it when the dashboard is served over HTTPS). */
   COOKIE_SECURE: flag.default(false),
   /** Writer threads: each holds one database connection and one batch in flight. */

@@ -7,6 +7,7 @@ import { sql as statusTriggers } from "./migrations/004_status_triggers.js";
 import { sql as leanAttribution } from "./migrations/005_lean_attribution.js";
 import { sql as quietServedLogVacuum } from "./migrations/006_quiet_served_log_vacuum.js";
 import { sql as ingestRefused } from "./migrations/007_ingest_refused.js";
+import { sql as batchLog } from "./migrations/008_batch_log.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -17,6 +18,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 5, name: "lean attribution", sql: leanAttribution },
   { id: 6, name: "quiet served log vacuum", sql: quietServedLogVacuum },
   { id: 7, name: "ingest refused", sql: ingestRefused },
+  { id: 8, name: "batch log", sql: batchLog },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */
