@@ -3,16 +3,18 @@ import { log } from "../wire/log.js";
 
 export const BATCH_CHANNEL = "recsvc_batches";
 
+/** At most this many batches in one statement. */
+const PER_STATEMENT = 100;
+
 /**
- * One statement for every batch waiting: they go in the log in their commit order (unnest keeps it), and one
- * notice naming this process goes out, delivered when the statement commits.
+ * One statement for the batches waiting: rows go in in the order listed (their commit order), each batch's
+ * bytes as a binary parameter of its own, and one notice naming this process goes out when it commits.
  */
-const ANNOUNCE = `WITH b AS (
-  INSERT INTO batch_log (origin, packed, not_stored)
-  SELECT $1, t.packed, CASE WHEN t.not_stored = '' THEN NULL ELSE string_to_array(t.not_stored, ',')::integer[] END
-  FROM unnest($2::bytea[], $3::text[]) WITH ORDINALITY AS t(packed, not_stored, n) ORDER BY t.n
-  RETURNING 1)
+function announceStatement(count: number): string {
+  const rows = Array.from({ length: count }, (_, i) => `($1, $${2 * i + 2}, $${2 * i + 3}::integer[])`).join(", ");
+  return `WITH b AS (INSERT INTO batch_log (origin, packed, not_stored) VALUES ${rows} RETURNING 1)
 SELECT pg_notify('${BATCH_CHANNEL}', $1::text) WHERE EXISTS (SELECT 1 FROM b)`;
+}
 
 /**
  * Tells the other processes on this database of each batch this one committed, in commit order. One statement
@@ -22,7 +24,7 @@ SELECT pg_notify('${BATCH_CHANNEL}', $1::text) WHERE EXISTS (SELECT 1 FROM b)`;
  * warning says.
  */
 export class BatchAnnouncer {
-  private waiting: Array<{ packed: Buffer; notStored: string }> = [];
+  private waiting: Array<{ packed: Buffer; notStored: readonly number[] | null }> = [];
   private sending: Promise<void> | undefined;
 
   constructor(
@@ -31,7 +33,7 @@ export class BatchAnnouncer {
   ) {}
 
   announce(packed: Uint8Array, notStored: readonly number[] | undefined): void {
-    this.waiting.push({ packed: Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength), notStored: notStored?.join(",") ?? "" });
+    this.waiting.push({ packed: Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength), notStored: notStored ?? null });
     this.sending ??= this.sendWaiting();
   }
 
@@ -42,10 +44,9 @@ export class BatchAnnouncer {
 
   private async sendWaiting(): Promise<void> {
     while (this.waiting.length > 0) {
-      const batches = this.waiting;
-      this.waiting = [];
+      const batches = this.waiting.splice(0, PER_STATEMENT);
       try {
-        await this.pool.query(ANNOUNCE, [this.origin, batches.map((b) => b.packed), batches.map((b) => b.notStored)]);
+        await this.pool.query(announceStatement(batches.length), [this.origin, ...batches.flatMap((b) => [b.packed, b.notStored])]);
       } catch (err) {
         log.warn("committed batches could not be announced to the other processes", { batches: batches.length, error: (err as Error).message });
       }
