@@ -21,8 +21,12 @@ describe("BatchQueue", () => {
     const done: string[] = [];
     const q = new BatchQueue();
     q.add(busySteps("a", 5, 1, seen), () => done.push("a"));
-    q.add(busySteps("b", 3, 0, seen), () => done.push("b"));
-    await settled();
+    await new Promise<void>((resolve) =>
+      q.add(busySteps("b", 3, 0, seen), () => {
+        done.push("b");
+        resolve();
+      }),
+    );
     expect(seen).toEqual(["a", "a", "a", "a", "a", "b", "b", "b"]);
     expect(done).toEqual(["a", "b"]);
   });
@@ -30,9 +34,15 @@ describe("BatchQueue", () => {
   it("lets the thread's other work run between slices of a long batch", async () => {
     const seen: string[] = [];
     const q = new BatchQueue();
-    q.add(busySteps("batch", 20, 1, seen), () => seen.push("done"));
+    // Waits for the batch itself, not a fixed time: a busy machine may take longer than 50 ms over 20 ms of steps.
+    const finished = new Promise<void>((resolve) =>
+      q.add(busySteps("batch", 20, 1, seen), () => {
+        seen.push("done");
+        resolve();
+      }),
+    );
     setImmediate(() => seen.push("request"));
-    await settled();
+    await finished;
     expect(seen.indexOf("request")).toBeGreaterThan(0);
     expect(seen.indexOf("request")).toBeLessThan(seen.indexOf("done"));
   });
