@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { AppError } from "../errors.js";
+import { ChannelListener } from "../db/listener.js";
 import { log } from "../wire/log.js";
 import { keyDigest, type KeyType } from "./keys.js";
 
@@ -19,7 +20,6 @@ const NEGATIVE_TTL_MS = 2000;
 const NEGATIVE_MAX = 100_000;
 const BY_KEY_MAX = 100_000;
 const MAX_MISS_LOOKUPS = 16;
-const RECONNECT_MS = 500;
 
 interface KeyRow {
   id: string;
@@ -44,23 +44,28 @@ export class KeyCache {
   private readonly byPair = new Map<string, KeyEntry[]>();
   private readonly byKey = new Map<string, KeyEntry>();
   private readonly unknown = new Map<string, number>();
-  private listener: pg.Client | undefined;
+  /** After a lost connection notices may have been missed, so every (re)listen reloads everything. */
+  private readonly listener: ChannelListener;
   private missLookups = 0;
-  private closed = false;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly connect: () => pg.Client,
-  ) {}
-
-  async start(): Promise<void> {
-    await this.listen();
-    await this.reload();
+    connect: () => pg.Client,
+  ) {
+    this.listener = new ChannelListener(
+      connect,
+      KEY_CHANNEL,
+      (payload) => this.onNotice(payload),
+      () => this.reload(),
+    );
   }
 
-  async stop(): Promise<void> {
-    this.closed = true;
-    await this.listener?.end().catch(() => undefined);
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    return this.listener.stop();
   }
 
   /** Resolves a key: from memory when known, else once from the database (misses are remembered briefly). */
@@ -151,50 +156,10 @@ export class KeyCache {
     }
   }
 
-  private async listen(): Promise<void> {
-    const client = this.connect();
-    client.on("notification", (msg) => {
-      if (msg.channel === KEY_CHANNEL && msg.payload) this.onNotice(msg.payload);
-    });
-    client.on("error", (err) => {
-      log.warn("key notification listener lost its connection", { error: err.message });
-      this.relisten(client);
-    });
-    client.on("end", () => this.relisten(client));
-    await client.connect();
-    await client.query(`LISTEN ${KEY_CHANNEL}`);
-    this.listener = client;
-  }
-
   private onNotice(payload: string): void {
+    if (!payload) return;
     const pairId = payload.slice(payload.indexOf(":") + 1);
     if (payload.startsWith("revoked:")) this.markRevoked(pairId);
     this.refreshPair(pairId).catch((err) => log.warn("key refresh failed", { error: (err as Error).message }));
   }
-
-  /** After a lost connection, notices may have been missed: listen again and reload everything. */
-  private relisten(old: pg.Client): void {
-    if (this.closed || this.listener !== old) return;
-    this.listener = undefined;
-    discard(old);
-    this.retryStart();
-  }
-
-  private retryStart(): void {
-    setTimeout(() => {
-      if (this.closed) return;
-      this.start().catch((err) => {
-        log.warn("key listener reconnect failed", { error: (err as Error).message });
-        if (this.listener) discard(this.listener); // listening, but the reload failed
-        this.listener = undefined;
-        this.retryStart();
-      });
-    }, RECONNECT_MS).unref();
-  }
-}
-
-function discard(client: pg.Client): void {
-  client.removeAllListeners();
-  client.on("error", () => undefined);
-  client.end().catch(() => undefined);
 }

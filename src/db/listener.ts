@@ -1,7 +1,8 @@
 import type pg from "pg";
 import { log } from "../wire/log.js";
 
-const RECONNECT_MS = 1000;
+/** Short: a revocation made while the connection was down must reach this process within about a second of its return. */
+const RECONNECT_MS = 500;
 
 /**
  * A LISTEN connection to one channel that comes back by itself: after a lost connection notices may have been
