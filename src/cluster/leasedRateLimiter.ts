@@ -7,6 +7,7 @@ import type { QuotaKey, QuotaStore } from "./quotaStore.js";
 const LEASE_WAIT_MS = 2000;
 /** During an outage, one lease is tried again at most this often (by the next request, without waiting). */
 const RETRY_EVERY_MS = 1000;
+/** Ended windows are swept once per this many new windows. */
 const SWEEP_EVERY = 10_000;
 /** Keys held at most (organisations and client IPs with a window open in this process). */
 const KEYS_MAX = 100_000;
@@ -40,7 +41,8 @@ interface Quota {
  * waits. PostgreSQL never grants past the max, so the processes together admit at most the max per window.
  *
  * RateLimit-Remaining is the window's quota as last learned from PostgreSQL (what is not leased, plus what this
- * process still holds) minus what this process admitted since: never more than truly left.
+ * process still holds) minus what this process admitted since: it lags by what the others admitted since this
+ * process last leased, and counts what they hold unspent as spent.
  *
  * When PostgreSQL does not answer, each process counts on its own against the max, less what the others had
  * leased when last heard of, until a lease succeeds again: requests never fail because of the limiter, and
@@ -49,7 +51,7 @@ interface Quota {
 export class LeasedRateLimiter implements Limiter {
   private readonly quotas = new Map<string | number, Quota>();
   private readonly policy = new PolicyText();
-  private hits = 0;
+  private windowsOpened = 0;
   private offline = false;
   private retryAtMs = 0;
 
@@ -136,7 +138,7 @@ export class LeasedRateLimiter implements Limiter {
     };
     this.quotas.delete(key);
     this.quotas.set(key, q);
-    if (++this.hits % SWEEP_EVERY === 0 || this.quotas.size > KEYS_MAX) this.sweep(now);
+    if (++this.windowsOpened % SWEEP_EVERY === 0 || this.quotas.size > KEYS_MAX) this.sweep(now);
     return q;
   }
 
@@ -177,7 +179,8 @@ export class LeasedRateLimiter implements Limiter {
   }
 
   private wentOffline(err: unknown): void {
-    if (this.offline) return;
+    // Warned once per outage; the retries' failures go to the debug log.
+    if (this.offline) return log.debug("rate-limit quota: lease failed again", { limit: this.name, error: (err as Error).message });
     this.offline = true;
     this.retryAtMs = this.now() + RETRY_EVERY_MS;
     const fields = { limit: this.name, error: (err as Error).message };
