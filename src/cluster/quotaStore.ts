@@ -38,6 +38,7 @@ export interface QuotaKey {
   windowStart: number;
 }
 
+const INT_MAX = 2 ** 31 - 1;
 const PRUNE_EVERY_MS = 60_000;
 /** Rows are kept this long past their window's end, so that a process whose clock lags still finds them. */
 const PRUNE_AFTER_S = 60;
@@ -55,7 +56,8 @@ export class QuotaStore {
   }
 
   async lease(k: QuotaKey, max: number, want: number): Promise<Lease> {
-    const { rows } = await this.pool.query<Lease>(LEASE, [k.org, k.scope, k.windowS, k.windowStart, max, want]);
+    // The counts are PostgreSQL integers; a limit past 2^31 - 1 per window (RATE_LIMIT_MAX has no ceiling) is as good as none.
+    const { rows } = await this.pool.query<Lease>(LEASE, [k.org, k.scope, k.windowS, k.windowStart, Math.min(max, INT_MAX), Math.min(want, INT_MAX)]);
     return rows[0];
   }
 
