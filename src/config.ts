@@ -20,7 +20,8 @@ export const ConfigSchema = z.object({
   TRUST_PROXY: flag.default(false),
   /**
    * This process shares its database with other service processes (behind a load balancer): it announces each
-   * committed batch through PostgreSQL and applies the others' to its recommender (docs/scaling.md).
+   * committed batch through PostgreSQL and applies the others' to its recommender, and it leases its rate-limit
+   * quota from PostgreSQL so that the limits hold across the processes (docs/scaling.md).
    */
   CLUSTER: flag.default(false),
   /** Mark the web dashboard's session cookie Secure (set it when the dashboard is served over HTTPS). */

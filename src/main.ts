@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createApiKeyAuth } from "./auth/apiKeyAuth.js";
 import { KeyCache } from "./auth/keyCache.js";
-import { RateLimiter } from "./auth/rateLimit.js";
+import { RateLimiter, type Limiter } from "./auth/rateLimit.js";
 import { TokenSigner } from "./auth/tokens.js";
 import { loadConfig, type Config } from "./config.js";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded.js";
@@ -37,6 +37,8 @@ import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
 import { BatchAnnouncer } from "./cluster/batchAnnouncer.js";
 import { BatchFeed } from "./cluster/batchFeed.js";
+import { LeasedRateLimiter } from "./cluster/leasedRateLimiter.js";
+import { QuotaStore } from "./cluster/quotaStore.js";
 import { unpackBatch } from "./wire/batchPack.js";
 
 interface Running {
@@ -47,7 +49,7 @@ interface Running {
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
   /** CLUSTER=1: this process's announcements, and its feed of the others'. */
-  cluster: { announcer: BatchAnnouncer; feed: BatchFeed } | undefined;
+  cluster: { announcer: BatchAnnouncer; feed: BatchFeed; quota: QuotaStore } | undefined;
 }
 
 async function start(config: Config): Promise<Running> {
@@ -96,6 +98,9 @@ async function start(config: Config): Promise<Running> {
     },
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
   });
+  // CLUSTER=1: every process counts against the same limits, leased from PostgreSQL (docs/scaling.md).
+  const quota = config.CLUSTER ? new QuotaStore(pool) : undefined;
+  const limiter = (name: string): Limiter => (quota ? new LeasedRateLimiter(quota, name) : new RateLimiter());
   readQueuesFrom({ ingestRecords: () => batcher.queued, recommendWaiting: () => recommender.waiting });
   const services: Services = {
     config,
@@ -103,8 +108,8 @@ async function start(config: Config): Promise<Running> {
     health,
     tokens: new TokenSigner(await jwtSecret(pool, config.JWT_SECRET)),
     keys,
-    apiKeys: createApiKeyAuth(keys, new RateLimiter(), { max: config.RATE_LIMIT_MAX, windowS: config.RATE_LIMIT_WINDOW_S }),
-    authLimiter: new RateLimiter(),
+    apiKeys: createApiKeyAuth(keys, limiter("organisation"), { max: config.RATE_LIMIT_MAX, windowS: config.RATE_LIMIT_WINDOW_S }),
+    authLimiter: limiter("sign-in"),
     batcher,
     recommender,
     attribution: new Attribution(writers),
@@ -127,7 +132,7 @@ async function start(config: Config): Promise<Running> {
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  const cluster = announcer && feed ? { announcer, feed } : undefined;
+  const cluster = announcer && feed && quota ? { announcer, feed, quota } : undefined;
   return { http, metrics, services, writers, embedded, cluster };
 }
 
@@ -141,6 +146,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.services.batcher.close();
   await r.cluster?.announcer.drain();
   await r.cluster?.feed.stop();
+  await r.cluster?.quota.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
   await r.writers.close();

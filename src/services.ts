@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { ApiKeyAuth } from "./auth/apiKeyAuth.js";
 import type { KeyCache } from "./auth/keyCache.js";
-import type { RateLimiter } from "./auth/rateLimit.js";
+import type { Limiter } from "./auth/rateLimit.js";
 import type { TokenSigner } from "./auth/tokens.js";
 import type { Config } from "./config.js";
 import type { DatabaseHealth } from "./db/health.js";
@@ -17,7 +17,7 @@ export interface Services {
   tokens: TokenSigner;
   keys: KeyCache;
   apiKeys: ApiKeyAuth;
-  authLimiter: RateLimiter;
+  authLimiter: Limiter;
   batcher: Batcher;
   recommender: RecommenderPool;
   attribution: Attribution;

@@ -2,7 +2,7 @@ import { AppError } from "../errors.js";
 import type { RequestContext } from "../http/context.js";
 import type { KeyCache, KeyEntry } from "./keyCache.js";
 import { keyTypeOf, type KeyType } from "./keys.js";
-import type { LimitPolicy, RateLimiter } from "./rateLimit.js";
+import type { LimitPolicy, LimitResult, Limiter } from "./rateLimit.js";
 
 export interface ApiKeyAuth {
   /** Identifies the caller's organisation, enforces key type and counts the request against its limit. */
@@ -22,7 +22,7 @@ const WRONG_TYPE: Record<KeyType, string> = {
 /** Bounded like the key cache's own memory of keys; only keys that exist get in. */
 const SEEN_MAX = 100_000;
 
-export function createApiKeyAuth(cache: KeyCache, limiter: RateLimiter, defaults: LimitPolicy): ApiKeyAuth {
+export function createApiKeyAuth(cache: KeyCache, limiter: Limiter, defaults: LimitPolicy): ApiKeyAuth {
   /**
    * Key → the key cache's entry, so that a known key needs no promise. The cache updates its entries in place
    * (revocation, limits), so holding them here sees every change.
@@ -36,10 +36,13 @@ export function createApiKeyAuth(cache: KeyCache, limiter: RateLimiter, defaults
     return key;
   }
 
-  function admit(ctx: RequestContext, entry: KeyEntry | undefined, required: KeyType): KeyEntry {
+  function valid(entry: KeyEntry | undefined): KeyEntry {
     if (!entry) throw new AppError("invalid_api_key", "the API key is not valid");
     if (entry.revoked) throw new AppError("revoked_api_key", "the API key has been revoked");
-    const result = limiter.count(entry.orgSeq, entry.rateLimitMax ?? defaults.max, entry.rateLimitWindowS ?? defaults.windowS);
+    return entry;
+  }
+
+  function admit(ctx: RequestContext, entry: KeyEntry, result: LimitResult, required: KeyType): KeyEntry {
     ctx.rateLimit = result;
     if (!result.allowed) {
       throw new AppError("rate_limited", "rate limit reached for this organisation; retry after the window resets", {
@@ -58,11 +61,17 @@ export function createApiKeyAuth(cache: KeyCache, limiter: RateLimiter, defaults
         if (seen.size >= SEEN_MAX) seen.clear();
         seen.set(key, entry);
       }
-      return admit(ctx, entry, required);
+      const known = valid(entry);
+      const max = known.rateLimitMax ?? defaults.max;
+      const windowS = known.rateLimitWindowS ?? defaults.windowS;
+      return admit(ctx, known, limiter.tryCount(known.orgSeq, max, windowS) ?? (await limiter.count(known.orgSeq, max, windowS)), required);
     },
     authenticateKnown(ctx, required) {
       const entry = seen.get(presented(ctx));
-      return entry === undefined ? undefined : admit(ctx, entry, required);
+      if (entry === undefined) return undefined;
+      // undefined too when this process holds no quota for the organisation and must ask PostgreSQL (CLUSTER=1).
+      const result = limiter.tryCount(valid(entry).orgSeq, entry.rateLimitMax ?? defaults.max, entry.rateLimitWindowS ?? defaults.windowS);
+      return result === undefined ? undefined : admit(ctx, entry, result, required);
     },
   };
 }

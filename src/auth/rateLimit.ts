@@ -12,6 +12,28 @@ export interface LimitResult {
   policy: string;
 }
 
+/**
+ * Counts requests per key (an organisation's seq, or a client IP) against `max` per window of `windowS`.
+ * In memory for one process (RateLimiter), or leased from PostgreSQL when several share the limit
+ * (LeasedRateLimiter, CLUSTER=1): callers do not care which.
+ */
+export interface Limiter {
+  /** Counts one request at once; undefined when this process must first ask PostgreSQL for quota (then call count). */
+  tryCount(key: string | number, max: number, windowS: number): LimitResult | undefined;
+  /** Counts one request, waiting for quota when tryCount could not. */
+  count(key: string | number, max: number, windowS: number): Promise<LimitResult>;
+}
+
+/** Every key on the default limit shares one policy string; rebuilt only when the limit differs. */
+export class PolicyText {
+  private last = { max: NaN, windowS: NaN, text: "" };
+
+  of(max: number, windowS: number): string {
+    if (max !== this.last.max || windowS !== this.last.windowS) this.last = { max, windowS, text: `${max};w=${windowS}` };
+    return this.last.text;
+  }
+}
+
 interface Window {
   startedAt: number;
   count: number;
@@ -19,20 +41,19 @@ interface Window {
 
 const SWEEP_EVERY = 10_000;
 
-/** Fixed windows per key (an organisation, or a client IP), counted in memory by the front thread. */
-export class RateLimiter {
+/** Fixed windows per key, counted in memory by the front thread; a window starts at the key's first request. */
+export class RateLimiter implements Limiter {
   private readonly windows = new Map<string | number, Window>();
   private hits = 0;
-  private lastPolicy = { max: NaN, windowS: NaN, text: "" };
+  private readonly policy = new PolicyText();
 
   constructor(private readonly now: () => number = () => Date.now()) {}
 
-  hit(key: string | number, policy: LimitPolicy): LimitResult {
-    return this.count(key, policy.max, policy.windowS);
+  count(key: string | number, max: number, windowS: number): Promise<LimitResult> {
+    return Promise.resolve(this.tryCount(key, max, windowS));
   }
 
-  /** hit() without a policy object: the per-request path of key-authenticated calls. */
-  count(key: string | number, max: number, windowS: number): LimitResult {
+  tryCount(key: string | number, max: number, windowS: number): LimitResult {
     const now = this.now();
     const windowMs = windowS * 1000;
     let w = this.windows.get(key);
@@ -48,14 +69,8 @@ export class RateLimiter {
       limit: max,
       remaining: Math.max(0, max - w.count),
       resetS: Math.max(1, Math.ceil((w.startedAt + windowMs - now) / 1000)),
-      policy: this.policyText(max, windowS),
+      policy: this.policy.of(max, windowS),
     };
-  }
-
-  /** Every organisation on the default limit shares one policy string; rebuilt only when the limit differs. */
-  private policyText(max: number, windowS: number): string {
-    if (max !== this.lastPolicy.max || windowS !== this.lastPolicy.windowS) this.lastPolicy = { max, windowS, text: `${max};w=${windowS}` };
-    return this.lastPolicy.text;
   }
 
   /** Drops ended windows so that the map does not grow with every IP ever seen. */

@@ -8,8 +8,10 @@ import type { Route } from "../router.js";
 import { parseBody } from "./parse.js";
 
 /** `/auth/register` and `/auth/login`: 10 requests per 15 minutes per client IP (spec 8). */
-function limitByIp(s: Services, ctx: RequestContext): void {
-  const r = s.authLimiter.hit(ctx.ip, { max: s.config.AUTH_RATE_LIMIT_MAX, windowS: s.config.AUTH_RATE_LIMIT_WINDOW_S });
+async function limitByIp(s: Services, ctx: RequestContext): Promise<void> {
+  const { AUTH_RATE_LIMIT_MAX: max, AUTH_RATE_LIMIT_WINDOW_S: windowS } = s.config;
+  const ip = ctx.ip;
+  const r = s.authLimiter.tryCount(ip, max, windowS) ?? (await s.authLimiter.count(ip, max, windowS));
   ctx.headers.push(...rateLimitHeaders(r));
   if (!r.allowed) {
     throw new AppError("rate_limited", "too many sign-in attempts from this address; retry later", { "Retry-After": String(r.resetS) });
@@ -23,7 +25,7 @@ export function authRoutes(s: Services): Route[] {
       pattern: "/auth/register",
       body: "json",
       handler: async (ctx) => {
-        limitByIp(s, ctx);
+        await limitByIp(s, ctx);
         const input = await parseBody(ctx, RegisterSchema);
         const data = await register(s.pool, s.tokens, input);
         ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
@@ -35,7 +37,7 @@ export function authRoutes(s: Services): Route[] {
       pattern: "/auth/login",
       body: "json",
       handler: async (ctx) => {
-        limitByIp(s, ctx);
+        await limitByIp(s, ctx);
         const input = await parseBody(ctx, LoginSchema);
         const data = await login(s.pool, s.tokens, input, ctx.ip);
         ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);

@@ -1,0 +1,58 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LEASE_SHARE, QuotaStore } from "../../src/cluster/quotaStore.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+/** The rate_limit_quota statements on a real PostgreSQL; the server only provides the migrated database. */
+let server: TestServer;
+let pool: pg.Pool;
+let store: QuotaStore;
+beforeAll(async () => {
+  server = await startServer();
+  pool = new pg.Pool({ connectionString: server.databaseUrl, max: 8 });
+  store = new QuotaStore(pool);
+}, 120_000);
+afterAll(async () => {
+  await store?.stop();
+  await pool?.end();
+  await server?.cleanup();
+});
+
+let nextOrg = 2_000_000;
+const key = (org: number, windowStart = 0) => ({ org, scope: "", windowS: 60, windowStart });
+
+describe("QuotaStore", () => {
+  it("never grants past the max, however many leases run at once", async () => {
+    const org = nextOrg++;
+    const leases = await Promise.all(Array.from({ length: 60 }, () => store.lease(key(org), 100, 3)));
+    expect(leases.reduce((n, l) => n + l.granted, 0)).toBe(100);
+    expect(Math.max(...leases.map((l) => l.used))).toBe(100);
+    expect(leases.filter((l) => l.granted === 0).length).toBeGreaterThan(0);
+    expect((await store.lease(key(org), 100, 1)).granted).toBe(0);
+  });
+
+  it(`grants 1/${LEASE_SHARE} of what is left of the window's quota, or what the waiting requests need if more`, async () => {
+    const org = nextOrg++;
+    expect(await store.lease(key(org), 1000, 1)).toEqual({ used: 25, granted: 25 });
+    expect(await store.lease(key(org), 1000, 1)).toEqual({ used: 50, granted: Math.ceil(975 / LEASE_SHARE) });
+    expect(await store.lease(key(org), 1000, 100)).toEqual({ used: 150, granted: 100 });
+    expect(await store.lease(key(org), 1000, 1000)).toEqual({ used: 1000, granted: 850 });
+  });
+
+  it("keeps each window, limit length and scope apart", async () => {
+    const org = nextOrg++;
+    await store.lease(key(org, 0), 2, 2);
+    expect((await store.lease(key(org, 60), 2, 1)).granted).toBe(1);
+    expect((await store.lease({ ...key(org), windowS: 30 }, 2, 1)).granted).toBe(1);
+    expect((await store.lease({ ...key(org), scope: "10.0.0.1" }, 2, 1)).granted).toBe(1);
+  });
+
+  it("prunes the windows that ended a minute or more ago, and only those", async () => {
+    const org = nextOrg++;
+    const nowS = 1_800_000_000;
+    for (const start of [nowS - 200, nowS - 100, nowS - 30]) await store.lease(key(org, start), 10, 1);
+    await store.prune(nowS * 1000);
+    const { rows } = await pool.query("SELECT window_start::float8 AS start FROM rate_limit_quota WHERE org = $1 ORDER BY 1", [org]);
+    expect(rows).toEqual([{ start: nowS - 100 }, { start: nowS - 30 }]);
+  });
+});
