@@ -37,6 +37,7 @@ import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
 import { BatchAnnouncer } from "./cluster/batchAnnouncer.js";
 import { BatchFeed } from "./cluster/batchFeed.js";
+import { ModelFeed } from "./cluster/modelFeed.js";
 import { unpackBatch } from "./wire/batchPack.js";
 
 interface Running {
@@ -47,7 +48,7 @@ interface Running {
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
   /** CLUSTER=1: this process's announcements, and its feed of the others'. */
-  cluster: { announcer: BatchAnnouncer; feed: BatchFeed } | undefined;
+  cluster: { announcer: BatchAnnouncer; feed: BatchFeed; models: ModelFeed } | undefined;
 }
 
 async function start(config: Config): Promise<Running> {
@@ -75,6 +76,7 @@ async function start(config: Config): Promise<Running> {
     shards: config.RECOMMEND_SHARDS,
     timeoutMs: config.RECOMMEND_TIMEOUT_MS,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
+    cluster: config.CLUSTER ? { holder: origin, leaseS: config.TRAINING_LEASE_S } : undefined,
     als: {
       ...DEFAULT_ALS,
       factors: config.ALS_FACTORS,
@@ -84,6 +86,9 @@ async function start(config: Config): Promise<Running> {
     },
   });
   await feed?.listen();
+  // CLUSTER=1: one process trains each organisation; the others load the models it stores.
+  const models = config.CLUSTER ? new ModelFeed(pool, connect, origin, (org, version) => recommender.modelStored(org, version)) : undefined;
+  await models?.listen();
   const announcer = config.CLUSTER ? new BatchAnnouncer(pool, origin) : undefined;
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
@@ -127,7 +132,7 @@ async function start(config: Config): Promise<Running> {
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  const cluster = announcer && feed ? { announcer, feed } : undefined;
+  const cluster = announcer && feed && models ? { announcer, feed, models } : undefined;
   return { http, metrics, services, writers, embedded, cluster };
 }
 
@@ -141,6 +146,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.services.batcher.close();
   await r.cluster?.announcer.drain();
   await r.cluster?.feed.stop();
+  await r.cluster?.models.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
   await r.writers.close();

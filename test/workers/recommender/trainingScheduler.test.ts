@@ -4,7 +4,7 @@ import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { isTrainingDue, smoothedRate, TrainingScheduler, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
 import type { AlsParams } from "../../../src/wire/als.js";
 import type { Model } from "../../../workers/training/model.js";
-import type { TrainJob } from "../../../workers/training/trainingThread.js";
+import type { TrainerAnswer, TrainJob } from "../../../workers/training/trainingThread.js";
 
 const S = 1000;
 const HOUR = 3600 * S;
@@ -134,7 +134,7 @@ describe("TrainingScheduler", () => {
     // The training thread is replaced by one that answers after `trainingS` of the fake clock: only when a
     // training starts and ends matters to the schedule.
     trainingS = 0;
-    vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<Model> }, "run").mockImplementation(() => {
+    vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<TrainerAnswer> }, "run").mockImplementation(() => {
       // No item codes: the search has nothing to prepare before the swap.
       const model = {
         userCount: 1,
@@ -143,7 +143,8 @@ describe("TrainingScheduler", () => {
         params: { factors: 16 } as AlsParams,
         itemCodes: new Int8Array(0),
       } as Model;
-      return trainingS === 0 ? Promise.resolve(model) : new Promise((resolve) => setTimeout(() => resolve(model), trainingS * S));
+      const answer = { model, stored: null };
+      return trainingS === 0 ? Promise.resolve(answer) : new Promise((resolve) => setTimeout(() => resolve(answer), trainingS * S));
     });
     index = new OrgIndex(1);
     const nowS = Date.now() / 1000;
