@@ -5,8 +5,8 @@ import type { Model } from "./model.js";
 
 /**
  * A model as it is stored in PostgreSQL for the other processes (CLUSTER=1): a small msgpack header (settings,
- * sizes, the external id of each item in the trainer's numbering), then the arrays as raw bytes, each at an
- * offset that is a multiple of 8. Raw bytes, not msgpack, because they are most of it (tens of MB for a large
+ * sizes), then the arrays as raw bytes, each at an offset that is a multiple of 8, the external id of each item
+ * (in the trainer's numbering) among them. Raw bytes, not msgpack, because they are most of it (tens of MB for a large
  * organisation) and are copied, not encoded. User vectors are not stored: a process that loads the model folds
  * every user in from its own history (translateModel.ts says why). Nor are the neighbour lists: at 100,000 items
  * they are 40 MB against 8 MB for all the rest, and rebuilding them from the vectors took 3 s of a 28 s training
@@ -32,14 +32,16 @@ export interface StoredModel {
 const FORMAT = 1;
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
-type Typed = Int8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
-const KINDS = { i8: Int8Array, i32: Int32Array, u32: Uint32Array, f32: Float32Array, f64: Float64Array } as const;
+/** What a loading process reads back: the model without its items' names (read on their own: storedNames). */
+export type DecodedModel = Omit<StoredModel, "names">;
+
+type Typed = Uint8Array | Int8Array | Int32Array | Uint32Array | Float32Array | Float64Array;
+const KINDS = { u8: Uint8Array, i8: Int8Array, i32: Int32Array, u32: Uint32Array, f32: Float32Array, f64: Float64Array } as const;
 type Kind = keyof typeof KINDS;
 
-interface Header {
+export interface Header {
   format: number;
   params: AlsParams;
-  names: string[];
   interactions: number;
   trainedAt: number;
   trainingMs: number;
@@ -50,6 +52,7 @@ interface Header {
 }
 
 function kindOf(a: Typed): Kind {
+  if (a instanceof Uint8Array) return "u8";
   if (a instanceof Int8Array) return "i8";
   if (a instanceof Int32Array) return "i32";
   if (a instanceof Uint32Array) return "u32";
@@ -57,8 +60,33 @@ function kindOf(a: Typed): Kind {
   return "f64";
 }
 
+/**
+ * The names as one UTF-8 run and where each ends: the loading thread reads them a few at a time between requests
+ * (a msgpack array of 100,000 ids took 12 ms to unpack in one go on a quiet machine, over 100 ms on a busy one).
+ */
+function namesOf(names: string[]): [string, Typed][] {
+  const encoder = new TextEncoder();
+  let text = new Uint8Array(names.length * 16);
+  const ends = new Int32Array(names.length);
+  let at = 0;
+  names.forEach((name, t) => {
+    if (text.length - at < name.length * 3) {
+      const grown = new Uint8Array(Math.max(text.length * 2, at + name.length * 3));
+      grown.set(text.subarray(0, at));
+      text = grown;
+    }
+    at += encoder.encodeInto(name, text.subarray(at)).written;
+    ends[t] = at;
+  });
+  return [
+    ["nameText", text.slice(0, at)],
+    ["nameEnds", ends],
+  ];
+}
+
 function arraysOf(m: StoredModel): [string, Typed][] {
   const out: [string, Typed][] = [
+    ...namesOf(m.names),
     ["itemCodes", m.itemCodes],
     ["itemScales", m.itemScales],
     ["cosineScales", m.cosineScales],
@@ -84,7 +112,6 @@ export function encodeModel(m: StoredModel): Uint8Array {
   const header: Header = {
     format: FORMAT,
     params: m.params,
-    names: m.names,
     interactions: m.interactions,
     trainedAt: m.trainedAt,
     trainingMs: m.trainingMs,
@@ -106,7 +133,7 @@ export function encodeModel(m: StoredModel): Uint8Array {
   return out;
 }
 
-/** The header alone: what the loading thread needs to number the items its own way before the arrays are read. */
+/** The header alone (settings, sizes, where each array is): a few hundred bytes. */
 export function readHeader(bytes: Uint8Array): Header {
   const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
   if (8 + length > bytes.byteLength) throw new Error(`a stored model's header of ${length} bytes overruns its ${bytes.byteLength} bytes`);
@@ -115,20 +142,46 @@ export function readHeader(bytes: Uint8Array): Header {
   return header;
 }
 
-/** The whole model back, its arrays copied out of `bytes` (so that they are aligned and `bytes` can go). */
-export function decodeModel(bytes: Uint8Array): StoredModel {
-  const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true);
+/** Where each array's bytes are in `bytes`. */
+function locate(bytes: Uint8Array, h: Header): Map<string, { kind: Kind; at: number; byteLength: number }> {
+  const out = new Map<string, { kind: Kind; at: number; byteLength: number }>();
+  let at = align8(4 + new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0, true));
+  for (const [name, kind, n] of h.arrays) {
+    const byteLength = n * KINDS[kind].BYTES_PER_ELEMENT;
+    if (at + byteLength > bytes.byteLength) throw new Error(`a stored model's array ${name} overruns its bytes`);
+    out.set(name, { kind, at, byteLength });
+    at += align8(byteLength);
+  }
+  return out;
+}
+
+/** The trainer's item t's id, read from the stored bytes in place, one name at a time. */
+export interface StoredNames {
+  count: number;
+  name(t: number): string;
+}
+
+export function storedNames(bytes: Uint8Array, h: Header = readHeader(bytes)): StoredNames {
+  const where = locate(bytes, h);
+  const text = where.get("nameText");
+  const ends = where.get("nameEnds");
+  if (!text || !ends) throw new Error("a stored model lacks its items' names");
+  const run = bytes.subarray(text.at, text.at + text.byteLength);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + ends.at, ends.byteLength);
+  const decoder = new TextDecoder();
+  const end = (t: number): number => (t < 0 ? 0 : view.getInt32(t * 4, true));
+  return { count: ends.byteLength / 4, name: (t) => decoder.decode(run.subarray(end(t - 1), end(t))) };
+}
+
+/** The whole model but its names, its arrays copied out of `bytes` (so that they are aligned and `bytes` can go). */
+export function decodeModel(bytes: Uint8Array): DecodedModel {
   const h = readHeader(bytes);
   const arrays = new Map<string, Typed>();
-  let at = align8(4 + length);
-  for (const [name, kind, n] of h.arrays) {
-    const Type = KINDS[kind];
-    const byteLength = n * Type.BYTES_PER_ELEMENT;
-    if (at + byteLength > bytes.byteLength) throw new Error(`a stored model's array ${name} overruns its bytes`);
+  for (const [name, { kind, at, byteLength }] of locate(bytes, h)) {
+    if (name === "nameText" || name === "nameEnds") continue;
     const copy = new Uint8Array(byteLength);
     copy.set(bytes.subarray(at, at + byteLength));
-    arrays.set(name, new Type(copy.buffer));
-    at += align8(byteLength);
+    arrays.set(name, new KINDS[kind](copy.buffer));
   }
   const get = <T extends Typed>(name: string): T => {
     const a = arrays.get(name);
@@ -151,7 +204,6 @@ export function decodeModel(bytes: Uint8Array): StoredModel {
     };
   return {
     params: h.params,
-    names: h.names,
     interactions: h.interactions,
     trainedAt: h.trainedAt,
     trainingMs: h.trainingMs,

@@ -1,6 +1,6 @@
 import type { ClosedForm, DualForm } from "./closedForm.js";
 import type { Model } from "./model.js";
-import type { StoredModel } from "./modelBytes.js";
+import type { DecodedModel } from "./modelBytes.js";
 
 /**
  * A model another process trained, in this process's numbering. Items and users are interned per process in the
@@ -17,7 +17,7 @@ import type { StoredModel } from "./modelBytes.js";
  * item vectors (the trained ones are a half-step older), and it needs no user ids: the trainer's versions count
  * another process's history changes and could not say whether a user's history here is the one trained on.
  */
-export function translateModel(stored: StoredModel, local: Int32Array, users: number): Model {
+export function translateModel(stored: DecodedModel, local: Int32Array, users: number): Model {
   const f = stored.params.factors;
   let itemCount = 0;
   for (const a of local) if (a >= itemCount) itemCount = a + 1;
@@ -63,7 +63,7 @@ export function translateModel(stored: StoredModel, local: Int32Array, users: nu
  * trainer's row that row r copies, or −1.
  */
 function searchRows(
-  stored: StoredModel,
+  stored: DecodedModel,
   local: Int32Array,
   trainerOf: Int32Array,
 ): { itemOfRow: Int32Array; fromRow: Int32Array; offsets: Int32Array | undefined } {
