@@ -151,7 +151,6 @@ export class TrainingScheduler {
     if (s.firstEventAt === 0) s.firstEventAt = s.lastStart;
     index.eventsSinceTraining = 0;
     this.counted.set(index, 0);
-    this.settings.trained?.(index.org, model.trainingMs);
   }
 
   /** A stored model's translation, done in a thread of its own as a training is (training/translateModel.ts). */
@@ -212,7 +211,10 @@ export class TrainingScheduler {
     try {
       // Another process holds the organisation: its model comes by notice (sharedTraining.ts). lastStart is set,
       // so the claim is asked again only when training is due again.
-      if (shared && !(await shared.claim(index.org))) return;
+      if (shared && !(await shared.claim(index.org))) {
+        log.debug("recommender model not trained: another process trains this organisation", { org: index.org });
+        return;
+      }
       // Built a slice at a time between rank requests; events applied meanwhile count as new ones (some are in it).
       const counted = index.eventsSinceTraining;
       const setStarted = performance.now();
