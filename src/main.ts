@@ -149,6 +149,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.cluster?.models.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
+  await r.cluster?.models.releaseLeases();
   await r.writers.close();
   await r.services.keys.stop();
   r.services.health.stop();

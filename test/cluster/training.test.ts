@@ -19,6 +19,8 @@ let database: TestServer;
 let p1: TestServer;
 let p2: TestServer;
 let p3: TestServer | undefined;
+/** The process that trains the organisation, once known. */
+let trainer: TestServer;
 let org: Org;
 
 /** Each user views 8 items, mostly of their group's third of the catalog: enough for EASE and ALS to learn from. */
@@ -84,7 +86,8 @@ describe("training shared by processes with CLUSTER=1", () => {
     expect(answered(value[0]!) && answered(value[1]!)).toBe(true);
     const trainers = [p1, p2].filter((p) => trained(p) > 0);
     expect(trainers).toHaveLength(1);
-    const other = trainers[0] === p1 ? p2 : p1;
+    trainer = trainers[0]!;
+    const other = trainer === p1 ? p2 : p1;
     expect(trained(other)).toBe(0);
     expect(loaded(other)).toBeGreaterThan(0);
   });
@@ -112,7 +115,6 @@ describe("training shared by processes with CLUSTER=1", () => {
   });
 
   it("has another process take the training over once the trainer is killed (SIGKILL), its lease run out", async () => {
-    const trainer = trained(p1) > 0 ? p1 : p2;
     const survivors = [trainer === p1 ? p2 : p1, p3!];
     const before = survivors.map((p) => ({ trained: trained(p), loaded: loaded(p) }));
     await trainer.kill();
@@ -131,6 +133,7 @@ describe("training shared by processes with CLUSTER=1", () => {
       120_000,
     );
     expect(took).toHaveLength(1);
+    trainer = took[0]!;
     const other = survivors.find((p) => p !== took[0])!;
     const { value: reloaded } = await eventually(
       async () => loaded(other) - before[survivors.indexOf(other)]!.loaded,
@@ -146,4 +149,11 @@ describe("training shared by processes with CLUSTER=1", () => {
     );
     expect(value[1]).toEqual(value[0]);
   }, 240_000);
+
+  it("gives up the trainer's lease when it stops (SIGTERM), so that another process may train at once", async () => {
+    const leases = async () => Number((await database.db().query("SELECT count(*) AS n FROM training_lease")).rows[0].n);
+    expect(await leases()).toBe(1);
+    expect(await trainer.stop()).toBe(0);
+    expect(await leases()).toBe(0);
+  });
 });
