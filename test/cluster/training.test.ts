@@ -13,7 +13,7 @@ const ITEMS = Array.from({ length: 60 }, (_, i) => `item-${String(i).padStart(2,
 const USERS = Array.from({ length: 200 }, (_, u) => `user-${u}`);
 const ASKED = USERS.filter((_, u) => u % 20 === 0);
 /** LOG_LEVEL=info for the recommender threads' lines; a short lease, so that a killed trainer's runs out soon; no rate limit on the polling. */
-const ENV = { CLUSTER: "1", LOG_LEVEL: "info", TRAINING_LEASE_S: "2", RATE_LIMIT_MAX: "1000000" };
+const ENV = { CLUSTER: "1", LOG_LEVEL: "info", TRAINING_LEASE_S: "6", RATE_LIMIT_MAX: "1000000" };
 
 let database: TestServer;
 let p1: TestServer;

@@ -55,6 +55,14 @@ export class SharedTraining implements TrainingShare {
     this.loadWanted();
   }
 
+  /** Stops renewing and closes the connection (the leases held expire by themselves). */
+  async stop(): Promise<void> {
+    clearInterval(this.renewer);
+    const client = this.client;
+    this.client = undefined;
+    if (client) await (await client).end();
+  }
+
   async claim(org: number): Promise<boolean> {
     try {
       const { rowCount } = await this.query(
