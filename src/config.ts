@@ -24,6 +24,11 @@ export const ConfigSchema = z.object({
    * quota from PostgreSQL so that the limits hold across the processes (docs/scaling.md).
    */
   CLUSTER: flag.default(false),
+  /**
+   * CLUSTER=1: the process that trains an organisation's model holds it this long unrenewed (it renews every third
+   * of it): a process that dies hands its organisations' training to another this much later.
+   */
+  TRAINING_LEASE_S: z.coerce.number().int().min(1).max(3600).default(30),
   /** Mark the web dashboard's session cookie Secure (set it when the dashboard is served over HTTPS). */
   COOKIE_SECURE: flag.default(false),
   /** Writer threads: each holds one database connection and one batch in flight. */

@@ -39,6 +39,7 @@ import { BatchAnnouncer } from "./cluster/batchAnnouncer.js";
 import { BatchFeed } from "./cluster/batchFeed.js";
 import { LeasedRateLimiter } from "./cluster/leasedRateLimiter.js";
 import { QuotaStore } from "./cluster/quotaStore.js";
+import { ModelFeed } from "./cluster/modelFeed.js";
 import { unpackBatch } from "./wire/batchPack.js";
 
 interface Running {
@@ -49,7 +50,7 @@ interface Running {
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
   /** CLUSTER=1: this process's announcements, and its feed of the others'. */
-  cluster: { announcer: BatchAnnouncer; feed: BatchFeed; quota: QuotaStore } | undefined;
+  cluster: { announcer: BatchAnnouncer; feed: BatchFeed; quota: QuotaStore; models: ModelFeed } | undefined;
 }
 
 async function start(config: Config): Promise<Running> {
@@ -77,6 +78,7 @@ async function start(config: Config): Promise<Running> {
     shards: config.RECOMMEND_SHARDS,
     timeoutMs: config.RECOMMEND_TIMEOUT_MS,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
+    cluster: config.CLUSTER ? { holder: origin, leaseS: config.TRAINING_LEASE_S } : undefined,
     als: {
       ...DEFAULT_ALS,
       factors: config.ALS_FACTORS,
@@ -86,6 +88,9 @@ async function start(config: Config): Promise<Running> {
     },
   });
   await feed?.listen();
+  // CLUSTER=1: one process trains each organisation; the others load the models it stores.
+  const models = config.CLUSTER ? new ModelFeed(pool, connect, origin, (org, version) => recommender.modelStored(org, version)) : undefined;
+  await models?.listen();
   const announcer = config.CLUSTER ? new BatchAnnouncer(pool, origin) : undefined;
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
@@ -132,7 +137,7 @@ async function start(config: Config): Promise<Running> {
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  const cluster = announcer && feed && quota ? { announcer, feed, quota } : undefined;
+  const cluster = announcer && feed && quota && models ? { announcer, feed, quota, models } : undefined;
   return { http, metrics, services, writers, embedded, cluster };
 }
 
@@ -147,8 +152,10 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.cluster?.announcer.drain();
   await r.cluster?.feed.stop();
   await r.cluster?.quota.stop();
+  await r.cluster?.models.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
+  await r.cluster?.models.releaseLeases();
   await r.writers.close();
   await r.services.keys.stop();
   r.services.health.stop();

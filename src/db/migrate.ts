@@ -9,6 +9,7 @@ import { sql as quietServedLogVacuum } from "./migrations/006_quiet_served_log_v
 import { sql as ingestRefused } from "./migrations/007_ingest_refused.js";
 import { sql as batchLog } from "./migrations/008_batch_log.js";
 import { sql as rateLimitQuota } from "./migrations/009_rate_limit_quota.js";
+import { sql as sharedModels } from "./migrations/010_shared_models.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -21,6 +22,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 7, name: "ingest refused", sql: ingestRefused },
   { id: 8, name: "batch log", sql: batchLog },
   { id: 9, name: "rate limit quota", sql: rateLimitQuota },
+  { id: 10, name: "shared models", sql: sharedModels },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

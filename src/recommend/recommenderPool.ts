@@ -27,6 +27,8 @@ export interface RecommenderPoolOptions {
   timeoutMs: number;
   als: AlsParams;
   retrainIntervalMs: number;
+  /** CLUSTER=1: this process's id, and how long a training lease lasts unrenewed (workers/recommender/sharedTraining.ts). */
+  cluster?: { holder: string; leaseS: number };
   /** Hears what the shards report (for the metrics). */
   observer?: ShardObserver;
 }
@@ -150,6 +152,11 @@ export class RecommenderPool {
     }
   }
 
+  /** CLUSTER=1: another process stored this organisation's model; its shard loads it. */
+  modelStored(org: number, version: number): void {
+    post(this.threads[org % this.threads.length]!, { t: "model", org, version });
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
@@ -192,6 +199,7 @@ export class RecommenderPool {
       retrainIntervalMs: this.opts.retrainIntervalMs,
       restart,
       logLevel: logLevel(),
+      cluster: this.opts.cluster ?? null,
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
     const thread: ShardThread = { worker, ready: false, loading: undefined, pending: new PendingRequests<Done<unknown>>(), outbox: [] };

@@ -75,7 +75,9 @@ export type ToShard =
    * the batch did not store (already held), which the index must not count again.
    */
   | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null }
-  | { t: "stats"; id: number; org: number };
+  | { t: "stats"; id: number; org: number }
+  /** CLUSTER=1: another process stored the organisation's model, this version (the shard loads it). */
+  | { t: "model"; org: number; version: number };
 
 export interface OrgStats {
   items: number;
@@ -114,3 +116,6 @@ export function packMessage(m: ToShard | FromShard): Uint8Array {
 export function unpackMessage<T extends ToShard | FromShard>(data: Uint8Array): T {
   return packr.unpack(data) as T;
 }
+
+/** CLUSTER=1: the NOTIFY channel of stored models (payload "org version holder"; workers/recommender/sharedTraining.ts). */
+export const MODEL_CHANNEL = "recsvc_models";

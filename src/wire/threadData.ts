@@ -17,4 +17,6 @@ export interface RecommenderThreadData {
   /** Started again after the thread died: the service is serving, so organisations are loaded smallest first. */
   restart: boolean;
   logLevel: LogLevel;
+  /** CLUSTER=1: this process's id (its batches' origin), and how long a training lease lasts unrenewed. */
+  cluster: { holder: string; leaseS: number } | null;
 }

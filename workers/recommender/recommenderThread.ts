@@ -8,6 +8,7 @@ import { BatchQueue } from "./batchQueue.js";
 import { Inbox } from "./inbox.js";
 import { LoadProgress } from "./loadProgress.js";
 import { Shard } from "./shard.js";
+import { SharedTraining } from "./sharedTraining.js";
 import { Skips } from "./skips.js";
 import { TrainingScheduler } from "./trainingScheduler.js";
 
@@ -17,6 +18,10 @@ setLogLevel(data.logLevel);
 const ownsOrg = (org: number): boolean => org % data.shards === data.shard;
 const shard = new Shard();
 const port = parentPort!;
+/** CLUSTER=1: one process trains each organisation, the others load its model. */
+const shared =
+  data.cluster &&
+  new SharedTraining({ databaseUrl: data.databaseUrl, ...data.cluster, shard: data.shard, shards: data.shards, index: (org) => shard.org(org) });
 
 function send(m: FromShard): void {
   const packed = packMessage(m);
@@ -70,6 +75,9 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         return;
       case "stats":
         send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
+        return;
+      case "model":
+        if (ownsOrg(m.org)) shared?.notice(m.org, m.version);
         return;
     }
   } catch (err) {
@@ -130,6 +138,7 @@ async function start(): Promise<void> {
   const training = new TrainingScheduler(() => shard.all(), {
     params: data.als,
     retrainIntervalMs: data.retrainIntervalMs,
+    shared: shared || undefined,
     trained: (org, ms) => {
       send({ t: "trained", org, ms });
       sendSizes(); // a model changes the index's size most
@@ -139,9 +148,16 @@ async function start(): Promise<void> {
   send({ t: "ready", orgs: loaded.orgs, events: loaded.events, ms: Math.round(loaded.ms), skipped });
   sendSizes();
   setInterval(sendSizes, SIZES_EVERY_MS).unref();
+  // A model another process stored is loaded rather than trained again (CLUSTER=1).
+  const stored = shared ? await shared.storedVersions() : new Map<number, number>();
+  if (shared) {
+    shared.start(training);
+    for (const [org, version] of stored) shared.notice(org, version);
+    await shared.settled();
+  }
   // First models are trained after serving starts: until then user strategies fall back to popular.
   for (const index of [...shard.all()]) {
-    if (index.eventsSinceTraining === 0) continue;
+    if (index.eventsSinceTraining === 0 || index.model) continue;
     await training.trainNow(index).catch((err: Error) => log.error("model training failed", { shard: data.shard, org: index.org, error: err.stack }));
   }
 }

@@ -3,7 +3,7 @@ import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { Model } from "../training/model.js";
-import type { TrainJob } from "../training/trainingThread.js";
+import type { TrainerAnswer, TrainJob, TranslateJob } from "../training/trainingThread.js";
 import { prepareSearch } from "../vectors/search.js";
 import { trainingSetInSlices } from "./trainingRows.js";
 
@@ -55,6 +55,16 @@ export interface TrainingSettings {
   retrainIntervalMs: number;
   /** Hears of each model put in place, with how long its training took. */
   trained?: (org: number, ms: number) => void;
+  /** CLUSTER=1: one process trains each organisation and the others load its model (sharedTraining.ts). */
+  shared?: TrainingShare;
+}
+
+/** What the scheduler asks of the processes it shares training with. */
+export interface TrainingShare {
+  /** Whether this process trains the organisation now: it holds its lease, or has just taken it. */
+  claim(org: number): Promise<boolean>;
+  /** Stores a model this process trained (its bytes: training/modelBytes.ts) and announces it. */
+  store(org: number, bytes: Uint8Array, interactions: number): Promise<void>;
 }
 
 export interface OrgTraining {
@@ -99,7 +109,7 @@ function outgrownByEndedLoad(s: OrgTraining, newEvents: number, busy: boolean): 
  * organisation at a time, so serving never pauses; the finished model is swapped into the index whole.
  */
 export class TrainingScheduler {
-  private trainer: Worker | undefined;
+  private readonly trainers = new Set<Worker>();
   private busy = false;
   private readonly state = new Map<OrgIndex, OrgTraining>();
   private readonly timer: NodeJS.Timeout;
@@ -121,9 +131,31 @@ export class TrainingScheduler {
     return this.train(index);
   }
 
-  stop(): Promise<number> | undefined {
+  async stop(): Promise<void> {
     clearInterval(this.timer);
-    return this.trainer?.terminate();
+    await Promise.all([...this.trainers].map((t) => t.terminate()));
+  }
+
+  /**
+   * A model another process trained, translated, put in place as if trained here: the events this process holds
+   * count as trained on, so that it does not turn round and train the organisation itself.
+   */
+  async loaded(index: OrgIndex, model: Model, interactions: number): Promise<void> {
+    await prepareSearch(model);
+    index.model = model;
+    const s = this.stateOf(index);
+    s.lastStart = Date.now();
+    s.lastMs = 0;
+    s.trainedOn = interactions;
+    s.busySinceStart = false;
+    if (s.firstEventAt === 0) s.firstEventAt = s.lastStart;
+    index.eventsSinceTraining = 0;
+    this.counted.set(index, 0);
+  }
+
+  /** A stored model's translation, done in a thread of its own as a training is (training/translateModel.ts). */
+  async translate(job: TranslateJob): Promise<Model> {
+    return (await this.run(job)).model;
   }
 
   private check(): void {
@@ -175,7 +207,14 @@ export class TrainingScheduler {
     s.lastStart = Date.now();
     // A training that starts during a load (held back as long as allowed) is as partial as one the load overtakes.
     s.busySinceStart = this.rate >= BUSY_EVENTS_PER_S;
+    const { shared } = this.settings;
     try {
+      // Another process holds the organisation: its model comes by notice (sharedTraining.ts). lastStart is set,
+      // so the claim is asked again only when training is due again.
+      if (shared && !(await shared.claim(index.org))) {
+        log.debug("recommender model not trained: another process trains this organisation", { org: index.org });
+        return;
+      }
       // Built a slice at a time between rank requests; events applied meanwhile count as new ones (some are in it).
       const counted = index.eventsSinceTraining;
       const setStarted = performance.now();
@@ -185,7 +224,9 @@ export class TrainingScheduler {
       index.eventsSinceTraining -= counted;
       this.counted.set(index, index.eventsSinceTraining);
       if (s.trainedOn === 0) return;
-      const model = await this.run({ matrix, userVersions, params: this.settings.params });
+      const names = shared ? index.catalog.ids.names.slice(0, matrix.cols) : [];
+      const share = shared ? { names, interactions: s.trainedOn } : null;
+      const { model, stored } = await this.run({ kind: "train", matrix, userVersions, params: this.settings.params, share });
       // What a model's first requests would otherwise do on the way (the search's wasm copy), done before the swap.
       const prepareStarted = performance.now();
       await prepareSearch(model);
@@ -201,6 +242,7 @@ export class TrainingScheduler {
         setMs: Math.round(setMs),
         prepareMs: Math.round(prepareMs * 10) / 10,
       });
+      if (shared && stored) await shared.store(index.org, stored, s.trainedOn);
     } finally {
       s.lastMs = Date.now() - s.lastStart;
       this.busy = false;
@@ -208,14 +250,15 @@ export class TrainingScheduler {
   }
 
   /** Each training runs in a thread of its own that ends with it, so the memory training used is given back. */
-  private run(job: TrainJob): Promise<Model> {
-    const trainer = (this.trainer = this.startTrainer());
+  private run(job: TrainJob | TranslateJob): Promise<TrainerAnswer> {
+    const trainer = this.startTrainer();
+    this.trainers.add(trainer);
     const ended = () => {
-      if (this.trainer === trainer) this.trainer = undefined;
+      this.trainers.delete(trainer);
       void trainer.terminate();
     };
     return new Promise((resolve, reject) => {
-      trainer.once("message", (m: Model) => {
+      trainer.once("message", (m: TrainerAnswer) => {
         ended();
         resolve(m);
       });
@@ -225,6 +268,7 @@ export class TrainingScheduler {
       });
       // After an answer this settles nothing; without one (the thread died) the training fails instead of hanging.
       trainer.once("exit", (code) => reject(new Error(`the training thread exited (code ${code}) before answering`)));
+      if (job.kind === "translate") return trainer.postMessage(job, [job.bytes.buffer, job.local.buffer] as ArrayBuffer[]);
       const m = job.matrix;
       trainer.postMessage(job, [m.indptr.buffer, m.indices.buffer, m.values.buffer, job.userVersions.buffer] as ArrayBuffer[]);
     });

@@ -4,7 +4,7 @@ import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { isTrainingDue, smoothedRate, TrainingScheduler, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
 import type { AlsParams } from "../../../src/wire/als.js";
 import type { Model } from "../../../workers/training/model.js";
-import type { TrainJob } from "../../../workers/training/trainingThread.js";
+import type { TrainerAnswer, TrainJob } from "../../../workers/training/trainingThread.js";
 
 const S = 1000;
 const HOUR = 3600 * S;
@@ -134,7 +134,7 @@ describe("TrainingScheduler", () => {
     // The training thread is replaced by one that answers after `trainingS` of the fake clock: only when a
     // training starts and ends matters to the schedule.
     trainingS = 0;
-    vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<Model> }, "run").mockImplementation(() => {
+    vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<TrainerAnswer> }, "run").mockImplementation(() => {
       // No item codes: the search has nothing to prepare before the swap.
       const model = {
         userCount: 1,
@@ -143,7 +143,8 @@ describe("TrainingScheduler", () => {
         params: { factors: 16 } as AlsParams,
         itemCodes: new Int8Array(0),
       } as Model;
-      return trainingS === 0 ? Promise.resolve(model) : new Promise((resolve) => setTimeout(() => resolve(model), trainingS * S));
+      const answer = { model, stored: null };
+      return trainingS === 0 ? Promise.resolve(answer) : new Promise((resolve) => setTimeout(() => resolve(answer), trainingS * S));
     });
     index = new OrgIndex(1);
     const nowS = Date.now() / 1000;
@@ -215,5 +216,87 @@ describe("TrainingScheduler", () => {
     expect(await secondsUntilTrained(150_000, 90)).toBe(70);
     expect(await secondsUntilTrained(150_000, 180)).toBe(120);
     expect(await secondsUntilTrained(150_000, 180)).toBe(120);
+  });
+});
+
+describe("TrainingScheduler sharing the training with other processes (CLUSTER=1)", () => {
+  const TICK_MS = 500;
+  let index: OrgIndex;
+  let scheduler: TrainingScheduler;
+  /** Whether this process holds the organisation's lease; the claims asked and the models stored. */
+  let holds: boolean;
+  let claims: number;
+  let stored: { org: number; bytes: number; interactions: number }[];
+  let jobs: TrainJob[];
+  const model = () => ({ userCount: 1, itemCount: 1, trainingMs: 0, params: { factors: 16 } as AlsParams, itemCodes: new Int8Array(0) }) as Model;
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval", "setTimeout", "clearTimeout", "Date"] });
+    setLogLevel("warn");
+    jobs = [];
+    vi.spyOn(TrainingScheduler.prototype as unknown as { run(job: TrainJob): Promise<TrainerAnswer> }, "run").mockImplementation((job) => {
+      jobs.push(job);
+      return Promise.resolve({ model: model(), stored: job.share ? new Uint8Array(3) : null });
+    });
+    holds = true;
+    claims = 0;
+    stored = [];
+    index = new OrgIndex(1);
+    const nowS = Date.now() / 1000;
+    index.applyEvent({ userId: "u", itemId: "i", family: "engagement", name: "view", weight: 1, previousUserId: null, atS: nowS }, nowS);
+    scheduler = new TrainingScheduler(() => [index], {
+      params: {} as AlsParams,
+      retrainIntervalMs: 3600 * S,
+      shared: {
+        claim: () => Promise.resolve((claims++, holds)),
+        store: (org, bytes, interactions) => Promise.resolve(void stored.push({ org, bytes: bytes.length, interactions })),
+      },
+    });
+  });
+
+  afterEach(async () => {
+    await scheduler.stop();
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+    setLogLevel("info");
+  });
+
+  /** Advances the clock `seconds`, `perS` events a second arriving. */
+  async function stream(perS: number, seconds: number): Promise<void> {
+    for (let t = TICK_MS; t <= seconds * S; t += TICK_MS) {
+      index.eventsSinceTraining += (perS * TICK_MS) / S;
+      await vi.advanceTimersByTimeAsync(TICK_MS);
+    }
+  }
+
+  it("trains with the organisation's lease, and stores the model with its items' ids for the other processes", async () => {
+    await scheduler.trainNow(index);
+    expect(claims).toBe(1);
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]!.share).toEqual({ names: ["i"], interactions: 1 });
+    expect(stored).toEqual([{ org: 1, bytes: 3, interactions: 1 }]);
+  });
+
+  it("does not train an organisation another process holds, and asks again only when training is due again", async () => {
+    await scheduler.trainNow(index);
+    holds = false;
+    await stream(2_000, 25);
+    expect(jobs).toHaveLength(1);
+    // Due 10 s after the training; refused, due again 10 s after the refusal.
+    expect(claims).toBe(1 + 2);
+  });
+
+  it("counts a model loaded from another process as a training: no training for the events it held, a retrain as after its own", async () => {
+    index.eventsSinceTraining = 5_000;
+    await scheduler.loaded(index, model(), 5_000);
+    expect(index.model).toBeDefined();
+    expect(index.eventsSinceTraining).toBe(0);
+    await stream(0, 5);
+    expect(claims).toBe(0);
+    await stream(2_000, 4.5);
+    expect(claims).toBe(0);
+    await stream(2_000, 1);
+    expect(claims).toBe(1);
+    expect(jobs).toHaveLength(1);
   });
 });
