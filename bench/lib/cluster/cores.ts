@@ -59,19 +59,23 @@ export function coresDuring(w: Watched): () => Cores {
 
 const QUIET_CORES = 0.1;
 const QUIET_WINDOW_MS = 500;
+/** Quiet windows in a row: a deferred retrain may start a moment after the load stops. */
+const QUIET_WINDOWS = 3;
 
 /**
- * Waits until the benchmark's processes are quiet (under QUIET_CORES between them for QUIET_WINDOW_MS), at
+ * Waits until the benchmark's processes are quiet (under QUIET_CORES between them for QUIET_WINDOWS windows of QUIET_WINDOW_MS), at
  * most `maxMs`, and returns how long that took. Between runs the processes just loaded still train the
  * organisation or apply the other's batches; a run started meanwhile would pay for the previous one.
  */
 export async function settle(w: Watched, maxMs: number): Promise<number> {
   const start = performance.now();
+  let quiet = 0;
   for (;;) {
     const during = coresDuring(w);
     await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
     const c = during();
     const elapsed = performance.now() - start;
-    if (c.lone + c.pair + c.haproxy + c.postgres < QUIET_CORES || elapsed >= maxMs) return elapsed;
+    quiet = c.lone + c.pair + c.haproxy + c.postgres < QUIET_CORES ? quiet + 1 : 0;
+    if (quiet === QUIET_WINDOWS || elapsed >= maxMs) return elapsed;
   }
 }
