@@ -124,7 +124,7 @@ async function main(): Promise<void> {
     [
       "",
       `Memory per organisation — each stage loaded through the API, then the server restarted on all stored so far (scale ${SCALE})`,
-      "RSS: resident set of the whole process after its index is built and its models trained, 5 s settled; index: recsvc_index_bytes",
+      "RSS: resident set of the whole process once its index is built and its models trained, the lowest of 30 s idle; index: recsvc_index_bytes",
       "(users' histories and the models' typed arrays, summed over shards; the catalog's and co-occurrence's arrays are not in it).",
       table(["stage", "RSS MB", "+MB", "RSS bytes each", "index bytes", "index bytes each"], rows),
       "",
