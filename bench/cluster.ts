@@ -13,7 +13,7 @@
  *
  * Flags (or environment):
  *   --quick                 (BENCH_QUICK=1) a short run to check it works: 3 s runs, 2 rounds, a small organisation
- *   --duration S            (BENCH_DURATION_S) seconds per measured run (default 10); BENCH_WARMUP_S warm-up (2)
+ *   --duration S            (BENCH_DURATION_S) seconds per measured run (default 8); BENCH_WARMUP_S warm-up (2)
  *   --runs N                (BENCH_RUNS) rounds (default 3)
  *   --scale X               (BENCH_SCALE) the recommend organisation, 1 = 100,000 items, 50,000 users, 5M events (default 0.05)
  *   --freshness-samples N   (BENCH_FRESHNESS_SAMPLES) event samples (default 400; 0 skips freshness)

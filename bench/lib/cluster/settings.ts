@@ -29,7 +29,7 @@ const num = (flag: string | undefined, variable: string | undefined, full: numbe
 
 export const QUICK_RUN = QUICK;
 /** Seconds per measured run, and of the warm-up before each. */
-export const DURATION_S = num(flags.duration, env.BENCH_DURATION_S, 10, 3);
+export const DURATION_S = num(flags.duration, env.BENCH_DURATION_S, 8, 3);
 export const WARMUP_S = num(undefined, env.BENCH_WARMUP_S, 2, 1);
 /** Rounds: each scenario runs this many times on each setup, the two setups alternated (their order swapped each round). */
 export const RUNS = num(flags.runs, env.BENCH_RUNS, 3, 2);
