@@ -9,6 +9,7 @@ export interface Cores {
   lone: number;
   pair: number;
   haproxy: number;
+  /** NaN with an external PostgreSQL. */
   postgres: number;
   client: number;
   other: number;
@@ -26,14 +27,15 @@ const sum = (pids: number[]) => pids.reduce((s, pid) => s + (cpuSeconds(pid).all
 
 function snapshot(w: Watched) {
   const self = process.cpuUsage();
-  const pg = w.dataDir ? postgresCpuSeconds(w.dataDir) : 0;
+  // An external PostgreSQL's CPU cannot be read from here: NaN, and it counts as other work.
+  const pg = w.dataDir ? postgresCpuSeconds(w.dataDir) : NaN;
   return {
     at: performance.now(),
     machine: machineBusySeconds(),
     lone: sum([w.lone]),
     pair: sum(w.pair),
     haproxy: sum([w.haproxy]),
-    postgres: Number.isNaN(pg) ? 0 : pg,
+    postgres: pg,
     client: (self.user + self.system) / 1e6,
   };
 }
@@ -45,7 +47,7 @@ export function coresDuring(w: Watched): () => Cores {
     const b = snapshot(w);
     const s = (b.at - a.at) / 1000;
     const d = (k: Exclude<keyof typeof a, "at" | "machine">) => (b[k] - a[k]) / s;
-    const ours = d("lone") + d("pair") + d("haproxy") + d("postgres") + d("client");
+    const ours = d("lone") + d("pair") + d("haproxy") + (d("postgres") || 0) + d("client");
     return {
       lone: d("lone"),
       pair: d("pair"),
@@ -75,7 +77,7 @@ export async function settle(w: Watched, maxMs: number): Promise<number> {
     await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
     const c = during();
     const elapsed = performance.now() - start;
-    quiet = c.lone + c.pair + c.haproxy + c.postgres < QUIET_CORES ? quiet + 1 : 0;
+    quiet = c.lone + c.pair + c.haproxy + (c.postgres || 0) < QUIET_CORES ? quiet + 1 : 0;
     if (quiet === QUIET_WINDOWS || elapsed >= maxMs) return elapsed;
   }
 }

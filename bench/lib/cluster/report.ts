@@ -32,7 +32,7 @@ const median = (xs: number[]) => {
   return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 const rate = (f: RunFigures) => (Number.isNaN(f.eventsPerS) ? f.reqPerS : f.eventsPerS);
-const c2 = (x: number) => x.toFixed(2);
+const c2 = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(2));
 
 function runsTable(runs: ScenarioRun[]): string {
   return table(
@@ -129,7 +129,7 @@ export function report(r: Report, loadAverageAtStart: number): string {
     "",
     "Throughput: one process (CLUSTER=0) directly, against two processes (CLUSTER=1) behind HAProxy, alternated. Each run is",
     "closed loop (autocannon, -c connections, each sending its next prebuilt request when answered; no overallRate). Cores:",
-    "CPU busy during the run in the lone process, the pair, HAProxy, PostgreSQL (embedded only), this client, and other work.",
+    "CPU busy during the run in the lone process, the pair, HAProxy, PostgreSQL (embedded only: an external one's counts as other), this client, and other work.",
     "quiet s: seconds waited before the run until the processes were quiet (a training left by the previous run, say; at most 60).",
     runsTable(r.runs),
     "",
