@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     log(`loading the recommend organisation: ${specLine(spec)}`);
     const org = await loadPhase(storage, spec, 8);
     topology = await startTopology(storage, org.orgSeq);
+    const m = topology.model;
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
     const postgresVersion = await serverVersion(db);
     const ingestOrg = await registerOrg(topology.single.url);
@@ -182,7 +183,7 @@ async function main(): Promise<void> {
     const sent = events.distinct();
     const header = [
       `Cluster benchmark — ${DURATION_S}s runs after ${WARMUP_S}s warm-up, ${RUNS} rounds${QUICK_RUN ? " (--quick)" : ""}, loopback, PostgreSQL ${postgresVersion} (${storage.dataDir ? "embedded" : "external"})`,
-      `recommend organisation: ${specLine(spec)} (seeded, planted topics); asked: ${RECOMMEND_STRATEGIES.map((s) => asked(s, spec)).join(", ")} (${PREBUILT_BODIES.toLocaleString("en-US")} bodies per run, one seed)`,
+      `recommend organisation: ${specLine(spec)} (seeded, planted topics), its model trained on ${m.users.toLocaleString("en-US")} users × ${m.items.toLocaleString("en-US")} items, ${m.pairs.toLocaleString("en-US")} distinct pairs; asked: ${RECOMMEND_STRATEGIES.map((s) => asked(s, spec)).join(", ")} (${PREBUILT_BODIES.toLocaleString("en-US")} bodies per run, one seed)`,
       `ingest organisation: ${sent.events.toLocaleString("en-US")} view events sent (seeded PRNG), ${sent.users.toLocaleString("en-US")} distinct users, ${sent.items.toLocaleString("en-US")} items, ${sent.pairs.toLocaleString("en-US")} pairs`,
     ];
     const result = { date: startedAt, header, runs, freshness, freshnessLoad, baseline };

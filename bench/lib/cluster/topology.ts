@@ -18,6 +18,8 @@ export interface Topology {
   single: { child: Child; url: string };
   pair: Array<{ child: Child; url: string }>;
   balancer: Balancer;
+  /** The lone process's model of the recommend organisation: distinct users, items and user-item pairs it was trained on. */
+  model: { users: number; items: number; pairs: number };
 }
 
 const hostPort = (url: string) => new URL(url).host;
@@ -41,8 +43,11 @@ export async function startTopology(storage: Storage, recommendOrg: number): Pro
     started.push(balancer.child);
     log(`HAProxy on ${balancer.url} in front of ${pair.map((p) => p.url).join(" and ")}; lone process on ${single.url}`);
     log("waiting for each process's model of the recommend organisation");
-    for (const c of started.slice(0, 3)) await waitForLog(c, "recommender model trained", (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS);
-    return { single: { child: single.server, url: single.url }, pair, balancer };
+    const trained = [];
+    for (const c of started.slice(0, 3))
+      trained.push(await waitForLog(c, "recommender model trained", (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS));
+    const model = { users: Number(trained[0]!.users), items: Number(trained[0]!.items), pairs: Number(trained[0]!.interactions) };
+    return { single: { child: single.server, url: single.url }, pair, balancer, model };
   } catch (err) {
     for (const c of started.reverse()) await stopChild(c);
     throw err;
