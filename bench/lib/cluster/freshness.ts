@@ -46,20 +46,29 @@ async function post(url: string, key: string, body: unknown): Promise<{ status: 
   return { status: res.status, json: await res.json() };
 }
 
-/** The user's recently viewed items through `url`; a fallback answer (popular items) reads as none. */
-async function recentlyViewed(url: string, pk: string, user: string): Promise<string[]> {
+let refusedLogged = false;
+
+/**
+ * The user's recently viewed items through `url`; a fallback answer (popular items) reads as none. Any other
+ * answer than 200 (a 503 while the shard is busy, say) is undefined, asked again at the next poll, and logged once.
+ */
+async function recentlyViewed(url: string, pk: string, user: string): Promise<string[] | undefined> {
   const r = await post(`${url}/v1/recommend`, pk, { strategy: "recently-viewed", user_id: user, limit: 20 });
   const data = (r.json as { data?: { mode: string; recommended_items: string[] } }).data;
-  if (r.status !== 200 || !data) throw new Error(`recently-viewed answered ${r.status}: ${JSON.stringify(r.json).slice(0, 300)}`);
+  if (r.status !== 200 || !data) {
+    if (!refusedLogged) log(`    recently-viewed answered ${r.status} (asked again; logged once): ${JSON.stringify(r.json).slice(0, 300)}`);
+    refusedLogged = true;
+    return undefined;
+  }
   return data.mode === "fallback" ? [] : data.recommended_items;
 }
 
 /** Milliseconds from `since` until `seen` holds for an answer from B; NaN past the deadline. */
-async function until(since: number, ask: () => Promise<string[]>, seen: (items: string[]) => boolean): Promise<number> {
+async function until(since: number, ask: () => Promise<string[] | undefined>, seen: (items: string[]) => boolean): Promise<number> {
   for (;;) {
     const items = await ask();
     const now = performance.now();
-    if (seen(items)) return now - since;
+    if (items && seen(items)) return now - since;
     if (now - since > DEADLINE_MS) return NaN;
     await sleep(POLL_MS);
   }
