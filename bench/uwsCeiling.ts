@@ -2,7 +2,8 @@
  * The ceiling server: a bare uWebSockets.js endpoint that reads each body, JSON.parses it and answers a canned
  * response, ingest's 202 unless CEILING_STATUS and CEILING_BODY say otherwise (the recommend ceiling passes a real
  * answer captured in the same run, so the bytes on the wire match). Run as a child process by the ingest and
- * recommend benchmarks and the soak's floor; prints `listening on PORT` and serves until killed.
+ * recommend benchmarks and the soak's floor; prints `listening on PORT` and serves until killed. A GET answers
+ * 200 at once, so that HAProxy's health checks pass when bench:cluster puts it behind docs/haproxy.cfg.
  */
 import uWS from "uWebSockets.js";
 
@@ -10,6 +11,9 @@ const status = process.env.CEILING_STATUS ?? "202 Accepted";
 const canned = process.env.CEILING_BODY ?? '{"success":true,"message":"accepted","data":{"accepted":1},"error":null}';
 
 const app = uWS.App();
+app.get("/*", (res) => {
+  res.cork(() => res.end("{}"));
+});
 app.any("/*", (res) => {
   let aborted = false;
   res.onAborted(() => {

@@ -11,8 +11,8 @@ export function ingestTarget(baseUrl: string, pk: string): Target {
   return { url: new URL(`${baseUrl}/v1/events/ingest`), headers: { "content-type": "application/json", "x-api-key": pk } };
 }
 
-function rawRequest(t: Target, n: number): Buffer {
-  const b = eventsBody(n);
+function rawRequest(t: Target, n: number, body: (n: number) => string): Buffer {
+  const b = body(n);
   let head = `POST ${t.url.pathname} HTTP/1.1\r\nHost: ${t.url.host}\r\nConnection: keep-alive\r\n`;
   for (const [k, v] of Object.entries(t.headers)) head += `${k}: ${v}\r\n`;
   return Buffer.from(`${head}content-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`);
@@ -33,9 +33,11 @@ export class RequestPool {
     private readonly target: Target,
     private readonly n: number,
     count: number,
+    /** The bodies' maker: random events by default (bench:cluster passes its seeded one). */
+    private readonly body: (n: number) => string = eventsBody,
   ) {
     this.reqs = new Array<Buffer>(count);
-    for (let i = 0; i < count; i++) this.reqs[i] = rawRequest(target, n);
+    for (let i = 0; i < count; i++) this.reqs[i] = rawRequest(target, n, body);
   }
   take(): Buffer {
     if (this.next < this.reqs.length) {
@@ -43,6 +45,6 @@ export class RequestPool {
       this.reqs[this.next++] = EMPTY; // let it go once sent
       return b;
     }
-    return rawRequest(this.target, this.n);
+    return rawRequest(this.target, this.n, this.body);
   }
 }

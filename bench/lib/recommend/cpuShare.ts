@@ -9,7 +9,7 @@ import { cpuSeconds, postgresCpuSeconds } from "../cpu.js";
 const TICKS_PER_S = 100;
 
 /** CPU seconds the whole machine has been busy (every state but idle and iowait), from /proc/stat. */
-function machineBusySeconds(): number {
+export function machineBusySeconds(): number {
   try {
     const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
     const [user, nice, system, idle, iowait, irq, softirq, steal] = fields as [number, number, number, number, number, number, number, number];

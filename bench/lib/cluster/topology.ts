@@ -1,0 +1,65 @@
+/**
+ * The two setups on one PostgreSQL: one process alone (CLUSTER=0), and two processes with CLUSTER=1 behind
+ * HAProxy (docs/haproxy.cfg). All three stay up for the whole run, so the setups can be alternated without
+ * restarts: the lone process announces nothing and the pair do not hear it, so whichever setup is idle only
+ * waits. Each process loaded the recommend organisation from the tables at start and trained its model on all of it.
+ */
+import { connectionUrl, type Storage } from "../database.js";
+import { startServer, stopChild, type Child } from "../processes.js";
+import { waitForLog } from "../recommend/serverLog.js";
+import { log } from "../settings.js";
+import { startHaproxy, type Balancer } from "./haproxy.js";
+
+/** Info lines carry the model's "trained" line; nothing is logged per request. */
+const LOG_ENV = { LOG_LEVEL: "info" };
+const TRAIN_TIMEOUT_MS = 30 * 60_000;
+
+export interface Topology {
+  single: { child: Child; url: string };
+  pair: Array<{ child: Child; url: string }>;
+  balancer: Balancer;
+  /** The lone process's model of the recommend organisation: distinct users, items and user-item pairs it was trained on. */
+  model: { users: number; items: number; pairs: number };
+}
+
+const hostPort = (url: string) => new URL(url).host;
+
+export async function startTopology(storage: Storage, recommendOrg: number): Promise<Topology> {
+  const started: Child[] = [];
+  try {
+    log("starting the lone process (CLUSTER=0)");
+    const single = await startServer(storage, { ...LOG_ENV, CLUSTER: "0" });
+    started.push(single.server);
+    // The lone process started the embedded PostgreSQL (if embedded); the pair connect to it by URL.
+    const shared: Storage = { databaseUrl: connectionUrl(storage), release: async () => undefined };
+    log("starting the pair (CLUSTER=1)");
+    const pair = [];
+    for (let i = 0; i < 2; i++) {
+      const p = await startServer(shared, { ...LOG_ENV, CLUSTER: "1" });
+      started.push(p.server);
+      pair.push({ child: p.server, url: p.url });
+    }
+    const balancer = await startHaproxy([hostPort(pair[0]!.url), hostPort(pair[1]!.url)]);
+    started.push(balancer.child);
+    log(`HAProxy on ${balancer.url} in front of ${pair.map((p) => p.url).join(" and ")}; lone process on ${single.url}`);
+    log("waiting for each process's model of the recommend organisation");
+    const trained = [];
+    for (const c of started.slice(0, 3))
+      trained.push(await waitForLog(c, "recommender model trained", (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS));
+    const model = { users: Number(trained[0]!.users), items: Number(trained[0]!.items), pairs: Number(trained[0]!.interactions) };
+    return { single: { child: single.server, url: single.url }, pair, balancer, model };
+  } catch (err) {
+    for (const c of started.reverse()) await stopChild(c);
+    throw err;
+  }
+}
+
+/** HAProxy first, then the pair, then the lone process (which may own the embedded PostgreSQL). */
+export async function stopTopology(t: Topology | undefined): Promise<void> {
+  if (!t) return;
+  await stopChild(t.balancer.child);
+  await Promise.all(t.pair.map((p) => stopChild(p.child)));
+  await stopChild(t.single.child);
+}
+
+export const processPids = (t: Topology): number[] => [t.single.child, ...t.pair.map((p) => p.child)].map((c) => c.proc.pid!);
