@@ -43,3 +43,13 @@ function dashboardToken(ctx: RequestContext): string {
   }
   return token;
 }
+
+/**
+ * The account's organisation's seq, the key every data table is distributed by: a query that names it as a
+ * value (not through a subquery on organisations) stays on one node under Citus (docs/scaling.md).
+ */
+export async function organisationSeq(pool: pg.Pool, orgId: string): Promise<number> {
+  const rows = await query<{ seq: number }>(pool, "SELECT seq FROM organisations WHERE id = $1", [orgId]);
+  if (rows.length === 0) throw new AppError("invalid_token", "the organisation behind this token no longer exists");
+  return rows[0].seq;
+}

@@ -40,14 +40,14 @@ export type StrategyFigures = StrategyReport["strategies"][number];
 const REPORT = `
 WITH served AS (
   SELECT recommendation_id::text AS rid, strategy FROM served_recommendations
-  WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND served_at >= $2 AND served_at < $3
+  WHERE org = $1 AND served_at >= $2 AND served_at < $3
     AND recommendation_id >= $4::uuid AND recommendation_id < $5::uuid
 ), outcomes AS (
   SELECT recommendation_id AS rid,
          bool_or(event_family = 'engagement' AND weight > 0) AS clicked,
          bool_or(event_family = 'conversion') AS converted
   FROM events
-  WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND recommendation_id IN (SELECT rid FROM served)
+  WHERE org = $1 AND recommendation_id IN (SELECT rid FROM served)
   GROUP BY recommendation_id
 )
 SELECT s.strategy, count(*)::int AS served,
@@ -56,11 +56,11 @@ SELECT s.strategy, count(*)::int AS served,
 FROM served s LEFT JOIN outcomes o USING (rid)
 GROUP BY s.strategy ORDER BY served DESC, s.strategy`;
 
-export async function strategyReport(pool: pg.Pool, orgId: string, q: AnalyticsQuery): Promise<StrategyReport> {
+export async function strategyReport(pool: pg.Pool, orgSeq: number, q: AnalyticsQuery): Promise<StrategyReport> {
   const to = q.to ? new Date(q.to) : new Date();
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY_MS);
   const ids = [firstIdAt(from.getTime() - ID_TIME_SLACK_MS), firstIdAt(to.getTime() + ID_TIME_SLACK_MS)];
-  const rows = await query<{ strategy: Strategy; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgId, from, to, ...ids]);
+  const rows = await query<{ strategy: Strategy; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgSeq, from, to, ...ids]);
   const strategies: StrategyFigures[] = rows.map((r) => ({
     ...r,
     click_through_rate: rate(r.clicks, r.served),

@@ -1,5 +1,5 @@
 import { AnalyticsQuerySchema, strategyReport } from "../../recommend/analytics.js";
-import { authenticateAccount } from "../../accounts/session.js";
+import { authenticateAccount, organisationSeq } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
 import type { Route } from "../router.js";
 import { parseQuery } from "./parse.js";
@@ -13,7 +13,7 @@ export function analyticsRoutes(s: Services): Route[] {
       body: "none",
       handler: async (ctx) => {
         const who = await authenticateAccount(s.pool, s.tokens, ctx);
-        const report = await strategyReport(s.pool, who.orgId, parseQuery(ctx, AnalyticsQuerySchema));
+        const report = await strategyReport(s.pool, await organisationSeq(s.pool, who.orgId), parseQuery(ctx, AnalyticsQuerySchema));
         return { status: 200, message: "served recommendations, clicks and conversions per strategy", data: report };
       },
     },

@@ -1,8 +1,7 @@
 import { AppError, isAppError } from "../../errors.js";
 import { requireRole, type Role } from "../../auth/roles.js";
 import { recordAudit } from "../../accounts/audit.js";
-import { authenticateAccount, type Account } from "../../accounts/session.js";
-import { query } from "../../db/transaction.js";
+import { authenticateAccount, organisationSeq, type Account } from "../../accounts/session.js";
 import type { UploadKind } from "../../upload/csvRecords.js";
 import { parserFor, uploadFormat, type UploadFormat } from "../../upload/formats.js";
 import { UploadStream, type UploadResult } from "../../upload/uploadStream.js";
@@ -12,12 +11,6 @@ import type { RequestContext } from "../context.js";
 import type { Reply, Route } from "../router.js";
 
 const UPLOADERS: readonly Role[] = ["OWNER", "ADMIN", "DEVELOPER"];
-
-async function orgSeq(s: Services, orgId: string): Promise<number> {
-  const rows = await query<{ seq: number }>(s.pool, "SELECT seq FROM organisations WHERE id = $1", [orgId]);
-  if (rows.length === 0) throw new AppError("invalid_token", "the organisation behind this token no longer exists");
-  return rows[0].seq;
-}
 
 /** What the audit log says of an upload, finished or not. */
 function auditTarget(format: UploadFormat, stored: number, result: UploadResult | undefined, err: unknown): string {
@@ -40,7 +33,7 @@ async function receiveUpload(s: Services, ctx: RequestContext, kind: UploadKind)
     format = uploadFormat(ctx.contentType);
     who = await authenticateAccount(s.pool, s.tokens, ctx);
     requireRole(who.role, UPLOADERS, "upload files");
-    stream = new UploadStream(kind, await orgSeq(s, who.orgId), s.batcher, body);
+    stream = new UploadStream(kind, await organisationSeq(s.pool, who.orgId), s.batcher, body);
   } catch (err) {
     body.abandon();
     throw err;
