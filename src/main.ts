@@ -35,7 +35,6 @@ import { recommendRoutes } from "./http/routes/recommend.js";
 import { analyticsRoutes } from "./http/routes/analytics.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
-import { BatchAnnouncer } from "./cluster/batchAnnouncer.js";
 import { BatchFeed } from "./cluster/batchFeed.js";
 import { unpackBatch } from "./wire/batchPack.js";
 
@@ -46,8 +45,8 @@ interface Running {
   services: Services;
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
-  /** CLUSTER=1: this process's announcements, and its feed of the others'. */
-  cluster: { announcer: BatchAnnouncer; feed: BatchFeed } | undefined;
+  /** CLUSTER=1: the feed of the other processes' batches (this one's are logged by its writer threads). */
+  feed: BatchFeed | undefined;
 }
 
 async function start(config: Config): Promise<Running> {
@@ -60,13 +59,14 @@ async function start(config: Config): Promise<Running> {
   const connect = () => new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
   const keys = new KeyCache(pool, connect);
   await keys.start();
-  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS);
+  // CLUSTER=1: each batch is logged for the other processes in the transaction that writes it (docs/scaling.md).
+  const origin = randomUUID();
+  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS, config.CLUSTER ? origin : undefined);
   // Before the shards start: their first reports (index sizes) must not be zeroed after they land.
   zeroShardSeries(config.RECOMMEND_SHARDS);
-  // CLUSTER=1: the batches other processes commit reach this one's recommender (docs/scaling.md).
-  const origin = randomUUID();
+  // CLUSTER=1: the batches other processes commit reach this one's recommender, each once (docs/scaling.md).
   const feed = config.CLUSTER
-    ? new BatchFeed(pool, connect, origin, (packed, notStored) => recommender.publish(unpackBatch(packed), packed, notStored))
+    ? new BatchFeed(pool, connect, origin, (packed, notStored, xid) => recommender.publish(unpackBatch(packed), packed, notStored, xid))
     : undefined;
   await feed?.markStart();
   const recommender = await RecommenderPool.start({
@@ -84,16 +84,12 @@ async function start(config: Config): Promise<Running> {
     },
   });
   await feed?.listen();
-  const announcer = config.CLUSTER ? new BatchAnnouncer(pool, origin) : undefined;
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
     lingerMs: config.INGEST_LINGER_MS,
     batchMax: config.INGEST_BATCH_MAX,
     queueMax: config.INGEST_QUEUE_MAX,
-    onCommitted: (batch, packed, notStored) => {
-      recommender.publish(batch, packed, notStored);
-      announcer?.announce(packed, notStored);
-    },
+    onCommitted: (batch, packed, notStored) => recommender.publish(batch, packed, notStored),
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
   });
   readQueuesFrom({ ingestRecords: () => batcher.queued, recommendWaiting: () => recommender.waiting });
@@ -127,8 +123,7 @@ async function start(config: Config): Promise<Running> {
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  const cluster = announcer && feed ? { announcer, feed } : undefined;
-  return { http, metrics, services, writers, embedded, cluster };
+  return { http, metrics, services, writers, embedded, feed };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
@@ -139,8 +134,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
   await r.services.batcher.close();
-  await r.cluster?.announcer.drain();
-  await r.cluster?.feed.stop();
+  await r.feed?.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
   await r.writers.close();

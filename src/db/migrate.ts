@@ -8,6 +8,7 @@ import { sql as leanAttribution } from "./migrations/005_lean_attribution.js";
 import { sql as quietServedLogVacuum } from "./migrations/006_quiet_served_log_vacuum.js";
 import { sql as ingestRefused } from "./migrations/007_ingest_refused.js";
 import { sql as batchLog } from "./migrations/008_batch_log.js";
+import { sql as batchLogXid } from "./migrations/009_batch_log_xid.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -19,6 +20,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 6, name: "quiet served log vacuum", sql: quietServedLogVacuum },
   { id: 7, name: "ingest refused", sql: ingestRefused },
   { id: 8, name: "batch log", sql: batchLog },
+  { id: 9, name: "batch log xid", sql: batchLogXid },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

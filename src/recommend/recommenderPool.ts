@@ -138,15 +138,18 @@ export class RecommenderPool {
     });
   }
 
-  /** Sends a committed batch (its packed bytes) to the shards that own its organisations. */
-  publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined): void {
+  /**
+   * Sends a committed batch (its packed bytes) to the shards that own its organisations. `xid`: the transaction
+   * that wrote it, given for another process's batch (the shard skips it if its load already read it).
+   */
+  publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined, xid?: string): void {
     const n = this.threads.length;
     let owners = 0;
     for (const r of batch.items) owners |= 1 << (r[0] % n);
     for (const r of batch.users) owners |= 1 << (r[0] % n);
     for (const r of batch.events) owners |= 1 << (r[0] % n);
     for (let shard = 0; shard < n; shard++) {
-      if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null });
+      if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null, xid: xid ?? null });
     }
   }
 

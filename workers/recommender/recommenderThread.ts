@@ -3,6 +3,7 @@ import { AnswerBatch } from "../../src/wire/answerBatch.js";
 import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/wire/shardMessages.js";
 import { log, setLogLevel } from "../../src/wire/log.js";
 import type { RecommenderThreadData } from "../../src/wire/threadData.js";
+import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
 import { loadShard, type LoadHooks } from "./loader.js";
 import { BatchQueue } from "./batchQueue.js";
 import { Inbox } from "./inbox.js";
@@ -17,6 +18,8 @@ setLogLevel(data.logLevel);
 const ownsOrg = (org: number): boolean => org % data.shards === data.shard;
 const shard = new Shard();
 const port = parentPort!;
+/** The load's snapshot: another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
+let loadSnapshot: Snapshot | undefined;
 
 function send(m: FromShard): void {
   const packed = packMessage(m);
@@ -60,6 +63,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         rankAll(m.asks);
         return;
       case "batch":
+        if (m.xid !== null && loadSnapshot !== undefined && committedBefore(loadSnapshot, BigInt(m.xid))) return;
         batches.add(
           shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)),
           () => {
@@ -106,6 +110,7 @@ function loadHooks(): LoadHooks {
   let sentAt = 0;
   return {
     snapshotTaken: () => inbox.snapshotTaken(),
+    snapshot: (text) => (loadSnapshot = parseSnapshot(text)),
     catalogLoaded: (order) => {
       progress.catalogLoaded(order);
       send({ t: "loading", pending: order });

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newOrg, type Org } from "../helpers/api.js";
+import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../helpers/recommend.js";
+import { startServer, type TestServer } from "../helpers/server.js";
+
+/**
+ * A process that starts while another ingests without pause: every batch must count once in its recommender,
+ * whether its load read it from the tables or its feed brought it (the batches committed during its load).
+ */
+let p1: TestServer;
+let p2: TestServer | undefined;
+let org: Org;
+const env = { CLUSTER: "1", RATE_LIMIT_MAX: "1000000" };
+const ITEMS = Array.from({ length: 12 }, (_, i) => `item-${i}`);
+/** Old enough to be outside popular's recent window: it then ranks by plain sums of weights, which do not fade. */
+const HOURS_AGO = 40 * 24;
+
+beforeAll(async () => {
+  p1 = await startServer({ env });
+  org = await newOrg(p1.url);
+  await upsertItems(
+    p1.url,
+    org,
+    ITEMS.map((item_id) => ({ item_id })),
+  );
+}, 120_000);
+afterAll(async () => {
+  await p2?.stop();
+  await p1?.cleanup();
+});
+
+/** Each item's popular score in a process, by item id. */
+async function popularScores(p: TestServer): Promise<Record<string, number>> {
+  const r = await recommend(p.url, org, { strategy: "popular", limit: 100 });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+  return Object.fromEntries((r.body.data.results as Array<{ item_id: string; score: number }>).map((x) => [x.item_id, x.score]));
+}
+
+/** Each item's summed weight as PostgreSQL holds the events (the scores' exact value). */
+async function storedSums(): Promise<Record<string, number>> {
+  const { rows } = await p1
+    .db()
+    .query<{ item_id: string; w: number }>(
+      "SELECT item_id, sum(weight)::float8 AS w FROM events WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND event_family <> 'exposure' GROUP BY item_id",
+      [org.orgId],
+    );
+  return Object.fromEntries(rows.map((r) => [r.item_id, Math.round(r.w * 1e6) / 1e6]));
+}
+
+const total = (scores: Record<string, number>) => Object.values(scores).reduce((a, b) => a + b, 0);
+
+describe("a process started while another ingests (CLUSTER=1)", () => {
+  it("counts every event once in its recommender, as the process that took them does and as PostgreSQL holds them", async () => {
+    let sending = true;
+    let sent = 0;
+    const sender = async (lane: number) => {
+      for (let k = 0; sending; k++) {
+        const events: EventSpec[] = Array.from({ length: 5 }, (_, j) => ({
+          user: `u-${lane}-${k % 40}`,
+          item: ITEMS[(lane * 7 + k * 5 + j) % ITEMS.length]!,
+          hoursAgo: HOURS_AGO,
+        }));
+        await sendEvents(p1.url, org, events);
+        sent++;
+      }
+    };
+    const senders = [0, 1, 2, 3].map(sender);
+    // The second process starts (loads the tables, then follows the feed) while batches commit without pause.
+    while (sent < 50) await new Promise((r) => setTimeout(r, 10));
+    p2 = await startServer({ reuse: p1, env });
+    const startedAt = sent;
+    while (sent < startedAt + 50) await new Promise((r) => setTimeout(r, 10));
+    sending = false;
+    await Promise.all(senders);
+
+    const stored = await storedSums();
+    const { value: late } = await eventually(
+      () => popularScores(p2!),
+      (scores) => total(scores) >= total(stored),
+      10_000,
+    );
+    expect(await popularScores(p1)).toEqual(stored);
+    expect(late).toEqual(stored);
+  });
+});
