@@ -126,8 +126,9 @@ export class BatchFeed {
       if (batches.length < PAGE) break;
       after = batches[batches.length - 1]!.id!;
     }
-    this.horizon = horizon;
-    const floor = BigInt(horizon);
+    // Snapshots' xmin never goes back (an id below it belongs to a transaction that has ended); max() says so.
+    const floor = BigInt(horizon) > BigInt(this.horizon) ? BigInt(horizon) : BigInt(this.horizon);
+    this.horizon = floor.toString();
     for (const [id, xid] of this.seen) if (xid < floor) this.seen.delete(id);
   }
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newOrg, type Org } from "../helpers/api.js";
 import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { committedBefore, parseSnapshot } from "../../src/wire/snapshot.js";
 
 /**
  * A process that starts while another ingests without pause: every batch must count once in its recommender,
@@ -81,5 +82,30 @@ describe("a process started while another ingests (CLUSTER=1)", () => {
     );
     expect(await popularScores(p1)).toEqual(stored);
     expect(late).toEqual(stored);
+  });
+
+  it("tells which transactions a load's snapshot holds as PostgreSQL's pg_visible_in_snapshot does", async () => {
+    const db = p1.db();
+    // A real snapshot with a transaction in progress in it, and made-up ones covering each case.
+    const open = await db.connect();
+    try {
+      await open.query("BEGIN");
+      const running = (await open.query<{ x: string }>("SELECT pg_current_xact_id()::text AS x")).rows[0]!.x;
+      const live = (await db.query<{ s: string }>("SELECT pg_current_snapshot()::text AS s")).rows[0]!.s;
+      expect(live).toContain(running);
+      for (const text of [live, "100:100:", "100:120:105,110,119", "5000000000:5000000007:5000000001"]) {
+        const snapshot = parseSnapshot(text);
+        const ids = [1n, 99n, 100n, 104n, 105n, 106n, 110n, 119n, 120n, 121n, 4999999999n, 5000000001n, 5000000002n, 5000000007n];
+        ids.push(...[snapshot.xmin - 1n, snapshot.xmin, snapshot.xmax - 1n, snapshot.xmax, ...snapshot.inProgress].filter((x) => x > 0n));
+        const { rows } = await db.query<{ x: string; visible: boolean }>(
+          "SELECT x::text, pg_visible_in_snapshot(x::text::xid8, $1::pg_snapshot) AS visible FROM unnest($2::bigint[]) AS x",
+          [text, ids.map(String)],
+        );
+        for (const r of rows) expect([text, r.x, committedBefore(snapshot, BigInt(r.x))]).toEqual([text, r.x, r.visible]);
+      }
+    } finally {
+      await open.query("ROLLBACK");
+      open.release();
+    }
   });
 });
