@@ -83,7 +83,7 @@ describe("a process started while another ingests (CLUSTER=1)", () => {
     const { value: late } = await eventually(
       () => popularScores(p2!),
       (scores) => total(scores) >= total(stored),
-      10_000,
+      30_000,
     );
     expect(await popularScores(p1)).toEqual(stored);
     expect(late).toEqual(stored);
