@@ -36,6 +36,7 @@ import { analyticsRoutes } from "./http/routes/analytics.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
 import { BatchFeed } from "./cluster/batchFeed.js";
+import { BatchNotifier } from "./cluster/batchNotifier.js";
 import { unpackBatch } from "./wire/batchPack.js";
 
 interface Running {
@@ -45,8 +46,8 @@ interface Running {
   services: Services;
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
-  /** CLUSTER=1: the feed of the other processes' batches (this one's are logged by its writer threads). */
-  feed: BatchFeed | undefined;
+  /** CLUSTER=1: the feed of the other processes' batches, and the notices of this one's (logged by its writer threads). */
+  cluster: { feed: BatchFeed; notifier: BatchNotifier } | undefined;
 }
 
 async function start(config: Config): Promise<Running> {
@@ -84,12 +85,16 @@ async function start(config: Config): Promise<Running> {
     },
   });
   await feed?.listen();
+  const notifier = config.CLUSTER ? new BatchNotifier(pool, origin) : undefined;
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
     lingerMs: config.INGEST_LINGER_MS,
     batchMax: config.INGEST_BATCH_MAX,
     queueMax: config.INGEST_QUEUE_MAX,
-    onCommitted: (batch, packed, notStored) => recommender.publish(batch, packed, notStored),
+    onCommitted: (batch, packed, notStored) => {
+      recommender.publish(batch, packed, notStored);
+      notifier?.committed();
+    },
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
   });
   readQueuesFrom({ ingestRecords: () => batcher.queued, recommendWaiting: () => recommender.waiting });
@@ -123,7 +128,8 @@ async function start(config: Config): Promise<Running> {
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  return { http, metrics, services, writers, embedded, feed };
+  const cluster = feed && notifier ? { feed, notifier } : undefined;
+  return { http, metrics, services, writers, embedded, cluster };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
@@ -134,7 +140,8 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
   await r.services.batcher.close();
-  await r.feed?.stop();
+  await r.cluster?.notifier.drain();
+  await r.cluster?.feed.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
   await r.writers.close();

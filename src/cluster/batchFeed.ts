@@ -35,8 +35,9 @@ interface LoggedBatch {
  *   committed before that load's snapshot): the recommender thread compares the transaction id with its
  *   load's snapshot and drops such a batch (workers/recommender/recommenderThread.ts).
  *
- * A notice (sent at the writer's commit) names its process; one from any other process starts a read, and
- * notices arriving during a read make one more read after it. After a lost connection, a read catches up.
+ * A notice (sent after the writer's commit, src/cluster/batchNotifier.ts) names its process; one from any other
+ * process starts a read, and notices arriving during a read make one more read after it. After a lost
+ * connection, a read catches up.
  */
 export class BatchFeed {
   /** Transactions older than this are done with: their batches have been read (or were loaded). */

@@ -1,23 +1,13 @@
 /**
  * CLUSTER=1: each committed ingest batch is logged in `batch_log` by the writer, inside the batch's own
- * transaction, and a NOTIFY naming the process goes out when it commits (docs/scaling.md). The row carries
- * the transaction's id (its `xid` column defaults to pg_current_xact_id()), which is how the other processes
- * tell which logged batches a snapshot already holds (src/cluster/batchFeed.ts).
+ * transaction (docs/scaling.md); a notice naming the process follows the commit (src/cluster/batchNotifier.ts).
+ * The row carries the transaction's id (its `xid` column defaults to pg_current_xact_id()), which is how the
+ * other processes tell which logged batches a snapshot already holds (src/cluster/batchFeed.ts).
  */
 export const BATCH_CHANNEL = "recsvc_batches";
 
-/** The NOTIFY that ends a logging transaction; `origin` is the process's own uuid (never client input). */
-export function notifyStatement(origin: string): string {
-  if (!/^[0-9a-f-]{36}$/.test(origin)) throw new Error(`not a process uuid: ${origin}`);
-  return `NOTIFY ${BATCH_CHANNEL}, '${origin}'`;
-}
-
-/**
- * The log row of a batch written in a transaction of statements (items, users, merges), before its COMMIT,
- * with the notice (sent at commit) in the same statement; the bytes go as a binary parameter.
- */
-export const INSERT_LOG = `WITH b AS (INSERT INTO batch_log (origin, packed, not_stored) VALUES ($1, $2, $3::integer[]) RETURNING 1)
-SELECT pg_notify('${BATCH_CHANNEL}', $1::text) FROM b`;
+/** The log row of a batch written in a transaction of statements (items, users, merges), before its COMMIT; the bytes go as a binary parameter. */
+export const INSERT_LOG = "INSERT INTO batch_log (origin, packed, not_stored) VALUES ($1, $2, $3::integer[])";
 
 /** The log row in binary COPY, after the events' COPY in the same simple query (one implicit transaction). */
 export const COPY_LOG_BINARY = "COPY batch_log (origin, packed) FROM STDIN (FORMAT binary)";

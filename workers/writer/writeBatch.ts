@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { workerData } from "piscina";
-import { COPY_LOG_BINARY, INSERT_LOG, logRowMessages, notifyStatement } from "../../src/wire/batchLog.js";
+import { COPY_LOG_BINARY, INSERT_LOG, logRowMessages } from "../../src/wire/batchLog.js";
 import { unpackBatch } from "../../src/wire/batchPack.js";
 import type { BatchPayload } from "../../src/wire/batchRows.js";
 import type { WriterThreadData } from "../../src/wire/threadData.js";
@@ -17,12 +17,11 @@ const connection = new WriterConnection("recsvc-writer", (c) => c.query(sql.STAG
 /**
  * CLUSTER=1: the process's uuid. Each batch is then logged for the other processes in the transaction that
  * writes it (src/wire/batchLog.ts), so a batch is logged exactly when it is committed, and the row carries the
- * transaction's id. The direct COPY becomes one simple query of three statements, one implicit transaction:
- * the events' COPY, the log row's COPY and the NOTIFY, still one round trip and one commit.
+ * transaction's id. The direct COPY becomes one simple query of two statements, one implicit transaction: the
+ * events' COPY and the log row's COPY, still one round trip and one commit.
  */
 const announceAs = (workerData as WriterThreadData).announceAs;
-const DIRECT_STATEMENT =
-  announceAs === undefined ? sql.COPY_EVENTS_DIRECT_BINARY : `${sql.COPY_EVENTS_DIRECT_BINARY}; ${COPY_LOG_BINARY}; ${notifyStatement(announceAs)}`;
+const DIRECT_STATEMENT = announceAs === undefined ? sql.COPY_EVENTS_DIRECT_BINARY : `${sql.COPY_EVENTS_DIRECT_BINARY}; ${COPY_LOG_BINARY}`;
 
 function copyInto(c: pg.Client, statement: string, text: string): Promise<void> {
   return new PipelinedCopy(copyMessage(statement, text)).run(c);
