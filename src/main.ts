@@ -85,6 +85,9 @@ async function start(config: Config): Promise<Running> {
     },
   });
   await feed?.listen();
+  // The batches other processes logged while this one loaded are applied before it listens, so /readyz (and
+  // with it HAProxy) says ready only once they count.
+  if (feed) await recommender.settled();
   const notifier = config.CLUSTER ? new BatchNotifier(pool, origin) : undefined;
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,

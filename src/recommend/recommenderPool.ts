@@ -55,6 +55,8 @@ interface ShardThread {
   pending: PendingRequests<Done<unknown>>;
   /** Rank requests of the current event-loop turn: they leave together, in one message. */
   outbox: AskWire[];
+  /** `settle` messages not answered yet, by id: resolved when answered, or when the thread exits. */
+  settling: Map<number, () => void>;
 }
 
 /** Whether the thread holds the organisation in full: loaded, or loading and past it. */
@@ -78,6 +80,7 @@ export class RecommenderPool {
   /** Per shard: when it was last started and how many times in a row it died soon after. */
   private readonly restarts: Array<{ startedAt: number; failures: number }> = [];
   private outboxScheduled = false;
+  private settleIds = 0;
   private closing = false;
   private readonly sweeper: NodeJS.Timeout;
   private readonly shared = new SharedAnswers();
@@ -153,6 +156,20 @@ export class RecommenderPool {
     }
   }
 
+  /** Resolves once every shard has applied the batches published so far, not merely queued them. */
+  settled(): Promise<void> {
+    return Promise.all(
+      this.threads.map(
+        (t) =>
+          new Promise<void>((resolve) => {
+            const id = ++this.settleIds;
+            t.settling.set(id, resolve);
+            post(t, { t: "settle", id });
+          }),
+      ),
+    ).then(() => undefined);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.sweeper);
@@ -197,7 +214,14 @@ export class RecommenderPool {
       logLevel: logLevel(),
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
-    const thread: ShardThread = { worker, ready: false, loading: undefined, pending: new PendingRequests<Done<unknown>>(), outbox: [] };
+    const thread: ShardThread = {
+      worker,
+      ready: false,
+      loading: undefined,
+      pending: new PendingRequests<Done<unknown>>(),
+      outbox: [],
+      settling: new Map(),
+    };
     this.threads[shard] = thread;
     const restarts = (this.restarts[shard] ??= { startedAt: 0, failures: 0 });
     restarts.startedAt = performance.now();
@@ -228,6 +252,9 @@ export class RecommenderPool {
       worker.on("exit", (code) => {
         thread.ready = false;
         thread.loading = undefined;
+        // What it had not applied is gone with it; its successor loads the tables afresh.
+        for (const resolve of thread.settling.values()) resolve();
+        thread.settling.clear();
         if (this.closing || this.threads[shard] !== thread) return;
         reject(new Error(`recommender shard ${shard} exited with code ${code} while loading`));
         this.restart(shard, thread, code);
@@ -259,6 +286,10 @@ export class RecommenderPool {
     switch (m.t) {
       case "stats":
         thread.pending.take(m.id)?.(undefined, m.stats);
+        return;
+      case "settled":
+        thread.settling.get(m.id)?.();
+        thread.settling.delete(m.id);
         return;
       case "loading":
         thread.loading = new Set(m.pending);

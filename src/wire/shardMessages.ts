@@ -76,7 +76,9 @@ export type ToShard =
    * wrote it, for a batch another process logged (CLUSTER=1); the shard drops it if its load's snapshot held it.
    */
   | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null; xid: string | null }
-  | { t: "stats"; id: number; org: number };
+  | { t: "stats"; id: number; org: number }
+  /** Answered with `settled` once every batch sent before it is applied (batches are applied in slices, between requests). */
+  | { t: "settle"; id: number };
 
 export interface OrgStats {
   items: number;
@@ -95,6 +97,7 @@ export interface ShardSizes {
 
 export type FromShard =
   | { t: "stats"; id: number; stats: OrgStats | undefined }
+  | { t: "settled"; id: number }
   /** Loading: items and users are read; the events of `pending`'s organisations are being read, in that order. */
   | { t: "loading"; pending: number[] }
   /** Loading: these organisations are read in full (the shard handles their requests from now on). */

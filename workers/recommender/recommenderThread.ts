@@ -75,6 +75,10 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
       case "stats":
         send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
         return;
+      case "settle":
+        // A job of no steps, queued behind the batches: it is done when they are.
+        batches.add([].values(), () => send({ t: "settled", id: m.id }));
+        return;
     }
   } catch (err) {
     log.error("recommender thread could not handle a message", { shard: data.shard, message: m.t, error: (err as Error).stack });
