@@ -35,11 +35,11 @@ import { recommendRoutes } from "./http/routes/recommend.js";
 import { analyticsRoutes } from "./http/routes/analytics.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
-import { BatchAnnouncer } from "./cluster/batchAnnouncer.js";
 import { BatchFeed } from "./cluster/batchFeed.js";
 import { LeasedRateLimiter } from "./cluster/leasedRateLimiter.js";
 import { QuotaStore } from "./cluster/quotaStore.js";
 import { ModelFeed } from "./cluster/modelFeed.js";
+import { BatchNotifier } from "./cluster/batchNotifier.js";
 import { unpackBatch } from "./wire/batchPack.js";
 
 interface Running {
@@ -49,8 +49,8 @@ interface Running {
   services: Services;
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
-  /** CLUSTER=1: this process's announcements, and its feed of the others'. */
-  cluster: { announcer: BatchAnnouncer; feed: BatchFeed; quota: QuotaStore; models: ModelFeed } | undefined;
+  /** CLUSTER=1: the feed of the other processes' batches, the notices of this one's (logged by its writer threads), the leased rate-limit quota and the shared models. */
+  cluster: { feed: BatchFeed; notifier: BatchNotifier; quota: QuotaStore; models: ModelFeed } | undefined;
 }
 
 async function start(config: Config): Promise<Running> {
@@ -63,13 +63,14 @@ async function start(config: Config): Promise<Running> {
   const connect = () => new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
   const keys = new KeyCache(pool, connect);
   await keys.start();
-  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS);
+  // CLUSTER=1: each batch is logged for the other processes in the transaction that writes it (docs/scaling.md).
+  const origin = randomUUID();
+  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS, config.CLUSTER ? origin : undefined);
   // Before the shards start: their first reports (index sizes) must not be zeroed after they land.
   zeroShardSeries(config.RECOMMEND_SHARDS);
-  // CLUSTER=1: the batches other processes commit reach this one's recommender (docs/scaling.md).
-  const origin = randomUUID();
+  // CLUSTER=1: the batches other processes commit reach this one's recommender, each once (docs/scaling.md).
   const feed = config.CLUSTER
-    ? new BatchFeed(pool, connect, origin, (packed, notStored) => recommender.publish(unpackBatch(packed), packed, notStored))
+    ? new BatchFeed(pool, connect, origin, (packed, notStored, xid) => recommender.publish(unpackBatch(packed), packed, notStored, xid))
     : undefined;
   await feed?.markStart();
   const recommender = await RecommenderPool.start({
@@ -91,7 +92,10 @@ async function start(config: Config): Promise<Running> {
   // CLUSTER=1: one process trains each organisation; the others load the models it stores.
   const models = config.CLUSTER ? new ModelFeed(pool, connect, origin, (org, version) => recommender.modelStored(org, version)) : undefined;
   await models?.listen();
-  const announcer = config.CLUSTER ? new BatchAnnouncer(pool, origin) : undefined;
+  // The batches other processes logged while this one loaded are applied before it listens, so /readyz (and
+  // with it HAProxy) says ready only once they count.
+  if (feed) await recommender.settled();
+  const notifier = config.CLUSTER ? new BatchNotifier(pool, origin) : undefined;
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
     lingerMs: config.INGEST_LINGER_MS,
@@ -99,7 +103,7 @@ async function start(config: Config): Promise<Running> {
     queueMax: config.INGEST_QUEUE_MAX,
     onCommitted: (batch, packed, notStored) => {
       recommender.publish(batch, packed, notStored);
-      announcer?.announce(packed, notStored);
+      notifier?.committed();
     },
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
   });
@@ -137,7 +141,7 @@ async function start(config: Config): Promise<Running> {
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  const cluster = announcer && feed && quota && models ? { announcer, feed, quota, models } : undefined;
+  const cluster = feed && notifier && quota && models ? { feed, notifier, quota, models } : undefined;
   return { http, metrics, services, writers, embedded, cluster };
 }
 
@@ -149,7 +153,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
   await r.services.batcher.close();
-  await r.cluster?.announcer.drain();
+  await r.cluster?.notifier.drain();
   await r.cluster?.feed.stop();
   await r.cluster?.quota.stop();
   await r.cluster?.models.stop();

@@ -1,31 +1,51 @@
 import type pg from "pg";
 import { ChannelListener } from "../db/listener.js";
+import { BATCH_CHANNEL } from "../wire/batchLog.js";
 import { log } from "../wire/log.js";
-import { BATCH_CHANNEL } from "./batchAnnouncer.js";
 
 const PAGE = 200;
-/** How long an announced batch stays in the log for a process that lost its connection to catch up from. */
+/** How long a logged batch stays for a process that lost its connection to catch up from. */
 const KEEP_MINUTES = 5;
 const PRUNE_EVERY_MS = 60_000;
 
 interface LoggedBatch {
-  id: string;
-  origin: string;
+  /** The oldest transaction still running when the page was read (null-joined: present on an empty page too). */
+  horizon: string;
+  id: string | null;
+  xid: string;
   packed: Buffer;
   not_stored: number[] | null;
 }
 
 /**
- * The batches the other processes on this database committed, handed to `apply` in each one's commit order.
- * Ids follow commit order within one process (it announces one batch at a time) but not across processes, so
- * each process's batches are followed on their own: a notice names its process, and that process's batches
- * after the last one seen are read. After a lost connection every process's missed batches are read.
+ * The other processes' batches (logged in their writers' transactions, src/wire/batchLog.ts), handed to `apply`
+ * exactly once each, with the id of the transaction that wrote it.
+ *
+ * Exactly once, in three parts:
+ * - Nothing read twice. Ids (bigserial) are drawn when a row is inserted, and several writer threads insert
+ *   in transactions that commit in any order, so a row with a lower id than one already read may commit later:
+ *   "after the last id read" would skip it. Instead each read notes its snapshot's xmin, the oldest
+ *   transaction still running then; every transaction older than that had ended, so its row, if any, was in
+ *   that read. The next read asks only for rows of transactions from that horizon on, less the ids already
+ *   read there (`seen`, forgotten once the horizon passes their transaction).
+ * - Nothing missed at start. `markStart` takes the horizon before the recommender's loads take their
+ *   snapshots: a transaction older than it had ended before, so its batch is in every load; anything newer
+ *   is read.
+ * - Nothing counted twice at start. A batch read here may also be in what a load read from the tables (it
+ *   committed before that load's snapshot): the recommender thread compares the transaction id with its
+ *   load's snapshot and drops such a batch (workers/recommender/recommenderThread.ts).
+ *
+ * A notice (sent after the writer's commit, src/cluster/batchNotifier.ts) names its process; one from any other
+ * process starts a read, and notices arriving during a read make one more read after it. After a lost
+ * connection, a read catches up.
  */
 export class BatchFeed {
-  /** The log's last id when this process started: what came before is in the tables it loaded. */
-  private startId = 0;
-  private readonly lastByOrigin = new Map<string, number>();
-  private queue: Promise<void> = Promise.resolve();
+  /** Transactions older than this are done with: their batches have been read (or were loaded). */
+  private horizon = "0";
+  /** Ids read from transactions at or past the horizon, with their transaction id. */
+  private readonly seen = new Map<string, bigint>();
+  private reading: Promise<void> | undefined;
+  private again = false;
   private readonly listener: ChannelListener;
   private pruner: ReturnType<typeof setInterval> | undefined;
 
@@ -33,25 +53,25 @@ export class BatchFeed {
     private readonly pool: pg.Pool,
     connect: () => pg.Client,
     private readonly origin: string,
-    private readonly apply: (packed: Uint8Array, notStored: readonly number[] | undefined) => void,
+    private readonly apply: (packed: Uint8Array, notStored: readonly number[] | undefined, xid: string) => void,
   ) {
     this.listener = new ChannelListener(
       connect,
       BATCH_CHANNEL,
       (origin) => {
-        if (origin !== this.origin) void this.serially(() => this.readOrigin(origin));
+        if (origin !== this.origin) void this.read();
       },
-      () => this.serially(() => this.catchUp()),
+      () => this.read(),
     );
   }
 
-  /** Before the recommender loads the tables: batches logged up to here are in what it reads. */
+  /** Before the recommender loads the tables (see the class comment). */
   async markStart(): Promise<void> {
-    const { rows } = await this.pool.query<{ id: string }>("SELECT coalesce(max(id), 0)::text AS id FROM batch_log");
-    this.startId = Number(rows[0].id);
+    const { rows } = await this.pool.query<{ horizon: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon");
+    this.horizon = rows[0]!.horizon;
   }
 
-  /** Once the recommender can take batches. */
+  /** Once the recommender can take batches: resolves after the first read, which catches up since markStart. */
   async listen(): Promise<void> {
     await this.listener.start();
     this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS);
@@ -61,50 +81,56 @@ export class BatchFeed {
   async stop(): Promise<void> {
     clearInterval(this.pruner);
     await this.listener.stop();
-    await this.queue;
+    while (this.reading) await this.reading;
   }
 
-  private serially(read: () => Promise<void>): Promise<void> {
-    this.queue = this.queue
-      .then(read)
-      .catch((err: Error) => log.warn("announced batches could not be read; reading again at the next notice", { error: err.message }));
-    return this.queue;
+  /** Reads what is new; a call during a read makes one more read after it (its notice may be for a later commit). */
+  private read(): Promise<void> {
+    if (this.reading) {
+      this.again = true;
+      return this.reading;
+    }
+    this.reading = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.readNew();
+        } catch (err) {
+          log.warn("logged batches could not be read; reading again at the next notice", { error: (err as Error).message });
+        }
+      } while (this.again);
+      this.reading = undefined;
+    })();
+    return this.reading;
   }
 
-  private last(origin: string): number {
-    return this.lastByOrigin.get(origin) ?? this.startId;
-  }
-
-  private async readOrigin(origin: string): Promise<void> {
+  private async readNew(): Promise<void> {
+    let after = "0";
+    let horizon: string | undefined;
     for (;;) {
       const { rows } = await this.pool.query<LoggedBatch>(
-        "SELECT id::text, origin::text, packed, not_stored FROM batch_log WHERE origin = $1 AND id > $2 ORDER BY id LIMIT $3",
-        [origin, this.last(origin), PAGE],
+        `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon, b.id::text, b.xid::text, b.packed, b.not_stored
+         FROM (SELECT 1) one LEFT JOIN LATERAL (
+           SELECT id, xid, packed, not_stored FROM batch_log
+           WHERE xid >= $1::xid8 AND origin <> $2 AND id > $3 AND id <> ALL($4::bigint[])
+           ORDER BY id LIMIT $5
+         ) b ON true`,
+        [this.horizon, this.origin, after, [...this.seen.keys()], PAGE],
       );
-      this.take(rows);
-      if (rows.length < PAGE) return;
+      // The first page's horizon: every page after it sees at least what that snapshot saw.
+      horizon ??= rows[0]!.horizon;
+      const batches = rows.filter((r) => r.id !== null);
+      for (const b of batches) {
+        this.seen.set(b.id!, BigInt(b.xid));
+        this.apply(b.packed, b.not_stored ?? undefined, b.xid);
+      }
+      if (batches.length < PAGE) break;
+      after = batches[batches.length - 1]!.id!;
     }
-  }
-
-  /** Every process's batches after the last seen of each (after a connection was lost, notices with it). */
-  private async catchUp(): Promise<void> {
-    let from = Math.min(this.startId, ...this.lastByOrigin.values());
-    for (;;) {
-      const { rows } = await this.pool.query<LoggedBatch>(
-        "SELECT id::text, origin::text, packed, not_stored FROM batch_log WHERE id > $1 ORDER BY id LIMIT $2",
-        [from, PAGE],
-      );
-      this.take(rows.filter((b) => Number(b.id) > this.last(b.origin)));
-      if (rows.length < PAGE) return;
-      from = Number(rows[rows.length - 1].id);
-    }
-  }
-
-  private take(rows: LoggedBatch[]): void {
-    for (const b of rows) {
-      if (b.origin !== this.origin) this.apply(b.packed, b.not_stored ?? undefined);
-      this.lastByOrigin.set(b.origin, Number(b.id));
-    }
+    // Snapshots' xmin never goes back (an id below it belongs to a transaction that has ended); max() says so.
+    const floor = BigInt(horizon) > BigInt(this.horizon) ? BigInt(horizon) : BigInt(this.horizon);
+    this.horizon = floor.toString();
+    for (const [id, xid] of this.seen) if (xid < floor) this.seen.delete(id);
   }
 
   private prune(): void {

@@ -10,6 +10,7 @@ import { sql as ingestRefused } from "./migrations/007_ingest_refused.js";
 import { sql as batchLog } from "./migrations/008_batch_log.js";
 import { sql as rateLimitQuota } from "./migrations/009_rate_limit_quota.js";
 import { sql as sharedModels } from "./migrations/010_shared_models.js";
+import { sql as batchLogXid } from "./migrations/011_batch_log_xid.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -23,6 +24,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 8, name: "batch log", sql: batchLog },
   { id: 9, name: "rate limit quota", sql: rateLimitQuota },
   { id: 10, name: "shared models", sql: sharedModels },
+  { id: 11, name: "batch log xid", sql: batchLogXid },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

@@ -20,14 +20,14 @@ export interface WriterPool {
  * The piscina pool of writer threads. A batch crosses as one packed buffer whose memory is moved, not copied:
  * a structured clone of thousands of rows costs the front thread twice as much.
  */
-export function createWriterPool(databaseUrl: string, threads: number): WriterPool {
+export function createWriterPool(databaseUrl: string, threads: number, announceAs?: string): WriterPool {
   const pool = new Piscina<WriteTask | ServedTask, WriteResult | ServedResult>({
     filename: WORKER_FILE,
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
     idleTimeout: Infinity,
-    workerData: { databaseUrl, logLevel: logLevel() } satisfies WriterThreadData,
+    workerData: { databaseUrl, logLevel: logLevel(), announceAs } satisfies WriterThreadData,
   });
   return {
     threads,

@@ -57,6 +57,8 @@ interface ShardThread {
   pending: PendingRequests<Done<unknown>>;
   /** Rank requests of the current event-loop turn: they leave together, in one message. */
   outbox: AskWire[];
+  /** `settle` messages not answered yet, by id: resolved when answered, or when the thread exits. */
+  settling: Map<number, () => void>;
 }
 
 /** Whether the thread holds the organisation in full: loaded, or loading and past it. */
@@ -80,6 +82,7 @@ export class RecommenderPool {
   /** Per shard: when it was last started and how many times in a row it died soon after. */
   private readonly restarts: Array<{ startedAt: number; failures: number }> = [];
   private outboxScheduled = false;
+  private settleIds = 0;
   private closing = false;
   private readonly sweeper: NodeJS.Timeout;
   private readonly shared = new SharedAnswers();
@@ -140,21 +143,38 @@ export class RecommenderPool {
     });
   }
 
-  /** Sends a committed batch (its packed bytes) to the shards that own its organisations. */
-  publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined): void {
+  /**
+   * Sends a committed batch (its packed bytes) to the shards that own its organisations. `xid`: the transaction
+   * that wrote it, given for another process's batch (the shard skips it if its load already read it).
+   */
+  publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined, xid?: string): void {
     const n = this.threads.length;
     let owners = 0;
     for (const r of batch.items) owners |= 1 << (r[0] % n);
     for (const r of batch.users) owners |= 1 << (r[0] % n);
     for (const r of batch.events) owners |= 1 << (r[0] % n);
     for (let shard = 0; shard < n; shard++) {
-      if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null });
+      if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null, xid: xid ?? null });
     }
   }
 
   /** CLUSTER=1: another process stored this organisation's model; its shard loads it. */
   modelStored(org: number, version: number): void {
     post(this.threads[org % this.threads.length]!, { t: "model", org, version });
+  }
+
+  /** Resolves once every shard has applied the batches published so far, not merely queued them. */
+  settled(): Promise<void> {
+    return Promise.all(
+      this.threads.map(
+        (t) =>
+          new Promise<void>((resolve) => {
+            const id = ++this.settleIds;
+            t.settling.set(id, resolve);
+            post(t, { t: "settle", id });
+          }),
+      ),
+    ).then(() => undefined);
   }
 
   async close(): Promise<void> {
@@ -202,7 +222,14 @@ export class RecommenderPool {
       cluster: this.opts.cluster ?? null,
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
-    const thread: ShardThread = { worker, ready: false, loading: undefined, pending: new PendingRequests<Done<unknown>>(), outbox: [] };
+    const thread: ShardThread = {
+      worker,
+      ready: false,
+      loading: undefined,
+      pending: new PendingRequests<Done<unknown>>(),
+      outbox: [],
+      settling: new Map(),
+    };
     this.threads[shard] = thread;
     const restarts = (this.restarts[shard] ??= { startedAt: 0, failures: 0 });
     restarts.startedAt = performance.now();
@@ -233,6 +260,9 @@ export class RecommenderPool {
       worker.on("exit", (code) => {
         thread.ready = false;
         thread.loading = undefined;
+        // What it had not applied is gone with it; its successor loads the tables afresh.
+        for (const resolve of thread.settling.values()) resolve();
+        thread.settling.clear();
         if (this.closing || this.threads[shard] !== thread) return;
         reject(new Error(`recommender shard ${shard} exited with code ${code} while loading`));
         this.restart(shard, thread, code);
@@ -264,6 +294,10 @@ export class RecommenderPool {
     switch (m.t) {
       case "stats":
         thread.pending.take(m.id)?.(undefined, m.stats);
+        return;
+      case "settled":
+        thread.settling.get(m.id)?.();
+        thread.settling.delete(m.id);
         return;
       case "loading":
         thread.loading = new Set(m.pending);

@@ -72,10 +72,13 @@ export type ToShard =
   /**
    * A committed ingest batch, as the bytes the writer thread was given (packBatch): sent to each shard owning
    * one of its organisations, which applies its own organisations' records. `notStored`: positions of events
-   * the batch did not store (already held), which the index must not count again.
+   * the batch did not store (already held), which the index must not count again. `xid`: the transaction that
+   * wrote it, for a batch another process logged (CLUSTER=1); the shard drops it if its load's snapshot held it.
    */
-  | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null }
+  | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null; xid: string | null }
   | { t: "stats"; id: number; org: number }
+  /** Answered with `settled` once every batch sent before it is applied (batches are applied in slices, between requests). */
+  | { t: "settle"; id: number }
   /** CLUSTER=1: another process stored the organisation's model, this version (the shard loads it). */
   | { t: "model"; org: number; version: number };
 
@@ -96,6 +99,7 @@ export interface ShardSizes {
 
 export type FromShard =
   | { t: "stats"; id: number; stats: OrgStats | undefined }
+  | { t: "settled"; id: number }
   /** Loading: items and users are read; the events of `pending`'s organisations are being read, in that order. */
   | { t: "loading"; pending: number[] }
   /** Loading: these organisations are read in full (the shard handles their requests from now on). */

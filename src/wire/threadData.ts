@@ -5,6 +5,8 @@ import type { LogLevel } from "./log.js";
 export interface WriterThreadData {
   databaseUrl: string;
   logLevel: LogLevel;
+  /** CLUSTER=1: this process's uuid, under which each batch is logged in its own transaction (src/wire/batchLog.ts). */
+  announceAs?: string;
 }
 
 /** `workerData` of a recommender thread. */

@@ -16,6 +16,8 @@ export interface LoadResult {
 export interface LoadHooks {
   /** Just before the first query, which takes the snapshot: what was committed before this is in it. */
   snapshotTaken(): void;
+  /** The snapshot itself (pg_current_snapshot()), before anything is read: which transactions' work it holds. */
+  snapshot(text: string): void;
   /** Items and users are read; the events of `order`'s organisations follow in that order (`bySize` only). */
   catalogLoaded(order: number[]): void;
   /** The next `orgs` of the order are read in full. */
@@ -48,6 +50,7 @@ export async function loadShard(
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     hooks.snapshotTaken();
+    hooks.snapshot((await client.query<{ s: string }>("SELECT pg_current_snapshot()::text AS s")).rows[0]!.s);
     // A row that throws is skipped (and logged once per organisation), as live records are: a bad one must not keep the shard down.
     let items = 0;
     await readCopy(

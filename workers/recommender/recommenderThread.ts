@@ -3,6 +3,7 @@ import { AnswerBatch } from "../../src/wire/answerBatch.js";
 import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/wire/shardMessages.js";
 import { log, setLogLevel } from "../../src/wire/log.js";
 import type { RecommenderThreadData } from "../../src/wire/threadData.js";
+import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
 import { loadShard, type LoadHooks } from "./loader.js";
 import { BatchQueue } from "./batchQueue.js";
 import { Inbox } from "./inbox.js";
@@ -22,6 +23,8 @@ const port = parentPort!;
 const shared =
   data.cluster &&
   new SharedTraining({ databaseUrl: data.databaseUrl, ...data.cluster, shard: data.shard, shards: data.shards, index: (org) => shard.org(org) });
+/** The load's snapshot: another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
+let loadSnapshot: Snapshot | undefined;
 
 function send(m: FromShard): void {
   const packed = packMessage(m);
@@ -65,6 +68,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         rankAll(m.asks);
         return;
       case "batch":
+        if (m.xid !== null && loadSnapshot !== undefined && committedBefore(loadSnapshot, BigInt(m.xid))) return;
         batches.add(
           shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)),
           () => {
@@ -78,6 +82,10 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         return;
       case "model":
         if (ownsOrg(m.org)) shared?.notice(m.org, m.version);
+        return;
+      case "settle":
+        // A job of no steps, queued behind the batches: it is done when they are.
+        batches.add([].values(), () => send({ t: "settled", id: m.id }));
         return;
     }
   } catch (err) {
@@ -114,6 +122,7 @@ function loadHooks(): LoadHooks {
   let sentAt = 0;
   return {
     snapshotTaken: () => inbox.snapshotTaken(),
+    snapshot: (text) => (loadSnapshot = parseSnapshot(text)),
     catalogLoaded: (order) => {
       progress.catalogLoaded(order);
       send({ t: "loading", pending: order });

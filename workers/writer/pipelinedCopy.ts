@@ -53,8 +53,14 @@ export class PipelinedCopy implements pg.Submittable {
   private error: Error | null = null;
   private readonly done: Promise<void>;
 
-  /** `message`: from copyMessage, or built in place with writeCopyHead and endCopyMessage. */
-  constructor(private readonly message: Buffer) {
+  /**
+   * `message`: from copyMessage, or built in place with writeCopyHead and endCopyMessage. `more`: written right
+   * after it, the CopyData and CopyDone of a further COPY in the same statement text (CLUSTER=1's log row).
+   */
+  constructor(
+    private readonly message: Buffer,
+    private readonly more: readonly Buffer[] = [],
+  ) {
     this.done = new Promise<void>((resolve, reject) => {
       this.callback = (err) => (err ? reject(err) : resolve());
     });
@@ -71,6 +77,7 @@ export class PipelinedCopy implements pg.Submittable {
 
   submit(connection: Connection): void {
     connection.stream.write(this.message);
+    for (const b of this.more) connection.stream.write(b);
   }
 
   handleCopyInResponse(): void {

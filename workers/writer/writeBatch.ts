@@ -1,6 +1,9 @@
 import type pg from "pg";
+import { workerData } from "piscina";
+import { COPY_LOG_BINARY, INSERT_LOG, logRowMessages } from "../../src/wire/batchLog.js";
 import { unpackBatch } from "../../src/wire/batchPack.js";
 import type { BatchPayload } from "../../src/wire/batchRows.js";
+import type { WriterThreadData } from "../../src/wire/threadData.js";
 import type { WriteResult, WriteTask } from "../../src/wire/writeTasks.js";
 import { isUnavailable, isUniqueViolation } from "../../src/wire/pgErrors.js";
 import { WriterConnection } from "./connection.js";
@@ -10,6 +13,15 @@ import { directEventsCopy, reuseEventsCopy, type EventsCopy } from "./eventsCopy
 import { copyMessage, PipelinedCopy } from "./pipelinedCopy.js";
 
 const connection = new WriterConnection("recsvc-writer", (c) => c.query(sql.STAGING_DDL));
+
+/**
+ * CLUSTER=1: the process's uuid. Each batch is then logged for the other processes in the transaction that
+ * writes it (src/wire/batchLog.ts), so a batch is logged exactly when it is committed, and the row carries the
+ * transaction's id. The direct COPY becomes one simple query of two statements, one implicit transaction: the
+ * events' COPY and the log row's COPY, still one round trip and one commit.
+ */
+const announceAs = (workerData as WriterThreadData).announceAs;
+const DIRECT_STATEMENT = announceAs === undefined ? sql.COPY_EVENTS_DIRECT_BINARY : `${sql.COPY_EVENTS_DIRECT_BINARY}; ${COPY_LOG_BINARY}`;
 
 function copyInto(c: pg.Client, statement: string, text: string): Promise<void> {
   return new PipelinedCopy(copyMessage(statement, text)).run(c);
@@ -61,9 +73,9 @@ function positionsNotStored(events: BatchPayload["events"], held: ReadonlyArray<
  * autocommit COPY: one statement, one commit. Merge: COPY into the staging table and INSERT … ON CONFLICT DO
  * NOTHING, used when the direct COPY met a duplicate (the batch is then written again this way).
  */
-async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean): Promise<number[]> {
+async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, packed: Uint8Array): Promise<number[]> {
   const identifies = batch.events.some((e) => e[7] !== null);
-  if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0) {
+  if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0 && announceAs === undefined) {
     await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
     return [];
   }
@@ -88,6 +100,13 @@ async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean): Pr
       await copyInto(c, sql.COPY_USERS, copyRows(batch.users, true));
       await c.query(sql.MERGE_USERS);
     }
+    if (announceAs !== undefined) {
+      await c.query(INSERT_LOG, [
+        announceAs,
+        Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength),
+        notStored.length > 0 ? notStored : null,
+      ]);
+    }
     await c.query("COMMIT");
     return notStored;
   } catch (err) {
@@ -100,9 +119,10 @@ async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean): Pr
  * The usual batch, events only, COPYed from its packed bytes without unpacking it (eventsCopy.ts). False when
  * an event id was already stored: nothing was, and the batch goes the merge way.
  */
-async function storedDirectly(c: pg.Client, copy: EventsCopy): Promise<boolean> {
+async function storedDirectly(c: pg.Client, copy: EventsCopy, packed: Uint8Array): Promise<boolean> {
   try {
-    await new PipelinedCopy(copy.message).run(c);
+    // After a failed COPY PostgreSQL ignores the log row's CopyData and CopyDone that follow (not in copy mode then).
+    await new PipelinedCopy(copy.message, announceAs === undefined ? [] : logRowMessages(announceAs, packed)).run(c);
   } catch (err) {
     if (isUniqueViolation(err)) return false;
     throw err;
@@ -112,11 +132,11 @@ async function storedDirectly(c: pg.Client, copy: EventsCopy): Promise<boolean> 
 }
 
 /** Writes a batch that needs its values: items, users, identify aliases, ids repeated within it, merges. */
-async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: boolean): Promise<WriteResult> {
+async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: boolean, packed: Uint8Array): Promise<WriteResult> {
   let notStored: number[] | undefined;
   if (!directFailed && batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {
     try {
-      notStored = await writeRows(c, batch, true);
+      notStored = await writeRows(c, batch, true, packed);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       mergeBatchesLeft = MERGE_AFTER_CONFLICT;
@@ -124,7 +144,7 @@ async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: bo
   } else if (!directFailed && mergeBatchesLeft > 0) {
     mergeBatchesLeft--;
   }
-  notStored ??= await writeRows(c, batch, false);
+  notStored ??= await writeRows(c, batch, false, packed);
   return {
     ok: true,
     events: batch.events.length,
@@ -139,10 +159,10 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
   let c: pg.Client | undefined;
   try {
     c = await connection.get();
-    const direct = mergeBatchesLeft === 0 ? directEventsCopy(task.payload, sql.COPY_EVENTS_DIRECT_BINARY) : undefined;
-    if (direct && (await storedDirectly(c, direct))) return { ok: true, events: direct.events, items: 0, users: 0 };
+    const direct = mergeBatchesLeft === 0 ? directEventsCopy(task.payload, DIRECT_STATEMENT) : undefined;
+    if (direct && (await storedDirectly(c, direct, task.payload))) return { ok: true, events: direct.events, items: 0, users: 0 };
     if (direct) mergeBatchesLeft = MERGE_AFTER_CONFLICT;
-    return await writeUnpacked(c, unpackBatch(task.payload), direct !== undefined);
+    return await writeUnpacked(c, unpackBatch(task.payload), direct !== undefined, task.payload);
   } catch (err) {
     if (c) connection.drop(c);
     return { ok: false, unavailable: isUnavailable(err), message: (err as Error).message };
