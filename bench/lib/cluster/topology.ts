@@ -2,7 +2,8 @@
  * The two setups on one PostgreSQL: one process alone (CLUSTER=0), and two processes with CLUSTER=1 behind
  * HAProxy (docs/haproxy.cfg). All three stay up for the whole run, so the setups can be alternated without
  * restarts: the lone process announces nothing and the pair do not hear it, so whichever setup is idle only
- * waits. Each process loaded the recommend organisation from the tables at start and trained its model on all of it.
+ * waits. Each process loaded the recommend organisation from the tables at start; the lone process trained its
+ * model on all of it, and of the pair one trained it and the other loaded that model.
  */
 import { connectionUrl, type Storage } from "../database.js";
 import { startServer, stopChild, type Child } from "../processes.js";
@@ -10,8 +11,9 @@ import { waitForLog } from "../recommend/serverLog.js";
 import { log } from "../settings.js";
 import { startHaproxy, type Balancer } from "./haproxy.js";
 
-/** Info lines carry the model's "trained" line; nothing is logged per request. */
+/** Info lines carry the model's "trained" line (or, in the pair, "loaded"); nothing is logged per request. */
 const LOG_ENV = { LOG_LEVEL: "info" };
+const PAIR_MODEL_LINES = ["recommender model trained", "recommender model loaded"];
 const TRAIN_TIMEOUT_MS = 30 * 60_000;
 
 export interface Topology {
@@ -43,9 +45,9 @@ export async function startTopology(storage: Storage, recommendOrg: number): Pro
     started.push(balancer.child);
     log(`HAProxy on ${balancer.url} in front of ${pair.map((p) => p.url).join(" and ")}; lone process on ${single.url}`);
     log("waiting for each process's model of the recommend organisation");
-    const trained = [];
-    for (const c of started.slice(0, 3))
-      trained.push(await waitForLog(c, "recommender model trained", (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS));
+    const trained = [await waitForLog(single.server, "recommender model trained", (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS)];
+    // Of the pair, one trains the organisation and the other loads its model (one trainer per organisation).
+    for (const p of pair) await waitForLog(p.child, PAIR_MODEL_LINES, (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS);
     const model = { users: Number(trained[0]!.users), items: Number(trained[0]!.items), pairs: Number(trained[0]!.interactions) };
     return { single: { child: single.server, url: single.url }, pair, balancer, model };
   } catch (err) {

@@ -19,11 +19,12 @@ export function logLines(child: Child, msg: string): LogLine[] {
   return out;
 }
 
-/** Resolves with the first line `msg` that satisfies `match`, once the server has written it. */
-export async function waitForLog(child: Child, msg: string, match: (l: LogLine) => boolean, timeoutMs: number): Promise<LogLine> {
+/** Resolves with the first line `msg` (or any of several) that satisfies `match`, once the server has written it. */
+export async function waitForLog(child: Child, msg: string | readonly string[], match: (l: LogLine) => boolean, timeoutMs: number): Promise<LogLine> {
   const until = performance.now() + timeoutMs;
+  const msgs = typeof msg === "string" ? [msg] : msg;
   for (;;) {
-    const hit = logLines(child, msg).find(match);
+    const hit = msgs.flatMap((m) => logLines(child, m)).find(match);
     if (hit) return hit;
     if (child.proc.exitCode !== null) throw new Error(`the server exited while waiting for "${msg}":\n${child.output().slice(-2000)}`);
     if (performance.now() > until) throw new Error(`no "${msg}" from the server within ${timeoutMs / 1000}s`);
