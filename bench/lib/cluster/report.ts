@@ -136,7 +136,7 @@ export function report(r: Report, loadAverageAtStart: number): string {
     summaryTable(r.runs),
     "",
     "On two cores the pair cannot be faster: both processes, HAProxy, PostgreSQL and the client share the same cores, and",
-    "with CLUSTER=1 each process also applies every batch the other commits (and trains every organisation itself). The",
+    "with CLUSTER=1 each process also logs its batches and applies every batch the other commits (one of them trains). The",
     "ratio is the overhead. With a core or more per process (or one machine each), each process's front thread, the",
     "usual limit, is its own, so throughput would add up, less what announcing and applying batches costs PostgreSQL",
     "and the other process.",
