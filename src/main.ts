@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { createApiKeyAuth } from "./auth/apiKeyAuth.js";
 import { KeyCache } from "./auth/keyCache.js";
@@ -35,12 +34,7 @@ import { recommendRoutes } from "./http/routes/recommend.js";
 import { analyticsRoutes } from "./http/routes/analytics.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
-import { BatchFeed } from "./cluster/batchFeed.js";
-import { LeasedRateLimiter } from "./cluster/leasedRateLimiter.js";
-import { QuotaStore } from "./cluster/quotaStore.js";
-import { ModelFeed } from "./cluster/modelFeed.js";
-import { BatchNotifier } from "./cluster/batchNotifier.js";
-import { unpackBatch } from "./wire/batchPack.js";
+import { Cluster } from "./cluster/cluster.js";
 
 interface Running {
   http: HttpServer;
@@ -49,8 +43,8 @@ interface Running {
   services: Services;
   writers: WriterPool;
   embedded: EmbeddedDatabase | undefined;
-  /** CLUSTER=1: the feed of the other processes' batches, the notices of this one's (logged by its writer threads), the leased rate-limit quota and the shared models. */
-  cluster: { feed: BatchFeed; notifier: BatchNotifier; quota: QuotaStore; models: ModelFeed } | undefined;
+  /** CLUSTER=1: what this process shares with the others on its database. */
+  cluster: Cluster | undefined;
 }
 
 async function start(config: Config): Promise<Running> {
@@ -64,22 +58,18 @@ async function start(config: Config): Promise<Running> {
   const keys = new KeyCache(pool, connect);
   await keys.start();
   // CLUSTER=1: each batch is logged for the other processes in the transaction that writes it (docs/scaling.md).
-  const origin = randomUUID();
-  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS, config.CLUSTER ? origin : undefined);
+  const cluster = config.CLUSTER ? new Cluster(pool, connect) : undefined;
+  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS, cluster?.origin);
   // Before the shards start: their first reports (index sizes) must not be zeroed after they land.
   zeroShardSeries(config.RECOMMEND_SHARDS);
-  // CLUSTER=1: the batches other processes commit reach this one's recommender, each once (docs/scaling.md).
-  const feed = config.CLUSTER
-    ? new BatchFeed(pool, connect, origin, (packed, notStored, xid) => recommender.publish(unpackBatch(packed), packed, notStored, xid))
-    : undefined;
-  await feed?.markStart();
+  await cluster?.beforeLoad();
   const recommender = await RecommenderPool.start({
     databaseUrl,
     observer: shardMetrics,
     shards: config.RECOMMEND_SHARDS,
     timeoutMs: config.RECOMMEND_TIMEOUT_MS,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
-    cluster: config.CLUSTER ? { holder: origin, leaseS: config.TRAINING_LEASE_S } : undefined,
+    cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
     als: {
       ...DEFAULT_ALS,
       factors: config.ALS_FACTORS,
@@ -88,14 +78,8 @@ async function start(config: Config): Promise<Running> {
       alpha: config.ALS_ALPHA,
     },
   });
-  await feed?.listen();
-  // CLUSTER=1: one process trains each organisation; the others load the models it stores.
-  const models = config.CLUSTER ? new ModelFeed(pool, connect, origin, (org, version) => recommender.modelStored(org, version)) : undefined;
-  await models?.listen();
-  // The batches other processes logged while this one loaded are applied before it listens, so /readyz (and
-  // with it HAProxy) says ready only once they count.
-  if (feed) await recommender.settled();
-  const notifier = config.CLUSTER ? new BatchNotifier(pool, origin) : undefined;
+  // CLUSTER=1: the others' batches and models flow in; those logged during the load count before this process listens.
+  await cluster?.afterLoad(recommender);
   const batcher = new Batcher(writers, health, {
     ack: config.INGEST_ACK,
     lingerMs: config.INGEST_LINGER_MS,
@@ -103,13 +87,12 @@ async function start(config: Config): Promise<Running> {
     queueMax: config.INGEST_QUEUE_MAX,
     onCommitted: (batch, packed, notStored) => {
       recommender.publish(batch, packed, notStored);
-      notifier?.committed();
+      cluster?.committed();
     },
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
   });
   // CLUSTER=1: every process counts against the same limits, leased from PostgreSQL (docs/scaling.md).
-  const quota = config.CLUSTER ? new QuotaStore(pool) : undefined;
-  const limiter = (name: string): Limiter => (quota ? new LeasedRateLimiter(quota, name) : new RateLimiter());
+  const limiter = (name: string): Limiter => cluster?.limiter(name) ?? new RateLimiter();
   readQueuesFrom({ ingestRecords: () => batcher.queued, recommendWaiting: () => recommender.waiting });
   const services: Services = {
     config,
@@ -141,7 +124,6 @@ async function start(config: Config): Promise<Running> {
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  const cluster = feed && notifier && quota && models ? { feed, notifier, quota, models } : undefined;
   return { http, metrics, services, writers, embedded, cluster };
 }
 
@@ -153,13 +135,10 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
   await r.services.batcher.close();
-  await r.cluster?.notifier.drain();
-  await r.cluster?.feed.stop();
-  await r.cluster?.quota.stop();
-  await r.cluster?.models.stop();
+  await r.cluster?.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
-  await r.cluster?.models.releaseLeases();
+  await r.cluster?.releaseLeases();
   await r.writers.close();
   await r.services.keys.stop();
   r.services.health.stop();

@@ -1,0 +1,78 @@
+import { randomUUID } from "node:crypto";
+import type pg from "pg";
+import type { Limiter } from "../auth/rateLimit.js";
+import type { RecommenderPool } from "../recommend/recommenderPool.js";
+import { unpackBatch } from "../wire/batchPack.js";
+import { BatchFeed } from "./batchFeed.js";
+import { BatchNotifier } from "./batchNotifier.js";
+import { LeasedRateLimiter } from "./leasedRateLimiter.js";
+import { ModelFeed } from "./modelFeed.js";
+import { QuotaStore } from "./quotaStore.js";
+
+/**
+ * CLUSTER=1: what this process shares with the other service processes on its database (docs/scaling.md) —
+ * the batches each logs and the others apply, the models one trains and the others load, and the rate-limit
+ * quota they lease. Started around the recommender's load: the feed's horizon is taken before it, and the
+ * others' batches and models flow in once it is done.
+ */
+export class Cluster {
+  /** This process, as its log rows, notices and training leases name it. */
+  readonly origin = randomUUID();
+  private recommender: RecommenderPool | undefined;
+  private readonly feed: BatchFeed;
+  private readonly models: ModelFeed;
+  private readonly notifier: BatchNotifier;
+  private readonly quota: QuotaStore;
+
+  constructor(pool: pg.Pool, connect: () => pg.Client) {
+    this.feed = new BatchFeed(pool, connect, this.origin, (packed, notStored, xid) =>
+      this.loaded().publish(unpackBatch(packed), packed, notStored, xid),
+    );
+    this.models = new ModelFeed(pool, connect, this.origin, (org, version) => this.loaded().modelStored(org, version));
+    this.notifier = new BatchNotifier(pool, this.origin);
+    this.quota = new QuotaStore(pool);
+  }
+
+  /** Before the recommender loads the tables: what is logged from here on is read from the log. */
+  beforeLoad(): Promise<void> {
+    return this.feed.markStart();
+  }
+
+  /**
+   * Once it has: the others' batches and models flow in, and the batches they logged during the load are applied
+   * before this returns, so that the process listens (and /readyz says ready) only once they count.
+   */
+  async afterLoad(recommender: RecommenderPool): Promise<void> {
+    this.recommender = recommender;
+    await this.feed.listen();
+    await this.models.listen();
+    await recommender.settled();
+  }
+
+  /** A batch this process's writer logged has committed: the others hear of it. */
+  committed(): void {
+    this.notifier.committed();
+  }
+
+  limiter(name: string): Limiter {
+    return new LeasedRateLimiter(this.quota, name);
+  }
+
+  /** At shutdown, once ingestion has stopped and before the recommender closes. */
+  async stop(): Promise<void> {
+    await this.notifier.drain();
+    await this.feed.stop();
+    await this.quota.stop();
+    await this.models.stop();
+  }
+
+  /** Once the recommender threads have stopped (none can renew a lease or store a model any more). */
+  releaseLeases(): Promise<void> {
+    return this.models.releaseLeases();
+  }
+
+  private loaded(): RecommenderPool {
+    if (!this.recommender) throw new Error("the cluster's feeds delivered before the recommender was loaded");
+    return this.recommender;
+  }
+}
