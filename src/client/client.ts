@@ -4,7 +4,8 @@ import { familyOf } from "./families.js";
 import { Identity } from "./identity.js";
 import { platformRandom, uuid, type RandomSource } from "./ids.js";
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from "./options.js";
-import { PersistedQueue } from "./persistedQueue.js";
+import { watchPage } from "./page.js";
+import { isClosedQueue, PersistedQueue } from "./persistedQueue.js";
 import { EventQueue } from "./queue.js";
 import { requestBodies } from "./records.js";
 import { verdict } from "./retry.js";
@@ -38,9 +39,20 @@ export class RecommendationClient {
     this.queue = new EventQueue(
       this.o,
       { send: (body, keepalive) => this.postEvents(body, keepalive), onError: this.o.onError, random: Math.random },
-      new PersistedQueue(store, `${prefix}:queue`, this.o.maxQueueSize),
+      new PersistedQueue(store, prefix, uuid(this.random)),
     );
-    this.detach = this.o.flushOnPageHide ? onPageHide(() => this.queue.flushOnUnload()) : () => undefined;
+    const flushOnHide = this.o.flushOnPageHide;
+    this.detach = watchPage({
+      hidden: () => {
+        if (flushOnHide) this.queue.flushOnUnload();
+      },
+      left: () => this.queue.leave(flushOnHide),
+      back: () => this.queue.back(),
+      stored: (key, value) => {
+        // Another tab of the site was closed: this one sends what it left, after a random moment, so rarely two tabs do.
+        if (key.startsWith(`${prefix}:queue:`) && isClosedQueue(value)) this.queue.adoptSoon(1_000 + Math.random() * 2_000);
+      },
+    });
   }
 
   /** The id events are sent under now: the identified user, or the anonymous visitor. */
@@ -176,19 +188,4 @@ export class RecommendationClient {
     if (key === undefined) throw new TypeError(`this call needs the ${kind} key: pass ${kind}Key to the client`);
     return key;
   }
-}
-
-/** Calls `flush` when the page is hidden (tab switched, app backgrounded) or left; answers how to stop listening. */
-function onPageHide(flush: () => void): () => void {
-  const doc = (globalThis as { document?: Document }).document;
-  if (doc === undefined || typeof globalThis.addEventListener !== "function") return () => undefined;
-  const onVisibility = () => {
-    if (doc.visibilityState === "hidden") flush();
-  };
-  globalThis.addEventListener("pagehide", flush);
-  doc.addEventListener("visibilitychange", onVisibility);
-  return () => {
-    globalThis.removeEventListener("pagehide", flush);
-    doc.removeEventListener("visibilitychange", onVisibility);
-  };
 }

@@ -36,7 +36,11 @@ export interface ClientOptions {
   attributionWindowMs?: number;
   /** Where the queue, the anonymous id and recent recommendations are kept (default: localStorage in a browser, memory elsewhere). */
   storage?: KeyValueStore;
-  /** Prefix of the storage keys (default `recsvc`); two clients on one page need different ones. */
+  /**
+   * Prefix of the storage keys (default `recsvc`). Each client instance (each tab) keeps its queue under its own
+   * `<prefix>:queue:<random id>` and adopts the ones that closed or silent tabs left under the same prefix: clients
+   * sending to different services or organisations need different prefixes.
+   */
   storageKey?: string;
   /** Send what is queued when the page is hidden or closed (default true; browsers only). */
   flushOnPageHide?: boolean;

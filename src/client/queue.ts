@@ -40,6 +40,7 @@ const queued = (event: TrackedEvent): Queued => {
 export class EventQueue {
   private items: Queued[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private adoptTimer: ReturnType<typeof setTimeout> | undefined;
   private draining: Promise<void> | undefined;
   private saving = false;
   private attempt = 0;
@@ -56,7 +57,7 @@ export class EventQueue {
     private readonly persisted: PersistedQueue | undefined,
   ) {
     this.byteBudget = opts.maxBatchBytes;
-    for (const e of persisted?.load() ?? []) this.items.push(queued(e));
+    this.adopt(true);
     if (this.items.length > 0) this.schedule();
   }
 
@@ -101,9 +102,35 @@ export class EventQueue {
     );
   }
 
+  /** The page is left (pagehide): its key is marked closed, for the next page or another tab to adopt at once. */
+  leave(send: boolean): void {
+    this.persisted?.close();
+    if (send) this.flushOnUnload();
+    else this.persistNow();
+  }
+
+  /** The page is shown again from the back-forward cache: its key is live again. */
+  back(): void {
+    this.persisted?.reopen();
+    this.persistNow();
+  }
+
+  /** Another tab was closed: its key is adopted after `delayMs` (by then the next page of a navigation has usually taken it). */
+  adoptSoon(delayMs: number): void {
+    if (this.adoptTimer !== undefined) return;
+    this.adoptTimer = setTimeout(() => {
+      this.adoptTimer = undefined;
+      this.adopt(true);
+      if (this.items.length > 0) this.schedule();
+    }, delayMs);
+  }
+
+  /** No more sending from this client: what is left is saved under a key marked closed, for another to adopt. */
   stop(): void {
     clearTimeout(this.timer);
-    this.timer = undefined;
+    clearTimeout(this.adoptTimer);
+    this.timer = this.adoptTimer = undefined;
+    this.persisted?.close();
     this.persistNow();
   }
 
@@ -127,6 +154,7 @@ export class EventQueue {
 
   private async sendAll(): Promise<void> {
     while (this.items.length > 0) {
+      this.tend();
       const batch = this.take(this.byteBudget);
       try {
         await this.hooks.send(body(batch), false);
@@ -136,6 +164,33 @@ export class EventQueue {
         if (!(await this.recover(err, batch))) return;
       }
     }
+  }
+
+  /** Before each send: adopts what gone tabs left, and rewrites this tab's key now and then, so other tabs see it alive. */
+  private tend(): void {
+    this.adopt(false);
+    if (this.persisted?.needsRefresh()) this.persistNow();
+  }
+
+  /**
+   * Takes in the events of gone tabs' keys (oldest first, each event_id once), saves them under this tab's key
+   * and only then removes those keys: a failure in between leaves the events stored twice, never nowhere.
+   */
+  private adopt(force: boolean): void {
+    if (!this.persisted) return;
+    const orphans = this.persisted.orphans(force);
+    if (orphans.keys.length === 0) return;
+    const known = new Set(this.items.map((q) => q.event.event_id));
+    const adopted: Queued[] = [];
+    for (const e of orphans.events) {
+      if (known.has(e.event_id)) continue;
+      known.add(e.event_id);
+      adopted.push(queued(e));
+    }
+    this.items.unshift(...adopted);
+    if (this.items.length > this.opts.maxQueueSize) this.drop(this.items.length - this.opts.maxQueueSize);
+    this.persistNow();
+    this.persisted.release(orphans.keys);
   }
 
   /** After a failed batch: answers whether to go on sending (after waiting, shrinking or dropping as the failure asks). */
@@ -210,14 +265,12 @@ export class EventQueue {
   private remove(batch: readonly Queued[]): void {
     const gone = new Set(batch);
     this.items = this.items.filter((q) => !gone.has(q));
-    this.persisted?.forget(batch.map((q) => q.event.event_id));
     this.persistSoon();
   }
 
   private drop(n: number): void {
     const oldest = this.items.splice(0, n);
     this.dropped += n;
-    this.persisted?.forget(oldest.map((q) => q.event.event_id));
     const err = new RecommendationServiceError("unavailable", `queue full (${this.opts.maxQueueSize} events): dropped the ${n} oldest`, 0);
     this.hooks.onError(
       err,

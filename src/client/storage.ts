@@ -3,6 +3,9 @@ export interface KeyValueStore {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
   removeItem(key: string): void;
+  /** Enumeration, as Web Storage has it: the client finds other tabs' queues by it; a store without it holds one client's. */
+  readonly length?: number;
+  key?(index: number): string | null;
 }
 
 /** The page's localStorage, or undefined where there is none or it refuses use (Node, some private modes, sandboxed frames). */
@@ -27,6 +30,22 @@ export class MemoryStore implements KeyValueStore {
   removeItem(key: string): void {
     this.map.delete(key);
   }
+  get length(): number {
+    return this.map.size;
+  }
+  key(index: number): string | null {
+    return [...this.map.keys()][index] ?? null;
+  }
+}
+
+/** The store's keys that start with `prefix` (none when the store cannot enumerate), listed before any is removed. */
+export function keysWithPrefix(store: KeyValueStore, prefix: string): string[] {
+  const keys: string[] = [];
+  for (let i = 0; store.key && i < (store.length ?? 0); i++) {
+    const key = store.key(i);
+    if (key?.startsWith(prefix)) keys.push(key);
+  }
+  return keys;
 }
 
 /** Reads a JSON value written by this client; anything else (another script's value, a torn write) reads as absent. */

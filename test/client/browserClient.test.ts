@@ -67,6 +67,41 @@ function trackInPage(sdkUrl: string, options: Record<string, unknown>, views: st
   })()`) as Promise<string[]>;
 }
 
+/** Tracks `n` views in the page's running client (`window.client`), one every `everyMs`; answers their event ids. */
+function trackSeveral(inPage: Page, n: number, everyMs: number): Promise<string[]> {
+  return inPage.evaluate(
+    async ([n, everyMs]) => {
+      const client = (window as unknown as { client: RecommendationClient }).client;
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        ids.push(client.track({ event_name: "view", item_id: `item-${i}` }).event_id);
+        await new Promise((r) => setTimeout(r, everyMs));
+      }
+      return ids;
+    },
+    [n, everyMs],
+  );
+}
+
+/** The ids of the events the shop's tabs keep in storage, each under its own key (`recsvc:queue:<tab>`), sorted. */
+function queuedInStorage(inPage: Page): Promise<string[]> {
+  return inPage.evaluate(() => {
+    const ids: string[] = [];
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i) ?? "";
+      if (!key.startsWith("recsvc:queue:")) continue;
+      const stored = JSON.parse(localStorage.getItem(key) ?? "") as { events: Array<{ event_id: string }> };
+      ids.push(...stored.events.map((e) => e.event_id));
+    }
+    return ids.sort();
+  });
+}
+
+/** The page's queue keys, the shared one of earlier versions included. */
+function queueKeys(inPage: Page): Promise<string[]> {
+  return inPage.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith("recsvc:queue")));
+}
+
 async function storedOnce(ids: string[]): Promise<boolean> {
   const counts = await storedCounts(server.db(), org.orgId);
   return ids.every((id) => counts.get(id) === 1);
@@ -97,17 +132,17 @@ describe("the browser build in a real Chromium", () => {
     const ids = await trackInPage(shopUrl + "/sdk.js", options, ["d", "e", "f"]);
     await page.waitForTimeout(300); // a few failed sends: the events stay queued
     await page.reload();
-    const queued = await page.evaluate(() => JSON.parse(localStorage.getItem("recsvc:queue") ?? "[]") as Array<{ event_id: string }>);
-    expect(queued.map((e) => e.event_id).sort()).toEqual([...ids].sort());
+    expect(await queuedInStorage(page)).toEqual([...ids].sort());
     await trackInPage(shopUrl + "/sdk.js", options, []);
     server = await startServer({ reuse: server, env: { PORT: port } });
     await eventually(() => storedOnce(ids), Boolean, 15_000);
     expect(await storedOnce(ids)).toBe(true);
-    await eventually(
-      () => page.evaluate(() => localStorage.getItem("recsvc:queue")),
-      (q) => q === null,
+    const { value: left } = await eventually(
+      () => queueKeys(page),
+      (keys) => keys.length === 0,
       5_000,
     );
+    expect(left).toEqual([]);
   });
 
   it("lets two tabs of one site share the stored queue without erasing each other's events", async () => {
@@ -122,10 +157,50 @@ describe("the browser build in a real Chromium", () => {
     const more = await page.evaluate(() => [
       (window as unknown as { client: RecommendationClient }).client.track({ event_name: "view", item_id: "s" }).event_id,
     ]);
-    const stored = await other.evaluate(() =>
-      (JSON.parse(localStorage.getItem("recsvc:queue") ?? "[]") as Array<{ event_id: string }>).map((e) => e.event_id),
+    const all = [...first, ...second, ...more].sort();
+    const { value: stored } = await eventually(
+      () => queuedInStorage(other),
+      (ids) => ids.join() === all.join(),
+      3_000,
     );
-    expect(stored.sort()).toEqual([...first, ...second, ...more].sort());
+    expect(stored).toEqual(all);
+  });
+
+  it("loses no event while two tabs save at once, each a moment after the other, fifty times over", async () => {
+    await page.goto(shopUrl + "/product");
+    const other = await context.newPage();
+    await other.goto(shopUrl + "/cart");
+    const options = { baseUrl: "http://127.0.0.1:9", publishableKey: org.pk, flushIntervalMs: 60_000 };
+    const tracked = [...(await trackInPage(shopUrl + "/sdk.js", options, [])), ...(await trackInPage(shopUrl + "/sdk.js", options, [], other))];
+    // Both tabs save every 2 ms at once: each save lands a moment after the other tab's.
+    tracked.push(...(await Promise.all([trackSeveral(other, 50, 2), trackSeveral(page, 50, 2)])).flat());
+    tracked.sort();
+    const { value } = await eventually(
+      () => queuedInStorage(other),
+      (ids) => ids.join() === tracked.join(),
+      3_000,
+    );
+    expect(value).toEqual(tracked);
+  });
+
+  it("has what a tab left while the service was down sent by another tab of the site once the service is back", async () => {
+    await page.goto(shopUrl + "/product");
+    const other = await context.newPage();
+    await other.goto(shopUrl + "/cart");
+    await server.stop();
+    const options = { baseUrl: server.url, publishableKey: org.pk, flushIntervalMs: 100, backoff: { baseMs: 100, maxMs: 500 } };
+    const left = await trackInPage(shopUrl + "/sdk.js", options, ["t", "u"]);
+    const kept = await trackInPage(shopUrl + "/sdk.js", options, ["v"], other);
+    await page.goto("about:blank"); // off the site: no page of it comes next in this tab
+    // The other tab takes the closed tab's key in: its queue and its own key hold every event, and no other key is left.
+    const pending = () => other.evaluate(() => (window as unknown as { client: RecommendationClient }).client.pending.queued);
+    await eventually(pending, (n) => n === 3, 10_000);
+    expect(await pending()).toBe(3);
+    expect(await queueKeys(other)).toHaveLength(1);
+    expect(await queuedInStorage(other)).toEqual([...left, ...kept].sort());
+    server = await startServer({ reuse: server, env: { PORT: port } });
+    await eventually(() => storedOnce([...left, ...kept]), Boolean, 15_000);
+    expect(await storedOnce([...left, ...kept])).toBe(true);
   });
 
   it("moves the anonymous visitor's history to the user on identify (recently-viewed shows it)", async () => {
