@@ -8,12 +8,13 @@ const LEASE_WAIT_MS = 2000;
 /** During an outage, one lease is tried again at most this often (by the next request, without waiting). */
 const RETRY_EVERY_MS = 1000;
 /**
- * Unspent quota is given back once its key admitted nothing for a whole turn of this timer (so for 250 to 500 ms).
- * Long enough that a key getting a request every quarter of a second at this process keeps its chunk (and
- * pays no round trip); short enough that quota stranded by a process that stopped getting a key's traffic is
- * back in PostgreSQL within half a second, small against windows of minutes.
+ * Unspent quota is given back once its key admitted nothing for a whole turn of this timer (so for 2.5 to 5 s).
+ * Long enough that a key getting a request every few seconds at this process keeps its chunk and pays no round
+ * trip (a sparser key pays one lease per request, which at that rate costs nothing); short enough that quota
+ * stranded by a process that stopped getting a key's traffic is back in PostgreSQL within seconds, small
+ * against windows of minutes (RATE_LIMIT_WINDOW_S defaults to 900).
  */
-const GIVE_BACK_EVERY_MS = 250;
+export const GIVE_BACK_EVERY_MS = 2500;
 /**
  * A process refusing a key's requests asks PostgreSQL again after this long (doubling up to RECHECK_MAX_MS while
  * nothing comes back), without holding up the request: the others may have given quota back.
@@ -60,7 +61,7 @@ interface Quota {
  * trip, fetching the next chunk when half of the last is spent; only a request that finds no quota at all
  * waits. PostgreSQL never grants past the max, so the processes together admit at most the max per window.
  *
- * A key that admitted nothing here for 250 to 500 ms gives back the chunk it holds (one timer for all keys, one
+ * A key that admitted nothing here for 2.5 to 5 s gives back the chunk it holds (one timer for all keys, one
  * statement for all the idle ones), so that a process that stops getting an organisation's traffic strands no
  * quota: the busy processes lease it. A process refusing a key asks again now and then (without making the
  * request wait), since quota may have been given back after it found the window spent.
@@ -90,8 +91,9 @@ export class LeasedRateLimiter implements Limiter {
     /** Named in the outage warnings: "organisation" or "sign-in". */
     private readonly name: string,
     private readonly now: () => number = () => Date.now(),
+    giveBackEveryMs = GIVE_BACK_EVERY_MS,
   ) {
-    this.timer = setInterval(() => this.giveBackIdle(), GIVE_BACK_EVERY_MS);
+    this.timer = setInterval(() => this.giveBackIdle(), giveBackEveryMs);
     this.timer.unref();
   }
 
