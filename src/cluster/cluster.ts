@@ -23,6 +23,7 @@ export class Cluster {
   private readonly models: ModelFeed;
   private readonly notifier: BatchNotifier;
   private readonly quota: QuotaStore;
+  private readonly limiters: LeasedRateLimiter[] = [];
 
   constructor(pool: pg.Pool, connect: () => pg.Client) {
     this.feed = new BatchFeed(pool, connect, this.origin, (packed, notStored, xid) =>
@@ -55,13 +56,17 @@ export class Cluster {
   }
 
   limiter(name: string): Limiter {
-    return new LeasedRateLimiter(this.quota, name);
+    const limiter = new LeasedRateLimiter(this.quota, name);
+    this.limiters.push(limiter);
+    return limiter;
   }
 
   /** At shutdown, once ingestion has stopped and before the recommender closes. */
   async stop(): Promise<void> {
     await this.notifier.drain();
     await this.feed.stop();
+    // The quota this process holds unspent goes back to the processes that stay.
+    await Promise.all(this.limiters.map((l) => l.stop()));
     await this.quota.stop();
     await this.models.stop();
   }

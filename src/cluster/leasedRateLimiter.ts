@@ -7,6 +7,20 @@ import type { QuotaKey, QuotaStore } from "./quotaStore.js";
 const LEASE_WAIT_MS = 2000;
 /** During an outage, one lease is tried again at most this often (by the next request, without waiting). */
 const RETRY_EVERY_MS = 1000;
+/**
+ * Unspent quota is given back once its key admitted nothing for a whole turn of this timer (so for 2.5 to 5 s).
+ * Long enough that a key getting a request every few seconds at this process keeps its chunk and pays no round
+ * trip (a sparser key pays one lease per request, which at that rate costs nothing); short enough that quota
+ * stranded by a process that stopped getting a key's traffic is back in PostgreSQL within seconds, small
+ * against windows of minutes (RATE_LIMIT_WINDOW_S defaults to 900).
+ */
+export const GIVE_BACK_EVERY_MS = 2500;
+/**
+ * A process refusing a key's requests asks PostgreSQL again after this long (doubling up to RECHECK_MAX_MS while
+ * nothing comes back), without holding up the request: the others may have given quota back.
+ */
+const RECHECK_MS = 250;
+const RECHECK_MAX_MS = 8000;
 /** Ended windows are swept once per this many new windows. */
 const SWEEP_EVERY = 10_000;
 /** Keys held at most (organisations and client IPs with a window open in this process). */
@@ -30,7 +44,14 @@ interface Quota {
   lastGrant: number;
   /** Requests waiting for the lease in flight. */
   waiting: number;
-  leasing: Promise<void> | undefined;
+  /** The lease, or the give-back, in flight: one statement at a time per key, so that their answers are in order. */
+  inFlight: Promise<void> | undefined;
+  /** Leases asked in the window; othersUsed is learned only from an answer to a later one than the last learned from. */
+  asked: number;
+  learnedFrom: number;
+  /** When a refused request may next ask PostgreSQL for quota given back, and the current back-off. */
+  recheckAtMs: number;
+  recheckMs: number;
 }
 
 /**
@@ -40,9 +61,16 @@ interface Quota {
  * trip, fetching the next chunk when half of the last is spent; only a request that finds no quota at all
  * waits. PostgreSQL never grants past the max, so the processes together admit at most the max per window.
  *
+ * A key that admitted nothing here for 2.5 to 5 s gives back the chunk it holds (one timer for all keys, one
+ * statement for all the idle ones), so that a process that stops getting an organisation's traffic strands no
+ * quota: the busy processes lease it. A process refusing a key asks again now and then (without making the
+ * request wait), since quota may have been given back after it found the window spent.
+ *
  * RateLimit-Remaining is the window's quota as last learned from PostgreSQL (what is not leased, plus what this
  * process still holds) minus what this process admitted since: it lags by what the others admitted since this
- * process last leased, and counts what they hold unspent as spent.
+ * process last leased, and counts what they hold unspent as spent. What this process gives back leaves its
+ * Remaining as it was (the tokens are no longer its own, but not spent either); what the others give back
+ * raises it at this process's next lease.
  *
  * When PostgreSQL does not answer, each process counts on its own against the max, less what the others had
  * leased when last heard of, until a lease succeeds again: requests never fail because of the limiter, and
@@ -51,6 +79,9 @@ interface Quota {
 export class LeasedRateLimiter implements Limiter {
   private readonly quotas = new Map<string | number, Quota>();
   private readonly policy = new PolicyText();
+  /** Windows holding unspent tokens, with what each had admitted at the timer's last turn (-1: not seen yet). */
+  private readonly holding = new Map<Quota, number>();
+  private readonly timer: NodeJS.Timeout;
   private windowsOpened = 0;
   private offline = false;
   private retryAtMs = 0;
@@ -60,7 +91,22 @@ export class LeasedRateLimiter implements Limiter {
     /** Named in the outage warnings: "organisation" or "sign-in". */
     private readonly name: string,
     private readonly now: () => number = () => Date.now(),
-  ) {}
+    giveBackEveryMs = GIVE_BACK_EVERY_MS,
+  ) {
+    this.timer = setInterval(() => this.giveBackIdle(), giveBackEveryMs);
+    this.timer.unref();
+  }
+
+  /** At shutdown: once the leases in flight have landed, gives back every unspent token held. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    const inFlight = new Set<Promise<void>>();
+    for (const q of [...this.quotas.values(), ...this.holding.keys()]) if (q.inFlight) inFlight.add(q.inFlight);
+    await Promise.all(inFlight);
+    const now = this.now();
+    const held = [...this.holding.keys()].filter((q) => q.tokens > 0 && now < q.windowEndMs && q.inFlight === undefined);
+    if (!this.offline && held.length > 0) await this.giveBack(held);
+  }
 
   tryCount(key: string | number, max: number, windowS: number): LimitResult | undefined {
     const now = this.now();
@@ -76,7 +122,8 @@ export class LeasedRateLimiter implements Limiter {
       if (result) return result;
       q.waiting++;
       try {
-        await (q.leasing ?? this.lease(q));
+        // A give-back in flight took the tokens: the lease comes after it.
+        await (q.inFlight ?? this.lease(q));
       } finally {
         q.waiting--;
       }
@@ -88,13 +135,16 @@ export class LeasedRateLimiter implements Limiter {
     if (q.tokens > 0) {
       q.tokens--;
       q.admitted++;
-      if (q.tokens <= q.lastGrant >> 1 && q.leasing === undefined && !this.offline && q.othersUsed + q.leased < q.max) void this.lease(q);
+      if (q.tokens <= q.lastGrant >> 1 && q.inFlight === undefined && !this.offline && q.othersUsed + q.leased < q.max) void this.lease(q);
       return this.result(q, true, now);
     }
     const spent = q.othersUsed + q.admitted >= q.max;
     if (spent || this.offline) {
-      if (this.offline && now >= this.retryAtMs && q.leasing === undefined) {
+      if (this.offline && now >= this.retryAtMs && q.inFlight === undefined) {
         this.retryAtMs = now + RETRY_EVERY_MS;
+        void this.lease(q);
+      } else if (!this.offline && now >= q.recheckAtMs && q.inFlight === undefined && q.admitted < q.max) {
+        q.recheckAtMs = now + RECHECK_MS;
         void this.lease(q);
       }
       if (!spent) q.admitted++;
@@ -134,7 +184,11 @@ export class LeasedRateLimiter implements Limiter {
       othersUsed: 0,
       lastGrant: 0,
       waiting: 0,
-      leasing: undefined,
+      inFlight: undefined,
+      asked: 0,
+      learnedFrom: 0,
+      recheckAtMs: 0,
+      recheckMs: 0,
     };
     this.quotas.delete(key);
     this.quotas.set(key, q);
@@ -147,26 +201,15 @@ export class LeasedRateLimiter implements Limiter {
    * LEASE_WAIT_MS passed: the waiting requests then count locally.
    */
   private lease(q: Quota): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
+    const seq = ++q.asked;
     const asked = this.store.lease(q.key, q.max, Math.max(1, q.waiting)).then(
-      (l) => this.apply(q, l.used, l.granted),
+      (l) => this.apply(q, seq, l.used, l.granted),
       (err: unknown) => this.wentOffline(err),
     );
-    const late = new Promise<void>((resolve) => {
-      timer = setTimeout(() => {
-        this.wentOffline(new Error(`no answer within ${LEASE_WAIT_MS} ms`));
-        resolve();
-      }, LEASE_WAIT_MS);
-    });
-    const leasing = Promise.race([asked, late]).finally(() => {
-      clearTimeout(timer);
-      if (q.leasing === leasing) q.leasing = undefined;
-    });
-    q.leasing = leasing;
-    return leasing;
+    return this.inFlight([q], asked, () => this.wentOffline(new Error(`no answer within ${LEASE_WAIT_MS} ms`)));
   }
 
-  private apply(q: Quota, used: number, granted: number): void {
+  private apply(q: Quota, seq: number, used: number, granted: number): void {
     if (this.offline) {
       this.offline = false;
       log.info("rate-limit quota: PostgreSQL answers again; the limit is shared again", { limit: this.name });
@@ -174,8 +217,78 @@ export class LeasedRateLimiter implements Limiter {
     q.tokens += granted;
     q.leased += granted;
     q.lastGrant = granted;
-    // Two leases can be in flight after a timeout; the later answer knows more, so the count only grows.
-    q.othersUsed = Math.max(q.othersUsed, used - q.leased);
+    // Two leases can be in flight after a timeout: the later one asked knows more. The count can fall, as
+    // others give quota back.
+    if (seq > q.learnedFrom) {
+      q.learnedFrom = seq;
+      q.othersUsed = used - q.leased;
+    }
+    if (granted > 0) {
+      q.recheckMs = 0;
+      q.recheckAtMs = 0;
+      if (!this.holding.has(q)) this.holding.set(q, -1);
+    } else {
+      q.recheckMs = Math.min(RECHECK_MAX_MS, 2 * q.recheckMs || RECHECK_MS);
+      q.recheckAtMs = this.now() + q.recheckMs;
+    }
+  }
+
+  /**
+   * The timer's turn: gives back the tokens of every window that admitted nothing since the last turn, in one
+   * statement. Not during an outage, nor for a window that ended (its row no longer matters), nor for a key
+   * with a lease in flight (its grant lands first; the next turn gives it back if the key stays idle).
+   */
+  private giveBackIdle(): void {
+    if (this.offline) return;
+    const now = this.now();
+    const idle: Quota[] = [];
+    for (const [q, seen] of this.holding) {
+      if (q.tokens === 0 || now >= q.windowEndMs) this.holding.delete(q);
+      else if (q.admitted !== seen) this.holding.set(q, q.admitted);
+      else if (q.inFlight === undefined) idle.push(q);
+    }
+    if (idle.length > 0) void this.giveBack(idle);
+  }
+
+  /**
+   * The tokens stop being this process's at once, so no request admits them while they go back. If the statement
+   * fails they are lost to this window (PostgreSQL still counts them): fewer admitted, never more than the max.
+   */
+  private giveBack(qs: Quota[]): Promise<void> {
+    const back = qs.map((q) => {
+      const tokens = q.tokens;
+      q.tokens = 0;
+      q.leased -= tokens;
+      this.holding.delete(q);
+      return { key: q.key, tokens };
+    });
+    const fields = { limit: this.name, keys: back.length, tokens: back.reduce((n, b) => n + b.tokens, 0) };
+    const why = "rate-limit quota: unspent quota could not be given back; it stays leased until its window ends";
+    const asked = this.store.giveBack(back).then(
+      () => undefined,
+      (err: unknown) => log.debug(why, { ...fields, error: (err as Error).message }),
+    );
+    return this.inFlight(qs, asked, () => log.debug(why, { ...fields, error: `no answer within ${LEASE_WAIT_MS} ms` }));
+  }
+
+  /**
+   * Marks the statement in flight for its keys; resolves (never rejects) once it is answered, or failed, or
+   * LEASE_WAIT_MS passed (then `late` runs): the requests waiting on it go on.
+   */
+  private inFlight(qs: Quota[], asked: Promise<void>, late: () => void): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        late();
+        resolve();
+      }, LEASE_WAIT_MS);
+    });
+    const done = Promise.race([asked, timeout]).finally(() => {
+      clearTimeout(timer);
+      for (const q of qs) if (q.inFlight === done) q.inFlight = undefined;
+    });
+    for (const q of qs) q.inFlight = done;
+    return done;
   }
 
   private wentOffline(err: unknown): void {
@@ -194,7 +307,7 @@ export class LeasedRateLimiter implements Limiter {
    * sweeps once per 10,000 keys, not at every one): the map does not grow with every IP ever seen.
    */
   private sweep(now: number): void {
-    for (const [k, q] of this.quotas) if (now >= q.windowEndMs && q.leasing === undefined) this.quotas.delete(k);
+    for (const [k, q] of this.quotas) if (now >= q.windowEndMs && q.inFlight === undefined) this.quotas.delete(k);
     for (const k of this.quotas.keys()) {
       if (this.quotas.size <= KEYS_MAX * 0.9) break;
       this.quotas.delete(k);

@@ -47,6 +47,58 @@ describe("QuotaStore", () => {
     expect((await store.lease({ ...key(org), scope: "10.0.0.1" }, 2, 1)).granted).toBe(1);
   });
 
+  it("lowers each row's count by exactly what is given back, for several keys in one statement", async () => {
+    const org = nextOrg++;
+    const ip = { ...key(0), scope: `10.8.${org % 250}.1` };
+    await store.lease(key(org), 1000, 1);
+    await store.lease(ip, 10, 4);
+    // The same key twice (a window held by two of the caller's entries) is summed.
+    expect(
+      await store.giveBack([
+        { key: key(org), tokens: 20 },
+        { key: ip, tokens: 3 },
+        { key: key(org), tokens: 2 },
+      ]),
+    ).toBe(25);
+    expect((await pool.query("SELECT used FROM rate_limit_quota WHERE org = $1", [org])).rows).toEqual([{ used: 3 }]);
+    expect((await pool.query("SELECT used FROM rate_limit_quota WHERE org = 0 AND scope = $1", [ip.scope])).rows).toEqual([{ used: 1 }]);
+    // What was given back is leased again.
+    expect(await store.lease(key(org), 1000, 1)).toEqual({ used: 28, granted: 25 });
+  });
+
+  it("leaves a row alone when more is given back than it counts, or when it is gone", async () => {
+    const org = nextOrg++;
+    await store.lease(key(org), 1000, 1);
+    expect(
+      await store.giveBack([
+        { key: key(org), tokens: 26 },
+        { key: key(org, 60), tokens: 5 },
+      ]),
+    ).toBe(0);
+    expect((await pool.query("SELECT window_start::float8 AS start, used FROM rate_limit_quota WHERE org = $1", [org])).rows).toEqual([
+      { start: 0, used: 25 },
+    ]);
+  });
+
+  it("keeps the count exact under concurrent leases and give-backs, and never grants past the max", async () => {
+    const org = nextOrg++;
+    const keys = [key(org), { ...key(org), scope: "a" }, { ...key(org), scope: "b" }];
+    let kept = 0;
+    // Each caller leases on every key, then gives back part of each lease in one statement, the keys in its own order.
+    await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const mine = i % 2 ? keys : [...keys].reverse();
+        const leases = await Promise.all(mine.map((k) => store.lease(k, 200, 1 + (i % 5))));
+        const back = leases.map((l, j) => ({ key: mine[j], tokens: Math.floor(l.granted / 2) }));
+        expect(await store.giveBack(back)).toBe(back.reduce((n, b) => n + b.tokens, 0));
+        kept += leases.reduce((n, l) => n + l.granted, 0) - back.reduce((n, b) => n + b.tokens, 0);
+      }),
+    );
+    const { rows } = await pool.query<{ used: number }>("SELECT used FROM rate_limit_quota WHERE org = $1", [org]);
+    expect(rows.reduce((n, r) => n + r.used, 0)).toBe(kept);
+    for (const r of rows) expect(r.used).toBeLessThanOrEqual(200);
+  });
+
   it("prunes the windows that ended a minute or more ago, and only those", async () => {
     const org = nextOrg++;
     const nowS = 1_800_000_000;

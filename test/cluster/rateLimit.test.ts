@@ -103,4 +103,20 @@ describe("rate limits shared by two processes with CLUSTER=1", () => {
     expect(register.status).toBe(429);
     expect((await login(p1, freshIp())).status).toBe(401);
   });
+
+  it("gives back the quota a process holds when it stops (SIGTERM), so that the processes staying admit all the rest", async () => {
+    const p3 = await startServer({ reuse: p1, env });
+    try {
+      const org = await newOrg(p1.url);
+      // p3 leases a chunk of 1 at a time (1/40 of 40) and fetches the next as it admits: it holds one unspent.
+      for (let i = 0; i < 3; i++) expect((await ingest(p3, org.pk)).status).toBe(202);
+      expect(await p3.stop()).toBe(0);
+      const statuses: number[] = [];
+      for (let i = 0; i < MAX; i++) statuses.push((await ingest(p1, org.pk)).status);
+      expect(statuses.filter((s) => s === 202)).toHaveLength(MAX - 3);
+      expect(statuses.at(-1)).toBe(429);
+    } finally {
+      await p3.stop();
+    }
+  });
 });
