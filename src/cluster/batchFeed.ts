@@ -2,15 +2,17 @@ import type pg from "pg";
 import { ChannelListener } from "../db/listener.js";
 import { BATCH_CHANNEL } from "../wire/batchLog.js";
 import { log } from "../wire/log.js";
+import { LogReader } from "./logReader.js";
+import { pruneBatchLog } from "./pruneBatchLog.js";
 
 const PAGE = 200;
-/** How long a logged batch stays for a process that lost its connection to catch up from. */
-const KEEP_MINUTES = 5;
 const PRUNE_EVERY_MS = 60_000;
 
 interface LoggedBatch {
   /** The oldest transaction still running when the page was read (null-joined: present on an empty page too). */
   horizon: string;
+  /** The page's snapshot: once the read is complete, every batch it holds as committed has been read. */
+  snapshot: string;
   id: string | null;
   xid: string;
   packed: Buffer;
@@ -38,6 +40,9 @@ interface LoggedBatch {
  * A notice (sent after the writer's commit, src/cluster/batchNotifier.ts) names its process; one from any other
  * process starts a read, and notices arriving during a read make one more read after it. After a lost
  * connection, a read catches up.
+ *
+ * The log keeps a batch 5 minutes, and up to 30 while a process registered in batch_log_readers has not read it:
+ * this one is registered from markStart to stop (src/cluster/logReader.ts).
  */
 export class BatchFeed {
   /** Transactions older than this are done with: their batches have been read (or were loaded). */
@@ -48,13 +53,17 @@ export class BatchFeed {
   private again = false;
   private readonly listener: ChannelListener;
   private pruner: ReturnType<typeof setInterval> | undefined;
+  private readonly reader: LogReader;
 
+  /** `refreshMs`: how often this process's row in batch_log_readers is refreshed (shorter in tests). */
   constructor(
     private readonly pool: pg.Pool,
     connect: () => pg.Client,
     private readonly origin: string,
     private readonly apply: (packed: Uint8Array, notStored: readonly number[] | undefined, xid: string) => void,
+    refreshMs?: number,
   ) {
+    this.reader = new LogReader(pool, origin, refreshMs);
     this.listener = new ChannelListener(
       connect,
       BATCH_CHANNEL,
@@ -65,16 +74,23 @@ export class BatchFeed {
     );
   }
 
-  /** Before the recommender loads the tables (see the class comment). */
+  /** Before the recommender loads the tables (see the class comment); from here on the log keeps what this process has not read. */
   async markStart(): Promise<void> {
-    const { rows } = await this.pool.query<{ horizon: string }>("SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon");
-    this.horizon = rows[0]!.horizon;
+    this.horizon = await this.reader.start();
+  }
+
+  /** Batches pruned before this process read them, as far as it has heard (each is also logged as an error). */
+  get missed(): number {
+    return this.reader.missed;
   }
 
   /** Once the recommender can take batches: resolves after the first read, which catches up since markStart. */
   async listen(): Promise<void> {
     await this.listener.start();
-    this.pruner = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+    // Every process prunes, once a minute (src/cluster/pruneBatchLog.ts).
+    this.pruner = setInterval(() => {
+      pruneBatchLog(this.pool).catch((err: Error) => log.warn("the batch log could not be pruned", { error: err.message }));
+    }, PRUNE_EVERY_MS);
     this.pruner.unref();
   }
 
@@ -82,6 +98,7 @@ export class BatchFeed {
     clearInterval(this.pruner);
     await this.listener.stop();
     while (this.reading) await this.reading;
+    await this.reader.stop();
   }
 
   /** Reads what is new; a call during a read makes one more read after it (its notice may be for a later commit). */
@@ -106,10 +123,10 @@ export class BatchFeed {
 
   private async readNew(): Promise<void> {
     let after = "0";
-    let horizon: string | undefined;
+    let first: LoggedBatch | undefined;
     for (;;) {
       const { rows } = await this.pool.query<LoggedBatch>(
-        `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon, b.id::text, b.xid::text, b.packed, b.not_stored
+        `SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS horizon, pg_current_snapshot()::text AS snapshot, b.id::text, b.xid::text, b.packed, b.not_stored
          FROM (SELECT 1) one LEFT JOIN LATERAL (
            SELECT id, xid, packed, not_stored FROM batch_log
            WHERE xid >= $1::xid8 AND origin <> $2 AND id > $3 AND id <> ALL($4::bigint[])
@@ -117,8 +134,8 @@ export class BatchFeed {
          ) b ON true`,
         [this.horizon, this.origin, after, [...this.seen.keys()], PAGE],
       );
-      // The first page's horizon: every page after it sees at least what that snapshot saw.
-      horizon ??= rows[0]!.horizon;
+      // The first page's snapshot: every page after it sees at least what that snapshot saw.
+      first ??= rows[0]!;
       const batches = rows.filter((r) => r.id !== null);
       for (const b of batches) {
         this.seen.set(b.id!, BigInt(b.xid));
@@ -128,14 +145,9 @@ export class BatchFeed {
       after = batches[batches.length - 1]!.id!;
     }
     // Snapshots' xmin never goes back (an id below it belongs to a transaction that has ended); max() says so.
-    const floor = BigInt(horizon) > BigInt(this.horizon) ? BigInt(horizon) : BigInt(this.horizon);
+    const floor = BigInt(first!.horizon) > BigInt(this.horizon) ? BigInt(first!.horizon) : BigInt(this.horizon);
     this.horizon = floor.toString();
     for (const [id, xid] of this.seen) if (xid < floor) this.seen.delete(id);
-  }
-
-  private prune(): void {
-    this.pool
-      .query(`DELETE FROM batch_log WHERE at < now() - interval '${KEEP_MINUTES} minutes'`)
-      .catch((err: Error) => log.warn("the batch log could not be pruned", { error: err.message }));
+    this.reader.advance(first!.snapshot);
   }
 }

@@ -60,6 +60,13 @@ export const metrics = {
     },
   }),
 
+  /** CLUSTER=1: batches of other processes pruned from batch_log before this one read them (src/cluster/logReader.ts). */
+  clusterBatchesMissed: new Counter({
+    name: "recsvc_cluster_batches_missed_total",
+    help: "CLUSTER=1: batches other processes logged that were pruned before this process read them; its recommendations lack them until it restarts.",
+    registers: [registry],
+  }),
+
   /** A recommender thread was started again after it died: `recommenderRestarts.inc({ shard: "0" })`. */
   recommenderRestarts: new Counter({
     name: "recsvc_recommender_restarts_total",

@@ -77,4 +77,12 @@ describe("the feed of batches other processes log (CLUSTER=1)", () => {
       await Promise.all([first.end(), second.end()]);
     }
   });
+
+  // Last: it stops the process.
+  it("has the process's row in batch_log_readers while it runs, and deletes it at SIGTERM", async () => {
+    const registered = await p.db().query<{ live: boolean }>("SELECT seen_at > now() - interval '1 minute' AS live FROM batch_log_readers");
+    expect(registered.rows).toEqual([{ live: true }]);
+    expect(await p.stop()).toBe(0);
+    expect((await p.db().query("SELECT origin FROM batch_log_readers")).rows).toEqual([]);
+  });
 });
