@@ -108,8 +108,11 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
     expect((await outcome).message).toMatch(/did not answer in time/);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls.n).toBe(1);
-    // Not a broken recommender: held for no longer than the deadline, it answers.
-    expect(await rank(r, { n: 0 })).toMatchObject({ code: undefined, answered: true });
+    // Not a broken recommender: held for no longer than the deadline, it answers (a loaded machine may miss a
+    // 100 ms deadline once more; a broken pool would miss every one).
+    let later = await rank(r, { n: 0 });
+    for (let tries = 1; !later.answered && tries < 5; tries++) later = await rank(r, { n: 0 });
+    expect(later).toMatchObject({ code: undefined, answered: true });
   });
 
   it("answers 503 unavailable while a shard that died is rebuilt, then answers again, and reports the restart", async () => {
