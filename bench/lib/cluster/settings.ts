@@ -42,7 +42,7 @@ export const CONNECTIONS = {
   recommend: num(undefined, env.BENCH_CONNECTIONS_RECOMMEND, 50, 50),
 };
 /** Freshness: samples of an event accepted by one process and read through the other, and of an item hide. */
-export const FRESHNESS_SAMPLES = num(flags["freshness-samples"], env.BENCH_FRESHNESS_SAMPLES, 400, 60);
+export const FRESHNESS_SAMPLES = num(flags["freshness-samples"], env.BENCH_FRESHNESS_SAMPLES, 400, 60, 0);
 export const HIDE_SAMPLES = num(flags["hide-samples"], env.BENCH_HIDE_SAMPLES, 60, 10, 0);
 /** Events per second of the background ingest load during the freshness samples (arrays of 10, paced). */
 export const FRESHNESS_LOAD = num(flags["freshness-load"], env.BENCH_FRESHNESS_LOAD, 2000, 1000, 0);
