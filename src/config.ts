@@ -59,6 +59,19 @@ export const ConfigSchema = z.object({
     .int()
     .positive()
     .default(4 * 1024 ** 3),
+  /**
+   * Per-organisation quotas (README, Quotas): items and users stored, and bytes of items' attributes (compact
+   * JSON, what the recommender keeps in memory; it also bounds an organisation's distinct attribute tokens).
+   * An organisation's own value in `organisations.max_items` / `max_users` / `max_attribute_bytes` wins.
+   */
+  ORG_MAX_ITEMS: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(1_000_000),
+  ORG_MAX_USERS: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10_000_000),
+  ORG_MAX_ATTRIBUTE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(256 * 1024 ** 2),
   /** Heap growth between full collections, in percent of the live heap (0: V8's own choice); see src/heapGrowth.ts. */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),

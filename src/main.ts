@@ -26,6 +26,7 @@ import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
 import { keepRefused } from "./ingest/refused.js";
 import { createWriterPool, type WriterPool } from "./ingest/writerPool.js";
+import { OrgQuotas } from "./ingest/quotas.js";
 import { setHeapGrowth } from "./heapGrowth.js";
 import { log, setLogLevel } from "./wire/log.js";
 import { Attribution } from "./recommend/attribution.js";
@@ -59,7 +60,9 @@ async function start(config: Config): Promise<Running> {
   await keys.start();
   // CLUSTER=1: each batch is logged for the other processes in the transaction that writes it (docs/scaling.md).
   const cluster = config.CLUSTER ? new Cluster(pool, connect) : undefined;
-  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS, cluster?.origin);
+  const quotaLimits = { items: config.ORG_MAX_ITEMS, users: config.ORG_MAX_USERS, attributeBytes: config.ORG_MAX_ATTRIBUTE_BYTES };
+  const quotas = new OrgQuotas(pool, quotaLimits);
+  const writers = createWriterPool(databaseUrl, config.INGEST_WRITERS, quotaLimits, cluster?.origin);
   // Before the shards start: their first reports (index sizes) must not be zeroed after they land.
   zeroShardSeries(config.RECOMMEND_SHARDS);
   await cluster?.beforeLoad();
@@ -90,6 +93,7 @@ async function start(config: Config): Promise<Running> {
       cluster?.committed();
     },
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
+    onUsage: (usage) => quotas.committed(usage),
   });
   // CLUSTER=1: every process counts against the same limits, leased from PostgreSQL (docs/scaling.md).
   const limiter = (name: string): Limiter => cluster?.limiter(name) ?? new RateLimiter();
@@ -103,6 +107,7 @@ async function start(config: Config): Promise<Running> {
     apiKeys: createApiKeyAuth(keys, limiter("organisation"), { max: config.RATE_LIMIT_MAX, windowS: config.RATE_LIMIT_WINDOW_S }),
     authLimiter: limiter("sign-in"),
     batcher,
+    quotas,
     recommender,
     attribution: new Attribution(writers),
   };

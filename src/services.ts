@@ -6,6 +6,7 @@ import type { TokenSigner } from "./auth/tokens.js";
 import type { Config } from "./config.js";
 import type { DatabaseHealth } from "./db/health.js";
 import type { Batcher } from "./ingest/batcher.js";
+import type { OrgQuotas } from "./ingest/quotas.js";
 import type { Attribution } from "./recommend/attribution.js";
 import type { RecommenderPool } from "./recommend/recommenderPool.js";
 
@@ -19,6 +20,7 @@ export interface Services {
   apiKeys: ApiKeyAuth;
   authLimiter: Limiter;
   batcher: Batcher;
+  quotas: OrgQuotas;
   recommender: RecommenderPool;
   attribution: Attribution;
 }

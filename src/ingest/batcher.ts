@@ -4,7 +4,7 @@ import type { DatabaseHealth } from "../db/health.js";
 import { metrics } from "../metrics/registry.js";
 import { packBatch } from "../wire/batchPack.js";
 import type { BatchPayload, EventRow, ItemRow, UserRow } from "../wire/batchRows.js";
-import type { WriteResult } from "../wire/writeTasks.js";
+import type { UsageRow, WriteResult } from "../wire/writeTasks.js";
 import type { WriterPool } from "./writerPool.js";
 
 export interface BatcherOptions {
@@ -25,6 +25,8 @@ export interface BatcherOptions {
   onCommitted?: (batch: BatchPayload, packed: Uint8Array<ArrayBuffer>, notStored: readonly number[] | undefined) => void;
   /** Called with a request acknowledged before its commit (`queued`) that the database then refused on its own. */
   onRefusedAfterAck?: (s: Submission, message: string) => void;
+  /** Called with the usage a committed batch left its organisations with, before its submissions are released. */
+  onUsage?: (usage: UsageRow[]) => void;
 }
 
 /** Who hears of a request's records: once, resolve or reject. */
@@ -53,6 +55,10 @@ export interface Submission {
   events?: EventRow[];
   items?: ItemRow[];
   users?: UserRow[];
+  /** Written in a transaction of its own, so that the database's refusal (a quota, near its limit) touches no other request. */
+  alone?: boolean;
+  /** Called once when the records leave the batcher, committed or refused (the quota's reservation ends). */
+  release?: () => void;
 }
 
 const RETRY_MS = 500;
@@ -124,25 +130,38 @@ export class Batcher {
 
   /**
    * submit() without a promise: `waiter` hears once the records are committed (`durable`) or queued (`queued`).
-   * Throws the 503 AppError at once when they cannot be kept (the waiter then hears nothing).
+   * Throws the 503 AppError at once when they cannot be kept (the waiter then hears nothing, `release` is called).
    */
   accept(s: Submission, waiter: Waiter, untilCommitted = false): void {
-    if (this.closed) throw new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly");
-    if (!this.health.isUp) throw UNAVAILABLE();
     const size = sizeOf(s);
-    if (this.pending + size > this.opts.queueMax) {
-      throw new AppError("unavailable", "ingestion is saturated; nothing was stored; retry shortly");
+    const refusal = this.refusal(size);
+    if (refusal) {
+      s.release?.();
+      throw refusal;
     }
-    if (this.open.size > 0 && this.open.size + size > this.opts.batchMax) this.seal();
-    const b = this.open;
-    append(b.payload, s);
-    b.size += size;
-    this.pending += size;
     const durable = untilCommitted || this.opts.ack === "durable";
-    b.parts.push({ submission: s, waiter: durable ? waiter : undefined });
-    if (b.size >= this.opts.batchMax) this.seal();
+    const part: Part = { submission: s, waiter: durable ? waiter : undefined };
+    this.pending += size;
+    if (s.alone) {
+      this.sealed.push(soloBatch(part));
+    } else {
+      if (this.open.size > 0 && this.open.size + size > this.opts.batchMax) this.seal();
+      const b = this.open;
+      append(b.payload, s);
+      b.size += size;
+      b.parts.push(part);
+      if (b.size >= this.opts.batchMax) this.seal();
+    }
     this.schedule();
     if (!durable) waiter.resolve();
+  }
+
+  /** Why records cannot be kept now, if they cannot. */
+  private refusal(size: number): AppError | undefined {
+    if (this.closed) return new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly");
+    if (!this.health.isUp) return UNAVAILABLE();
+    if (this.pending + size > this.opts.queueMax) return new AppError("unavailable", "ingestion is saturated; nothing was stored; retry shortly");
+    return undefined;
   }
 
   /** Refuses further records, then resolves once every accepted one is written (shutdown). */
@@ -220,6 +239,7 @@ export class Batcher {
     this.inFlight--;
     if (result.ok) {
       metrics.ingestCommitSeconds.observe((performance.now() - batch.sentAt) / 1000);
+      if (result.usage) this.opts.onUsage?.(result.usage);
       this.settle(batch);
       this.publish(batch, result.notStored);
       // The next batch leaves before the answers are written, so the database works while they go out.
@@ -230,7 +250,7 @@ export class Batcher {
       this.failUnavailable(batch, result.message);
     } else {
       FAILED_REJECTED.inc();
-      this.failRejected(batch, result.message);
+      this.failRejected(batch, result.message, result.quotaExceeded === true);
     }
     this.dispatch();
     if (this.open.size > 0) this.schedule();
@@ -265,20 +285,29 @@ export class Batcher {
    * others sharing its transaction (another tenant's, say), each request is written again on its own; only
    * the one that fails alone is refused.
    */
-  private failRejected(batch: Batch, message: string): void {
+  private failRejected(batch: Batch, message: string, quotaExceeded: boolean): void {
     if (batch.parts.length > 1) {
       log.warn("ingest batch refused; writing its requests one by one", { records: batch.size, requests: batch.parts.length, error: message });
       this.sealed.unshift(...batch.parts.map(soloBatch));
       return;
     }
-    log.error("ingest request refused by the database", { records: batch.size, error: message });
+    if (quotaExceeded) log.info("ingest request refused: quota", { records: batch.size, error: message });
+    else log.error("ingest request refused by the database", { records: batch.size, error: message });
     this.settle(batch);
     const part = batch.parts[0]!;
-    if (part.waiter) part.waiter.reject(new AppError("internal_error", "the database refused these records; nothing of this request was stored"));
-    else this.opts.onRefusedAfterAck?.(part.submission, message);
+    if (part.waiter) {
+      part.waiter.reject(
+        quotaExceeded
+          ? new AppError("quota_exceeded", `${message}; nothing of this request was stored`)
+          : new AppError("internal_error", "the database refused these records; nothing of this request was stored"),
+      );
+    } else {
+      this.opts.onRefusedAfterAck?.(part.submission, message);
+    }
   }
 
   private settle(batch: Batch): void {
+    for (const p of batch.parts) p.submission.release?.();
     this.pending -= batch.size;
     if (this.pending === 0) {
       const waiting = this.drained;

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { Piscina } from "piscina";
 import { logLevel } from "../wire/log.js";
-import type { WriterThreadData } from "../wire/threadData.js";
+import type { OrgQuotaLimits, WriterThreadData } from "../wire/threadData.js";
 import type { ServedResult, ServedTask, WriteResult, WriteTask } from "../wire/writeTasks.js";
 
 const WORKER_FILE = fileURLToPath(new URL("../../workers/writer/writeBatch.js", import.meta.url));
@@ -20,14 +20,14 @@ export interface WriterPool {
  * The piscina pool of writer threads. A batch crosses as one packed buffer whose memory is moved, not copied:
  * a structured clone of thousands of rows costs the front thread twice as much.
  */
-export function createWriterPool(databaseUrl: string, threads: number, announceAs?: string): WriterPool {
+export function createWriterPool(databaseUrl: string, threads: number, quotas: OrgQuotaLimits, announceAs?: string): WriterPool {
   const pool = new Piscina<WriteTask | ServedTask, WriteResult | ServedResult>({
     filename: WORKER_FILE,
     minThreads: threads,
     maxThreads: threads,
     concurrentTasksPerWorker: 1,
     idleTimeout: Infinity,
-    workerData: { databaseUrl, logLevel: logLevel(), announceAs } satisfies WriterThreadData,
+    workerData: { databaseUrl, logLevel: logLevel(), announceAs, quotas } satisfies WriterThreadData,
   });
   return {
     threads,

@@ -7,6 +7,8 @@ import { itemRow, userRow } from "../ingest/toRows.js";
 import { isPlainValidItem, isPlainValidUser } from "../ingest/plainRecord.js";
 import { ItemSchema, UserSchema } from "../ingest/schemas.js";
 import { issueMessage } from "../ingest/validate.js";
+import type { OrgQuotas, OrgQuotaState } from "../ingest/quotas.js";
+import { attributeBytes } from "../wire/attributeBytes.js";
 import type { UploadKind } from "./csvRecords.js";
 import type { RecordSink } from "./parser.js";
 
@@ -56,10 +58,22 @@ const RULES: Record<UploadKind, KindRules> = {
 /**
  * parsed record → the upsert's schema → rows in chunks → batcher (committed, whatever INGEST_ACK says) → counted.
  * Each chunk is one submission, so an upload's rows take the same path (and reach the index) as any upsert.
+ *
+ * Quotas: a chunk whose worst case (every row new) fits beside what is in flight goes at once. Otherwise the
+ * upload turns careful: it waits for its own chunks' commits, asks the database which rows of the chunk are
+ * stored already (OrgQuotas.fitRows), rejects the rows past the quota with its message, as invalid rows are,
+ * and sends the rest alone; later chunks queue behind that check. A chunk the database still refuses (another
+ * process took the last of the quota meanwhile) stops the upload with 403, as any failed chunk does.
  */
 export class UploadStream implements RecordSink {
   private readonly rules: KindRules;
   private rows: Row[] = [];
+  /** Each row's attribute bytes (items) and file line, beside `rows`. */
+  private rowBytes: number[] = [];
+  private rowLines: number[] = [];
+  private readonly fast = new Set<Promise<void>>();
+  /** The end of the queue of careful chunks, while there is one. */
+  private careful: Promise<void> | undefined;
   private accepted = 0;
   private rejected = 0;
   private readonly errors: UploadError[] = [];
@@ -68,10 +82,12 @@ export class UploadStream implements RecordSink {
   private paused = false;
 
   constructor(
-    kind: UploadKind,
+    private readonly kind: UploadKind,
     private readonly orgSeq: number,
     private readonly batcher: Batcher,
     private readonly flow: Flow,
+    private readonly quotas: OrgQuotas,
+    private readonly quota: OrgQuotaState,
   ) {
     this.rules = RULES[kind];
   }
@@ -87,7 +103,10 @@ export class UploadStream implements RecordSink {
       }
       record = r.data;
     }
-    this.rows.push(this.rules.row(this.orgSeq, record as never));
+    const row = this.rules.row(this.orgSeq, record as never);
+    this.rows.push(row);
+    this.rowBytes.push(this.kind === "items" ? attributeBytes(row[4]) : 0);
+    this.rowLines.push(line);
     if (this.rows.length >= CHUNK_ROWS) this.send();
   }
 
@@ -113,24 +132,78 @@ export class UploadStream implements RecordSink {
   private send(): void {
     if (this.rows.length === 0) return;
     const rows = this.rows;
+    const bytes = this.rowBytes;
+    const lines = this.rowLines;
     this.rows = [];
-    const sent: Promise<void> = this.batcher
-      .submit(this.rules.submission(rows), true)
-      .then(
-        () => {
-          this.accepted += rows.length;
-        },
-        (err: unknown) => {
+    this.rowBytes = [];
+    this.rowLines = [];
+    let total = 0;
+    for (const b of bytes) total += b;
+    let sent: Promise<void>;
+    if (!this.careful && this.quotas.fits(this.quota, this.kind, rows.length, total)) {
+      sent = this.store(rows, total, false);
+      this.fast.add(sent);
+      void sent.finally(() => this.fast.delete(sent));
+    } else {
+      sent = (this.careful ?? Promise.resolve())
+        .then(() => this.storeFitting(rows, bytes, lines))
+        .catch((err: unknown) => {
           this.failure ??= this.stoppedBy(err);
-        },
-      )
-      .finally(() => {
-        this.inFlight.delete(sent);
-        if (this.paused && this.inFlight.size < CHUNKS_IN_FLIGHT) {
-          this.paused = false;
-          this.flow.resume();
-        }
+        });
+      this.careful = sent;
+      void sent.finally(() => {
+        if (this.careful === sent) this.careful = undefined;
       });
+    }
+    this.track(sent);
+  }
+
+  /** Near the quota: after the upload's other chunks commit, the rows that fit, alone; the others rejected. */
+  private async storeFitting(rows: Row[], bytes: number[], lines: number[]): Promise<void> {
+    if (this.failure) return;
+    while (this.fast.size > 0) await Promise.all([...this.fast]);
+    const verdicts = await this.quotas.fitRows(
+      this.orgSeq,
+      this.kind,
+      rows.map((r) => r[1]),
+      bytes,
+    );
+    const kept: Row[] = [];
+    let total = 0;
+    verdicts.forEach((refusal, i) => {
+      if (refusal === undefined) {
+        kept.push(rows[i]!);
+        total += bytes[i]!;
+      } else {
+        this.invalid(lines[i]!, refusal);
+      }
+    });
+    if (kept.length > 0) await this.store(kept, total, true);
+  }
+
+  /** One chunk to the batcher, its quota reserved until it leaves; counted once committed. */
+  private store(rows: Row[], bytes: number, alone: boolean): Promise<void> {
+    const submission = this.rules.submission(rows);
+    this.quotas.reserve(this.quota, submission, bytes, () => bytes);
+    if (alone) submission.alone = true;
+    return this.batcher.submit(submission, true).then(
+      () => {
+        this.accepted += rows.length;
+      },
+      (err: unknown) => {
+        this.failure ??= this.stoppedBy(err);
+      },
+    );
+  }
+
+  private track(sent: Promise<void>): void {
+    void sent.finally(() => {
+      this.inFlight.delete(sent);
+      if (this.paused && this.inFlight.size < CHUNKS_IN_FLIGHT) {
+        this.paused = false;
+        this.flow.resume();
+      }
+    });
     this.inFlight.add(sent);
     if (!this.paused && this.inFlight.size >= CHUNKS_IN_FLIGHT) {
       this.paused = true;

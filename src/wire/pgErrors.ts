@@ -15,3 +15,10 @@ export const UNIQUE_VIOLATION = "23505";
 export function isUniqueViolation(err: unknown): boolean {
   return (err as { code?: string })?.code === UNIQUE_VIOLATION;
 }
+
+/** Raised by migration 013's triggers when a statement would take an organisation past a quota. */
+export const QUOTA_EXCEEDED = "RQ403";
+
+export function isQuotaExceeded(err: unknown): boolean {
+  return (err as { code?: string })?.code === QUOTA_EXCEEDED;
+}

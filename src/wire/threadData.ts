@@ -7,6 +7,15 @@ export interface WriterThreadData {
   logLevel: LogLevel;
   /** CLUSTER=1: this process's uuid, under which each batch is logged in its own transaction (src/wire/batchLog.ts). */
   announceAs?: string;
+  /** The default per-organisation quotas (ORG_MAX_*), which the database's triggers enforce (migration 013). */
+  quotas: OrgQuotaLimits;
+}
+
+/** An organisation's limits: items and users stored, bytes of items' attributes. */
+export interface OrgQuotaLimits {
+  items: number;
+  users: number;
+  attributeBytes: number;
 }
 
 /** `workerData` of a recommender thread. */

@@ -5,6 +5,12 @@ export interface WriteTask {
   payload: Uint8Array;
 }
 
+/**
+ * An organisation's stored items or users and their attribute bytes as a batch's transaction left them
+ * (migration 013's org_usage): [org, kind, records, attribute bytes, version]. The version orders two readings.
+ */
+export type UsageRow = [org: number, kind: "item" | "user", records: number, attributeBytes: number, version: number];
+
 export type WriteResult =
   | {
       ok: true;
@@ -13,8 +19,16 @@ export type WriteResult =
       users: number;
       /** Positions (in the batch's events) of those this batch did not store: already held, or repeated in it. */
       notStored?: number[];
+      /** The usage of the organisations whose items or users the batch wrote. */
+      usage?: UsageRow[];
     }
-  | { ok: false; unavailable: boolean; message: string };
+  | {
+      ok: false;
+      unavailable: boolean;
+      message: string;
+      /** The batch would have taken an organisation past a quota (the message says which); nothing was stored. */
+      quotaExceeded?: boolean;
+    };
 
 /** Served recommendations as binary COPY tuples, one after another (servedTuple.ts). */
 export interface ServedTask {

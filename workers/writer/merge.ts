@@ -8,7 +8,8 @@ CREATE TEMP TABLE IF NOT EXISTS stage_events (
   previous_user_id text, recommendation_id text, context jsonb, occurred_at timestamptz
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS stage_items (
-  seq integer, org integer, item_id text, item_type text, status text, attributes jsonb, created_at timestamptz
+  seq integer, org integer, item_id text, item_type text, status text, attributes jsonb, created_at timestamptz,
+  attribute_bytes integer
 ) ON COMMIT DELETE ROWS;
 CREATE TEMP TABLE IF NOT EXISTS stage_users (
   seq integer, org integer, user_id text, status text, attributes jsonb, created_at timestamptz
@@ -48,16 +49,19 @@ ORDER BY org, previous_user_id, occurred_at DESC
 ON CONFLICT (org, previous_user_id) DO UPDATE SET user_id = EXCLUDED.user_id, at = EXCLUDED.at
 WHERE identity_aliases.at <= EXCLUDED.at`;
 
-/** Upsert by id (the last record of a batch wins); triggers keep every status change (migration 004). */
+/**
+ * Upsert by id (the last record of a batch wins); triggers keep every status change (migration 004) and the
+ * organisation's usage, refusing the statement past a quota (migration 013).
+ */
 export const MERGE_ITEMS = `
 WITH s AS (
   SELECT DISTINCT ON (org, item_id) * FROM stage_items ORDER BY org, item_id, seq DESC
 )
-INSERT INTO items (org, item_id, item_type, status, attributes, created_at, updated_at)
-SELECT org, item_id, item_type, status, attributes, created_at, now() FROM s
+INSERT INTO items (org, item_id, item_type, status, attributes, created_at, updated_at, attribute_bytes)
+SELECT org, item_id, item_type, status, attributes, created_at, now(), attribute_bytes FROM s
 ON CONFLICT (org, item_id) DO UPDATE SET
   item_type = EXCLUDED.item_type, status = EXCLUDED.status, attributes = EXCLUDED.attributes,
-  created_at = COALESCE(EXCLUDED.created_at, items.created_at), updated_at = now()`;
+  created_at = COALESCE(EXCLUDED.created_at, items.created_at), updated_at = now(), attribute_bytes = EXCLUDED.attribute_bytes`;
 
 export const MERGE_USERS = `
 WITH s AS (
@@ -67,3 +71,12 @@ INSERT INTO users (org, user_id, status, attributes, created_at, updated_at)
 SELECT org, user_id, status, attributes, created_at, now() FROM s
 ON CONFLICT (org, user_id) DO UPDATE SET
   status = EXCLUDED.status, attributes = EXCLUDED.attributes, created_at = EXCLUDED.created_at, updated_at = now()`;
+
+/** The usage the batch's organisations have once it is written (src/wire/writeTasks.ts UsageRow), read before its commit. */
+export const READ_USAGE = `
+SELECT org, kind, records::float8, attribute_bytes::float8, version::float8 FROM org_usage WHERE org = ANY($1::int[])`;
+
+/** The writer connection's default quotas, which the triggers read when an organisation has none of its own. */
+export const SET_QUOTAS = `
+SELECT set_config('recsvc.org_max_items', $1, false), set_config('recsvc.org_max_users', $2, false),
+  set_config('recsvc.org_max_attribute_bytes', $3, false)`;

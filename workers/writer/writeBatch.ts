@@ -2,17 +2,22 @@ import type pg from "pg";
 import { workerData } from "piscina";
 import { COPY_LOG_BINARY, INSERT_LOG, logRowMessages } from "../../src/wire/batchLog.js";
 import { unpackBatch } from "../../src/wire/batchPack.js";
-import type { BatchPayload } from "../../src/wire/batchRows.js";
+import { attributesJson } from "../../src/wire/attributeBytes.js";
+import type { BatchPayload, ItemRow } from "../../src/wire/batchRows.js";
 import type { WriterThreadData } from "../../src/wire/threadData.js";
-import type { WriteResult, WriteTask } from "../../src/wire/writeTasks.js";
-import { isUnavailable, isUniqueViolation } from "../../src/wire/pgErrors.js";
+import type { UsageRow, WriteResult, WriteTask } from "../../src/wire/writeTasks.js";
+import { isQuotaExceeded, isUnavailable, isUniqueViolation } from "../../src/wire/pgErrors.js";
 import { WriterConnection } from "./connection.js";
 import { copyRows } from "./copyText.js";
 import * as sql from "./merge.js";
 import { directEventsCopy, reuseEventsCopy, type EventsCopy } from "./eventsCopy.js";
 import { copyMessage, PipelinedCopy } from "./pipelinedCopy.js";
 
-const connection = new WriterConnection("recsvc-writer", (c) => c.query(sql.STAGING_DDL));
+const { quotas } = workerData as WriterThreadData;
+const connection = new WriterConnection("recsvc-writer", async (c) => {
+  await c.query(sql.STAGING_DDL);
+  await c.query(sql.SET_QUOTAS, [String(quotas.items), String(quotas.users), String(quotas.attributeBytes)]);
+});
 
 /**
  * CLUSTER=1: the process's uuid. Each batch is then logged for the other processes in the transaction that
@@ -63,9 +68,31 @@ function positionsNotStored(events: BatchPayload["events"], held: ReadonlyArray<
   return out;
 }
 
+/** Items as stage_items' columns: the attributes' JSON text once, and its size for the organisation's usage. */
+function itemStageRows(items: readonly ItemRow[]): unknown[][] {
+  return items.map((r) => {
+    const json = attributesJson(r[4]);
+    return [r[0], r[1], r[2], r[3], json, r[5], Buffer.byteLength(json)];
+  });
+}
+
+/** The organisations whose items or users the batch writes. */
+function recordOrgs(batch: BatchPayload): number[] {
+  const orgs = new Set<number>();
+  for (const r of batch.items) orgs.add(r[0]);
+  for (const r of batch.users) orgs.add(r[0]);
+  return [...orgs];
+}
+
+interface Written {
+  notStored: number[];
+  usage: UsageRow[] | undefined;
+}
+
 /**
  * Writes one batch in one transaction; resolves once it is committed with the positions of the events it did
- * not store (none on the direct path, which stores all or fails).
+ * not store (none on the direct path, which stores all or fails), and the usage of the organisations whose
+ * items or users it wrote.
  *
  * Events take one of two paths. Direct: COPY straight into `events`; the primary key (org, event_id) refuses
  * the whole COPY if any id is already stored, so dedup stays exact, and PostgreSQL's multi-row COPY insert
@@ -73,11 +100,11 @@ function positionsNotStored(events: BatchPayload["events"], held: ReadonlyArray<
  * autocommit COPY: one statement, one commit. Merge: COPY into the staging table and INSERT … ON CONFLICT DO
  * NOTHING, used when the direct COPY met a duplicate (the batch is then written again this way).
  */
-async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, packed: Uint8Array): Promise<number[]> {
+async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, packed: Uint8Array): Promise<Written> {
   const identifies = batch.events.some((e) => e[7] !== null);
   if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0 && announceAs === undefined) {
     await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
-    return [];
+    return { notStored: [], usage: undefined };
   }
   await c.query("BEGIN");
   try {
@@ -93,12 +120,16 @@ async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, pac
       if (identifies) await c.query(sql.MERGE_ALIASES);
     }
     if (batch.items.length > 0) {
-      await copyInto(c, sql.COPY_ITEMS, copyRows(batch.items, true));
+      await copyInto(c, sql.COPY_ITEMS, copyRows(itemStageRows(batch.items), true));
       await c.query(sql.MERGE_ITEMS);
     }
     if (batch.users.length > 0) {
       await copyInto(c, sql.COPY_USERS, copyRows(batch.users, true));
       await c.query(sql.MERGE_USERS);
+    }
+    let usage: UsageRow[] | undefined;
+    if (batch.items.length > 0 || batch.users.length > 0) {
+      usage = (await c.query<UsageRow>({ text: sql.READ_USAGE, values: [recordOrgs(batch)], rowMode: "array" })).rows;
     }
     if (announceAs !== undefined) {
       await c.query(INSERT_LOG, [
@@ -108,9 +139,10 @@ async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, pac
       ]);
     }
     await c.query("COMMIT");
-    return notStored;
+    return { notStored, usage };
   } catch (err) {
-    if (isUniqueViolation(err)) await c.query("ROLLBACK"); // the caller retries on the merge path
+    // The caller retries a unique violation on the merge path; a quota refusal is an answer, not a broken connection.
+    if (isUniqueViolation(err) || isQuotaExceeded(err)) await c.query("ROLLBACK");
     throw err;
   }
 }
@@ -133,10 +165,10 @@ async function storedDirectly(c: pg.Client, copy: EventsCopy, packed: Uint8Array
 
 /** Writes a batch that needs its values: items, users, identify aliases, ids repeated within it, merges. */
 async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: boolean, packed: Uint8Array): Promise<WriteResult> {
-  let notStored: number[] | undefined;
+  let written: Written | undefined;
   if (!directFailed && batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {
     try {
-      notStored = await writeRows(c, batch, true, packed);
+      written = await writeRows(c, batch, true, packed);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       mergeBatchesLeft = MERGE_AFTER_CONFLICT;
@@ -144,13 +176,14 @@ async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: bo
   } else if (!directFailed && mergeBatchesLeft > 0) {
     mergeBatchesLeft--;
   }
-  notStored ??= await writeRows(c, batch, false, packed);
+  written ??= await writeRows(c, batch, false, packed);
   return {
     ok: true,
     events: batch.events.length,
     items: batch.items.length,
     users: batch.users.length,
-    notStored: notStored.length > 0 ? notStored : undefined,
+    notStored: written.notStored.length > 0 ? written.notStored : undefined,
+    usage: written.usage,
   };
 }
 
@@ -164,6 +197,7 @@ export default async function write(task: WriteTask): Promise<WriteResult> {
     if (direct) mergeBatchesLeft = MERGE_AFTER_CONFLICT;
     return await writeUnpacked(c, unpackBatch(task.payload), direct !== undefined, task.payload);
   } catch (err) {
+    if (isQuotaExceeded(err)) return { ok: false, unavailable: false, message: (err as Error).message, quotaExceeded: true };
     if (c) connection.drop(c);
     return { ok: false, unavailable: isUnavailable(err), message: (err as Error).message };
   }

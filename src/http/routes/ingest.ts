@@ -7,7 +7,9 @@ import type { Submission, Waiter } from "../../ingest/batcher.js";
 import { EventSchema, ItemSchema, UserSchema, type Event, type Item, type User } from "../../ingest/schemas.js";
 import { isPlainValidEvent } from "../../ingest/plainEvent.js";
 import { isPlainValidItem, isPlainValidUser } from "../../ingest/plainRecord.js";
+import type { QuotaKind } from "../../ingest/quotas.js";
 import { MAX_RECORDS, validateRecords, type RecordKind } from "../../ingest/validate.js";
+import { attributeBytes } from "../../wire/attributeBytes.js";
 import type { Services } from "../../services.js";
 import { jsonBody } from "../body.js";
 import type { RequestContext } from "../context.js";
@@ -19,6 +21,8 @@ interface IngestEndpoint<T> {
   key: KeyType;
   kind: RecordKind<T>;
   toSubmission(org: number, records: T[]): Submission;
+  /** Items and users count against the organisation's quotas; events do not. */
+  quota?: QuotaKind;
 }
 
 const ITEMS: IngestEndpoint<Item> = {
@@ -26,6 +30,7 @@ const ITEMS: IngestEndpoint<Item> = {
   key: "secret",
   kind: { plural: "items", singular: "item", schema: ItemSchema, vouch: isPlainValidItem },
   toSubmission: (org, records) => ({ items: records.map((r) => itemRow(org, r)) }),
+  quota: "items",
 };
 
 const USERS: IngestEndpoint<User> = {
@@ -33,6 +38,7 @@ const USERS: IngestEndpoint<User> = {
   key: "secret",
   kind: { plural: "users", singular: "user", schema: UserSchema, vouch: isPlainValidUser },
   toSubmission: (org, records) => ({ users: records.map((r) => userRow(org, r)) }),
+  quota: "users",
 };
 
 let stampMs = NaN;
@@ -56,6 +62,20 @@ const EVENTS: IngestEndpoint<Event> = {
     return { events: records.map((r) => eventRow(org, r, receivedAt)) };
   },
 };
+
+/**
+ * Re-serialised attributes are at most this many UTF-8 bytes per UTF-16 unit of the body they were parsed from:
+ * JSON.stringify writes a string in no more units than its source and a number in at most 5.25 times as many
+ * (`1e20` becomes 21 digits), and a unit is at most 3 bytes of UTF-8. Cheap to know; the exact figure costs a
+ * JSON.stringify of every item, paid only when this bound does not fit under the quota.
+ */
+const BYTES_PER_BODY_UNIT = 18;
+
+function itemAttributeBytes(s: Submission): number {
+  let bytes = 0;
+  for (const r of s.items ?? []) bytes += attributeBytes(r[4]);
+  return bytes;
+}
 
 /** The 202 answer's data: how many records of the request were accepted (all of them, or the request failed). */
 export const IngestAcceptedSchema = z.strictObject({ accepted: z.number().int().min(1).max(MAX_RECORDS) });
@@ -85,11 +105,26 @@ class Acknowledgement implements Waiter {
  */
 function ingestRoute<T>(s: Services, e: IngestEndpoint<T>): Route {
   const single = Buffer.from(acceptedJson(e.kind.plural, 1));
-  const enqueue = (ctx: RequestContext, key: KeyEntry): Outcome => {
-    const records = validateRecords(jsonBody(ctx), e.kind);
-    const json = records.length === 1 ? single : acceptedJson(e.kind.plural, records.length);
-    s.batcher.accept(e.toSubmission(key.orgSeq, records), new Acknowledgement(ctx, json));
+  const submit = (ctx: RequestContext, submission: Submission, n: number): Outcome => {
+    s.batcher.accept(submission, new Acknowledgement(ctx, n === 1 ? single : acceptedJson(e.kind.plural, n)), submission.alone);
     return ANSWERS_LATER;
+  };
+  const enqueue = (ctx: RequestContext, key: KeyEntry): Outcome | Promise<Outcome> => {
+    const records = validateRecords(jsonBody(ctx), e.kind);
+    const submission = e.toSubmission(key.orgSeq, records);
+    if (!e.quota) return submit(ctx, submission, records.length);
+    // A submission near its organisation's limit is written alone and answered after its commit (even with
+    // INGEST_ACK=queued), so that the database's refusal reaches the client as 403.
+    const bound = (ctx.bodyText?.length ?? 0) * BYTES_PER_BODY_UNIT;
+    const state = s.quotas.known(key.orgSeq);
+    if (state) {
+      s.quotas.reserve(state, submission, bound, () => itemAttributeBytes(submission));
+      return submit(ctx, submission, records.length);
+    }
+    return s.quotas.load(key.orgSeq).then((loaded) => {
+      s.quotas.reserve(loaded, submission, bound, () => itemAttributeBytes(submission));
+      return submit(ctx, submission, records.length);
+    });
   };
   return {
     method: "POST",

@@ -33,7 +33,8 @@ async function receiveUpload(s: Services, ctx: RequestContext, kind: UploadKind)
     format = uploadFormat(ctx.contentType);
     who = await authenticateAccount(s.pool, s.tokens, ctx);
     requireRole(who.role, UPLOADERS, "upload files");
-    stream = new UploadStream(kind, await organisationSeq(s.pool, who.orgId), s.batcher, body);
+    const orgSeq = await organisationSeq(s.pool, who.orgId);
+    stream = new UploadStream(kind, orgSeq, s.batcher, body, s.quotas, await s.quotas.state(orgSeq));
   } catch (err) {
     body.abandon();
     throw err;

@@ -8,7 +8,12 @@ const WHOLE =
   "One record or an array of 1 to 10,000. The request is validated whole: one invalid record fails it (400, each failing index and field named) and nothing of it is stored. " +
   "202 means committed to the database.";
 
+/** Items and users count against the organisation's quotas (README, Quotas); events do not. */
+const QUOTA =
+  " A request that would take the organisation past its quota of items, users or attribute bytes is 403 `quota_exceeded` (the limit in `message`) and nothing of it is stored; replacing stored records within the quota still works.";
+
 function ingest(path: string, operationId: string, summary: string, record: Named, key: "secretKey" | "publishableKey", plural: string): Operation {
+  const quota = plural !== "events";
   const which = key === "secretKey" ? "the secret key (`svc_sk_…`)" : "the publishable key (`svc_pk_…`)";
   return {
     method: "post",
@@ -16,7 +21,7 @@ function ingest(path: string, operationId: string, summary: string, record: Name
     operationId,
     tag: "Ingestion",
     summary,
-    description: `Takes ${which}; the other key is 403 \`wrong_key_type\`. ${WHOLE}`,
+    description: `Takes ${which}; the other key is 403 \`wrong_key_type\`. ${WHOLE}${quota ? QUOTA : ""}`,
     auth: key,
     rateLimit: "key",
     body: { kind: "json", schema: record, batch: true },
@@ -29,7 +34,7 @@ function ingest(path: string, operationId: string, summary: string, record: Name
       example: { accepted: 1 },
       ingest: true,
     },
-    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, ...DATABASE_ERRORS],
+    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, ...(quota ? (["quota_exceeded"] as const) : []), ...DATABASE_ERRORS],
   };
 }
 

@@ -15,7 +15,9 @@ function upload(kind: "items" | "users", record: "Item" | "User", csvExample: st
     description:
       `OWNER, ADMIN or DEVELOPER. The body (\`text/csv\`, \`application/x-ndjson\` or a JSON array) is streamed, never held whole; ` +
       "each valid row is stored as an upsert, invalid rows are counted and the first 100 reported by line. " +
-      "In CSV the header names the columns; every column that is not a field becomes an attribute.",
+      "In CSV the header names the columns; every column that is not a field becomes an attribute. " +
+      "Rows that would take the organisation past its quota (items, users, attribute bytes) are rejected with the quota's message, the others stored; " +
+      "403 `quota_exceeded` only when another upload or process took the last of the quota between the check and the commit (the message says how many rows were stored before).",
     auth: "bearer",
     body: { kind: "file", schema: { name: record, schema: kind === "items" ? ItemSchema : UserSchema }, csvExample },
     success: {
@@ -26,7 +28,15 @@ function upload(kind: "items" | "users", record: "Item" | "User", csvExample: st
       data: RESULT,
       example: { accepted: 2, rejected: 1, errors: [{ line: 4, message: 'status: Invalid option: expected one of "active"|"inactive"|"deleted"' }] },
     },
-    errors: ["validation_error", "invalid_token", "forbidden_role", "payload_too_large", "unsupported_media_type", ...DATABASE_ERRORS],
+    errors: [
+      "validation_error",
+      "invalid_token",
+      "forbidden_role",
+      "quota_exceeded",
+      "payload_too_large",
+      "unsupported_media_type",
+      ...DATABASE_ERRORS,
+    ],
   };
 }
 
