@@ -110,3 +110,44 @@ describe("item and user upserts against the organisation's quotas", () => {
     expect(await count(org, "items")).toBe(10);
   });
 });
+
+describe("bulk uploads against the organisation's quotas", () => {
+  const upload = (org: Org, kind: string, csv: string) =>
+    call(server.url, "POST", `/v1/upload/${kind}`, { token: org.token, raw: csv, contentType: "text/csv" });
+
+  it("rejects the rows past the items quota with its message, and keeps storing the rows that replace stored items", async () => {
+    const org = await newOrg(server.url);
+    expect((await upsertItems(org, items(0, 3))).status).toBe(202);
+    const rows = Array.from({ length: 14 }, (_, i) => `i-${i},product,active,red`);
+    const r = await upload(org, "items", ["item_id,item_type,status,colour", ...rows, "i-0,product,active,blue"].join("\n") + "\n");
+    expect(r.status).toBe(202);
+    expect(r.body.data.accepted).toBe(11);
+    expect(r.body.data.rejected).toBe(4);
+    expect(r.body.data.errors).toEqual(
+      [12, 13, 14, 15].map((line) => ({ line, message: "items quota of 10 reached (organisation has 10, row adds 1)" })),
+    );
+    expect(await count(org, "items")).toBe(10);
+    const { rows: stored } = await server.db().query("SELECT attributes FROM items WHERE org = $1 AND item_id = 'i-0'", [await seqOf(org)]);
+    expect(stored[0].attributes).toEqual({ colour: "blue" });
+  });
+
+  it("rejects the users past the users quota", async () => {
+    const org = await newOrg(server.url);
+    const rows = Array.from({ length: 7 }, (_, i) => `u-${i},active,2025-01-01T00:00:00Z`);
+    const r = await upload(org, "users", ["user_id,status,created_at", ...rows].join("\n") + "\n");
+    expect(r.status).toBe(202);
+    expect([r.body.data.accepted, r.body.data.rejected]).toEqual([5, 2]);
+    expect(r.body.data.errors[0].message).toBe("users quota of 5 reached (organisation has 5, row adds 1)");
+    expect(await count(org, "users")).toBe(5);
+  });
+
+  it("rejects the rows past the attribute bytes quota", async () => {
+    const org = await newOrg(server.url);
+    // {"note":"<600 x>"} is 611 bytes: three fit in 2,000, the fourth does not; a small one still does.
+    const rows = [1, 2, 3, 4].map((i) => `big-${i},product,active,${"x".repeat(600)}`);
+    const r = await upload(org, "items", ["item_id,item_type,status,note", ...rows, "small,product,active,y"].join("\n") + "\n");
+    expect(r.status).toBe(202);
+    expect([r.body.data.accepted, r.body.data.rejected]).toEqual([4, 1]);
+    expect(r.body.data.errors).toEqual([{ line: 5, message: "attribute bytes quota of 2000 reached (organisation has 1833, row adds 611)" }]);
+  });
+});
