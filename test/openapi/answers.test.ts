@@ -132,6 +132,10 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("POST /v1/items/upsert", 400, "/v1/items/upsert", { apiKey: org.sk, raw: "[{", contentType: "application/json" });
     await expectDocumented("POST /v1/items/upsert", 413, "/v1/items/upsert", { apiKey: org.sk, raw: OVERSIZED, contentType: "application/json" });
     await expectDocumented("POST /v1/items/upsert", 415, "/v1/items/upsert", { apiKey: org.sk, raw: "{}", contentType: "text/csv" });
+    const full = await newOrg(server.url);
+    await server.db().query("UPDATE organisations SET max_items = 0 WHERE id = $1", [full.orgId]);
+    const refused = await expectDocumented("POST /v1/items/upsert", 403, "/v1/items/upsert", { apiKey: full.sk, json: item });
+    expect(refused.body.error).toBe("quota_exceeded");
     const user = { user_id: "doc-u", status: "active", created_at: "2025-01-01T00:00:00Z" };
     await expectDocumented("POST /v1/users/upsert", 202, "/v1/users/upsert", { apiKey: org.sk, json: user });
     await expectDocumented("POST /v1/users/upsert", 403, "/v1/users/upsert", { apiKey: org.pk, json: user });
