@@ -1,5 +1,7 @@
 import type pg from "pg";
+import { AppError } from "../errors.js";
 import { log } from "../wire/log.js";
+import { isUnavailable } from "../wire/pgErrors.js";
 import type { OrgQuotaLimits } from "../wire/threadData.js";
 import type { UsageRow } from "../wire/writeTasks.js";
 import type { Submission } from "./batcher.js";
@@ -76,7 +78,12 @@ export class OrgQuotas {
   load(org: number): Promise<OrgQuotaState> {
     const inFlight = this.reading.get(org);
     if (inFlight) return inFlight;
-    const reading = this.read(org).finally(() => this.reading.delete(org));
+    const reading = this.read(org)
+      .catch((err: unknown) => {
+        if (isUnavailable(err)) throw new AppError("unavailable", "the database is unreachable; nothing was stored; retry shortly");
+        throw err;
+      })
+      .finally(() => this.reading.delete(org));
     this.reading.set(org, reading);
     return reading;
   }
