@@ -83,6 +83,16 @@ describe("item and user upserts against the organisation's quotas", () => {
     expect(usage.rows[0]).toEqual({ records: "3", attribute_bytes: "1900" });
   });
 
+  it("counts attributes as stored, so numbers written short in the request count at their full length", async () => {
+    const org = await newOrg(server.url);
+    // 100 × `1e20` is 500 bytes of the body and 2,100 bytes of stored JSON (21 digits each).
+    const raw = JSON.stringify(item("e")).replace('"attributes":{}', `"attributes":{"n":[${Array(100).fill("1e20").join(",")}]}`);
+    const r = await call(server.url, "POST", "/v1/items/upsert", { raw, contentType: "application/json", apiKey: org.sk });
+    expect(r.status).toBe(403);
+    expect(r.body.message).toMatch(/^attribute bytes quota of 2000 reached \(organisation has 0, request adds 2207\)/);
+    expect(await count(org, "items")).toBe(0);
+  });
+
   it("leaves a second organisation unaffected by the first's full quota", async () => {
     const full = await newOrg(server.url);
     const other = await newOrg(server.url);
