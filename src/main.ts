@@ -94,6 +94,7 @@ async function start(config: Config): Promise<Running> {
     },
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),
     onUsage: (usage) => quotas.committed(usage),
+    onQuotaRefused: (orgs) => quotas.doubt(orgs),
   });
   // CLUSTER=1: every process counts against the same limits, leased from PostgreSQL (docs/scaling.md).
   const limiter = (name: string): Limiter => cluster?.limiter(name) ?? new RateLimiter();

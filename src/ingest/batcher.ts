@@ -27,6 +27,8 @@ export interface BatcherOptions {
   onRefusedAfterAck?: (s: Submission, message: string) => void;
   /** Called with the usage a committed batch left its organisations with, before its submissions are released. */
   onUsage?: (usage: UsageRow[]) => void;
+  /** Called with the organisations of a batch the database refused past a quota: this process's view of them was behind. */
+  onQuotaRefused?: (orgs: number[]) => void;
 }
 
 /** Who hears of a request's records: once, resolve or reject. */
@@ -82,6 +84,14 @@ function append(payload: BatchPayload, s: Submission): void {
   if (s.events) for (const r of s.events) payload.events.push(r);
   if (s.items) for (const r of s.items) payload.items.push(r);
   if (s.users) for (const r of s.users) payload.users.push(r);
+}
+
+/** The organisations whose items or users a batch holds. */
+function recordOrgs(payload: BatchPayload): number[] {
+  const orgs = new Set<number>();
+  for (const r of payload.items) orgs.add(r[0]);
+  for (const r of payload.users) orgs.add(r[0]);
+  return [...orgs];
 }
 
 function sizeOf(s: Submission): number {
@@ -286,6 +296,7 @@ export class Batcher {
    * the one that fails alone is refused.
    */
   private failRejected(batch: Batch, message: string, quotaExceeded: boolean): void {
+    if (quotaExceeded) this.opts.onQuotaRefused?.(recordOrgs(batch.payload));
     if (batch.parts.length > 1) {
       log.warn("ingest batch refused; writing its requests one by one", { records: batch.size, requests: batch.parts.length, error: message });
       this.sealed.unshift(...batch.parts.map(soloBatch));

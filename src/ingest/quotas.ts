@@ -24,6 +24,11 @@ export interface OrgQuotaState {
   pendingUsers: number;
   pendingBytes: number;
   readAt: number;
+  /**
+   * The database refused a batch this process took for fitting: another process used the quota meanwhile. Until
+   * the usage is read again, every submission goes alone, so that no other request shares another refusal.
+   */
+  doubted: boolean;
 }
 
 /** A row the quota leaves out of an upload, and why. */
@@ -95,6 +100,7 @@ export class OrgQuotas {
 
   /** True when a submission of this many new records and attribute bytes fits beside what is in flight. */
   fits(state: OrgQuotaState, kind: QuotaKind, records: number, bytes: number): boolean {
+    if (state.doubted) return false;
     if (kind === "users") return state.user.records + state.pendingUsers + records <= state.limits.users;
     return (
       state.item.records + state.pendingItems + records <= state.limits.items &&
@@ -163,6 +169,16 @@ export class OrgQuotas {
     });
   }
 
+  /** The organisations of a batch the database refused past a quota: read again, careful meanwhile. */
+  doubt(orgs: readonly number[]): void {
+    for (const org of orgs) {
+      const state = this.orgs.get(org);
+      if (!state || state.doubted) continue;
+      state.doubted = true;
+      this.load(org).catch((err: unknown) => log.warn("quota usage not refreshed", { org, error: (err as Error).message }));
+    }
+  }
+
   /** The usage a committed batch left (WriteResult), kept when newer than what this process holds. */
   committed(rows: readonly UsageRow[]): void {
     for (const [org, kind, records, bytes, version] of rows) {
@@ -188,7 +204,16 @@ export class OrgQuotas {
     const user = { records: users ?? 0, bytes: 0, version: userVersion ?? 0 };
     const state = this.orgs.get(org);
     if (!state) {
-      const fresh: OrgQuotaState = { limits, item, user, pendingItems: 0, pendingUsers: 0, pendingBytes: 0, readAt: performance.now() };
+      const fresh: OrgQuotaState = {
+        limits,
+        item,
+        user,
+        pendingItems: 0,
+        pendingUsers: 0,
+        pendingBytes: 0,
+        readAt: performance.now(),
+        doubted: false,
+      };
       this.orgs.set(org, fresh);
       return fresh;
     }
@@ -197,6 +222,7 @@ export class OrgQuotas {
     if (item.version >= state.item.version) state.item = item;
     if (user.version >= state.user.version) state.user = user;
     state.readAt = performance.now();
+    state.doubted = false;
     return state;
   }
 }

@@ -55,6 +55,32 @@ describe("quotas across processes (CLUSTER=1)", () => {
     expect(items).toBeGreaterThan(47);
   });
 
+  it("refuses only the full organisation's requests when another process filled its quota unseen, not those sharing their batch", async () => {
+    const full = await newOrg(p1.url);
+    const other = await newOrg(p1.url);
+    expect((await upsert(p1, full, item("seen-by-p1"))).status).toBe(202);
+    expect((await upsert(p1, other, item("seen-by-p1"))).status).toBe(202);
+    // p1 still holds 1 of 50 for `full` (it reads the usage again after 5 s): p2 takes the other 49.
+    expect(
+      (
+        await upsert(
+          p2,
+          full,
+          Array.from({ length: 49 }, (_, i) => item(`p2-${i}`)),
+        )
+      ).status,
+    ).toBe(202);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, k) => upsert(p1, k % 2 === 0 ? full : other, item(`late-${k}`)).then((r) => ({ k, r }))),
+    );
+    for (const { k, r } of answers) {
+      if (k % 2 === 0) expect([r.status, r.body.error]).toEqual([403, "quota_exceeded"]);
+      else expect(r.status).toBe(202);
+    }
+    expect((await stored(full)).items).toBe(50);
+    expect((await stored(other)).items).toBe(11);
+  });
+
   it("never stores past an organisation's attribute bytes quota while two processes take its requests at once", async () => {
     const org = await newOrg(p1.url);
     expect((await upsert(p1, org, item("warm-1"))).status).toBe(202);
