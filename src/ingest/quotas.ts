@@ -16,6 +16,7 @@ interface Usage {
 
 /** What this process knows of one organisation: its limits, its committed usage, and what it has in flight. */
 export interface OrgQuotaState {
+  org: number;
   limits: OrgQuotaLimits;
   item: Usage;
   user: Usage;
@@ -54,11 +55,13 @@ export function quotaMessage(measure: "items" | "users" | "attribute bytes", lim
 /**
  * Per-organisation quotas at the front (README, Quotas). PostgreSQL keeps each organisation's usage exact and
  * refuses a transaction that would pass a limit (migration 013): that is the rule, in every process. This is
- * what keeps the rule cheap: an organisation's committed usage is read once (then from each committed batch's
- * WriteResult, and again after `refreshMs`), and a submission whose worst case (every record new, every byte
- * added) fits beside what is in flight joins the shared batch at once, with no database round trip. One that
- * might not fit is written alone, so that the database's exact verdict (which ids exist, what they held)
- * refuses it without touching another request. One entry per organisation that wrote items or users here.
+ * what keeps the rule cheap: an organisation's committed usage is read once, then taken from each committed
+ * batch's WriteResult; a submission whose worst case (every record new, every byte added) fits beside what is
+ * in flight joins the shared batch at once, with no database round trip. One that might not fit is written
+ * alone, so that the database's exact verdict (which ids exist, what they held) refuses it without touching
+ * another request. The usage is read again only near a limit (at most every `refreshMs`: other processes' and
+ * other writers' changes, a new own limit) or after the database refused a batch this process took for fitting.
+ * One entry per organisation that wrote items or users here.
  */
 export class OrgQuotas {
   private readonly orgs = new Map<number, OrgQuotaState>();
@@ -70,13 +73,14 @@ export class OrgQuotas {
     private readonly refreshMs = 5000,
   ) {}
 
-  /** The organisation's state if this process holds it; an old one is read again in the background. */
+  /** The organisation's state if this process holds it. */
   known(org: number): OrgQuotaState | undefined {
-    const state = this.orgs.get(org);
-    if (state && performance.now() - state.readAt > this.refreshMs && !this.reading.has(org)) {
-      this.load(org).catch((err: unknown) => log.warn("quota usage not refreshed", { org, error: (err as Error).message }));
-    }
-    return state;
+    return this.orgs.get(org);
+  }
+
+  /** Reads the usage again in the background; the caller goes on with what it holds. */
+  private refresh(org: number): void {
+    this.load(org).catch((err: unknown) => log.warn("quota usage not refreshed", { org, error: (err as Error).message }));
   }
 
   /** Reads the organisation's limits and committed usage (first use, or a refresh). */
@@ -123,7 +127,11 @@ export class OrgQuotas {
       bytes = exactBytes();
       fits = this.fits(state, kind, items, bytes);
     }
-    if (!fits) s.alone = true;
+    if (!fits) {
+      s.alone = true;
+      // Only an organisation near a limit is read again: what others did here is in the WriteResults.
+      if (performance.now() - state.readAt > this.refreshMs && !this.reading.has(state.org)) this.refresh(state.org);
+    }
     state.pendingItems += items;
     state.pendingUsers += users;
     state.pendingBytes += bytes;
@@ -175,7 +183,7 @@ export class OrgQuotas {
       const state = this.orgs.get(org);
       if (!state || state.doubted) continue;
       state.doubted = true;
-      this.load(org).catch((err: unknown) => log.warn("quota usage not refreshed", { org, error: (err as Error).message }));
+      this.refresh(org);
     }
   }
 
@@ -205,6 +213,7 @@ export class OrgQuotas {
     const state = this.orgs.get(org);
     if (!state) {
       const fresh: OrgQuotaState = {
+        org,
         limits,
         item,
         user,

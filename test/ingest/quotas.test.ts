@@ -111,6 +111,18 @@ describe("item and user upserts against the organisation's quotas", () => {
     expect(r.body.message).toMatch(/^items quota of 15 reached/);
   });
 
+  it("applies a raised or lowered own quota at once to an organisation already writing", async () => {
+    const org = await newOrg(server.url);
+    expect((await upsertItems(org, items(0, 10))).status).toBe(202);
+    expect((await upsertItems(org, items(10, 2))).status).toBe(403);
+    await server.db().query("UPDATE organisations SET max_items = 12 WHERE id = $1", [org.orgId]);
+    expect((await upsertItems(org, items(10, 2))).status).toBe(202);
+    await server.db().query("UPDATE organisations SET max_items = 3 WHERE id = $1", [org.orgId]);
+    const r = await upsertItems(org, item("one-more"));
+    expect([r.status, r.body.message]).toEqual([403, expect.stringMatching(/^items quota of 3 reached \(organisation has 12, request adds 1\)/)]);
+    expect((await upsertItems(org, item("i-0", { colour: "green" }))).status).toBe(202);
+  });
+
   it("refuses only the request past the quota among concurrent ones, whatever batch they share", async () => {
     const org = await newOrg(server.url);
     const answers = await Promise.all(Array.from({ length: 8 }, (_, k) => upsertItems(org, items(k * 2, 2))));
