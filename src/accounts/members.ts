@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { AppError } from "../errors.js";
-import { hashPassword } from "../auth/passwords.js";
+import type { PasswordHasher } from "../auth/passwords.js";
 import { requireRole, RoleSchema, type Role } from "../auth/roles.js";
 import { isUniqueViolation } from "../wire/pgErrors.js";
 import { inTransaction, query } from "../db/transaction.js";
@@ -37,10 +37,11 @@ function requireOwnerFor(actor: Account, roles: Role[]): void {
   }
 }
 
-export async function addMember(pool: pg.Pool, actor: Account, input: AddMemberInput, ip: string): Promise<Member> {
+export async function addMember(pool: pg.Pool, passwords: PasswordHasher, actor: Account, input: AddMemberInput, ip: string): Promise<Member> {
   requireRole(actor.role, MANAGERS, "add members");
   requireOwnerFor(actor, [input.role]);
-  const passwordHash = await hashPassword(input.password);
+  // Hashed before a connection is taken: the pool is never held while scrypt runs.
+  const passwordHash = await passwords.hash(input.password);
   try {
     return await inTransaction(pool, async (c) => {
       const { rows } = await c.query<MemberRow>(
@@ -63,25 +64,54 @@ export async function listMembers(pool: pg.Pool, actor: Account): Promise<Member
   return { members: rows.map(asMember) };
 }
 
+interface LockedMembers {
+  rows: MemberRow[];
+  target: MemberRow;
+  /** The actor as it stands under the lock: another request may have changed its role since authentication. */
+  current: Account;
+}
+
+/** Every account of the organisation is locked, so two demotions or removals at once cannot leave it without an OWNER. */
+async function lockMembers(c: pg.PoolClient, actor: Account, userId: string, action: string): Promise<LockedMembers> {
+  const { rows } = await c.query<MemberRow>("SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE", [
+    actor.orgId,
+  ]);
+  const target = rows.find((r) => r.id === userId);
+  if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
+  const current: Account = { ...actor, role: rows.find((r) => r.id === actor.userId)?.role ?? "MEMBER" };
+  requireRole(current.role, MANAGERS, action);
+  return { rows, target, current };
+}
+
+const isLastOwner = (rows: MemberRow[], target: MemberRow) => target.role === "OWNER" && rows.filter((r) => r.role === "OWNER").length === 1;
+
 export async function changeRole(pool: pg.Pool, actor: Account, userId: string, role: Role, ip: string): Promise<Member> {
   requireRole(actor.role, MANAGERS, "change roles");
   return inTransaction(pool, async (c) => {
-    // Every account of the organisation is locked, so two demotions at once cannot leave it without an OWNER.
-    const { rows } = await c.query<MemberRow>("SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE", [
-      actor.orgId,
-    ]);
-    const target = rows.find((r) => r.id === userId);
-    if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
-    // The actor's role as it stands under the lock: another request may have changed it since authentication.
-    const current: Account = { ...actor, role: rows.find((r) => r.id === actor.userId)?.role ?? "MEMBER" };
-    requireRole(current.role, MANAGERS, "change roles");
+    const { rows, target, current } = await lockMembers(c, actor, userId, "change roles");
     requireOwnerFor(current, [target.role, role]);
     if (target.role === role) return asMember(target);
-    if (target.role === "OWNER" && rows.filter((r) => r.role === "OWNER").length === 1) {
-      throw new AppError("conflict", "the last OWNER cannot be demoted; make another member OWNER first");
-    }
+    if (isLastOwner(rows, target)) throw new AppError("conflict", "the last OWNER cannot be demoted; make another member OWNER first");
     await c.query("UPDATE accounts SET role = $1 WHERE id = $2", [role, userId]);
     await recordAudit(c, actor, { action: "member.role_changed", target: `${target.email}: ${target.role} → ${role}`, ip });
     return asMember({ ...target, role });
+  });
+}
+
+/**
+ * Deletes the member's account; its sessions and one-time tokens go with it (ON DELETE CASCADE), so its token
+ * stops working at its next request in every process. An ADMIN cannot remove an OWNER; nobody removes the last one.
+ */
+export async function removeMember(pool: pg.Pool, actor: Account, userId: string, ip: string): Promise<Member> {
+  requireRole(actor.role, MANAGERS, "remove members");
+  return inTransaction(pool, async (c) => {
+    const { rows, target, current } = await lockMembers(c, actor, userId, "remove members");
+    if (target.role === "OWNER" && current.role !== "OWNER") {
+      throw new AppError("forbidden_role", `role ${current.role} cannot remove an OWNER; only an OWNER can`);
+    }
+    if (isLastOwner(rows, target)) throw new AppError("conflict", "the last OWNER cannot be removed; make another member OWNER first");
+    await c.query("DELETE FROM accounts WHERE id = $1", [userId]);
+    await recordAudit(c, actor, { action: "member.removed", target: `${target.email} (${target.role})`, ip });
+    return asMember(target);
   });
 }
