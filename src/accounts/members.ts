@@ -76,9 +76,12 @@ async function lockMembers(c: pg.PoolClient, actor: Account, userId: string, act
   const { rows } = await c.query<MemberRow>("SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE", [
     actor.orgId,
   ]);
+  const self = rows.find((r) => r.id === actor.userId);
+  // Removed by another request since this one was authenticated: its session has ended with its account.
+  if (!self) throw new AppError("invalid_token", "this session has ended: the account was removed");
   const target = rows.find((r) => r.id === userId);
   if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
-  const current: Account = { ...actor, role: rows.find((r) => r.id === actor.userId)?.role ?? "MEMBER" };
+  const current: Account = { ...actor, role: self.role };
   requireRole(current.role, MANAGERS, action);
   return { rows, target, current };
 }

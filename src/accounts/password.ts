@@ -56,10 +56,10 @@ export function requestPasswordReset(deps: PasswordDeps & { mailer: Mailer; ttlS
 
 async function sendReset(deps: { pool: pg.Pool; mailer: Mailer; ttlS: number }, email: string, ip: string): Promise<void> {
   const token = await inTransaction(deps.pool, async (c) => {
-    const { rows } = await c.query<{ id: string; org_id: string }>("SELECT id, org_id FROM accounts WHERE email = $1", [email]);
+    const { rows } = await c.query<{ id: string; org_id: string }>("SELECT id, org_id FROM accounts WHERE email = $1 FOR UPDATE", [email]);
     const account = rows[0];
     if (!account) return undefined;
-    // One mail a minute per account at most, whoever asks from however many addresses.
+    // One mail a minute per account at most, whoever asks from however many addresses (the row lock orders the askers).
     const recent = await c.query(
       "SELECT 1 FROM account_tokens WHERE purpose = 'password_reset' AND account_id = $1 AND created_at > now() - interval '60 seconds'",
       [account.id],

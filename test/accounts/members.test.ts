@@ -172,6 +172,101 @@ describe("changing roles", () => {
   });
 });
 
+const remove = (token: string, userId: string) => call(server.url, "DELETE", `/v1/members/${userId}`, { token });
+
+describe("removing members", () => {
+  it("lets an OWNER remove a member: the member's existing token stops at once and the account cannot sign in", async () => {
+    const org = await newOrg(server.url);
+    const dev = await addMember(server, org, "DEVELOPER");
+    const devToken = await loginToken(server, dev.email);
+    expect((await call(server.url, "GET", "/v1/me", { token: devToken })).status).toBe(200);
+    const r = await remove(org.token, dev.userId);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual({ user_id: dev.userId, email: dev.email, role: "DEVELOPER", created_at: expect.any(String) });
+    const after = await call(server.url, "GET", "/v1/keys", { token: devToken });
+    expect(after.status).toBe(401);
+    expect(after.body.error).toBe("invalid_token");
+    const login = await call(server.url, "POST", "/auth/login", { json: { email: dev.email, password: MEMBER_PASSWORD } });
+    expect(login.status).toBe(401);
+    const emails = (await call(server.url, "GET", "/v1/members", { token: org.token })).body.data.members.map((m: { email: string }) => m.email);
+    expect(emails).toEqual([org.email]);
+  });
+
+  it("lets an ADMIN remove an ADMIN, a DEVELOPER or a MEMBER, but answers 403 forbidden_role for an OWNER", async () => {
+    const org = await newOrg(server.url);
+    const admin = await memberToken(server, org, "ADMIN");
+    for (const role of ["ADMIN", "DEVELOPER", "MEMBER"] as const)
+      expect((await remove(admin, (await addMember(server, org, role)).userId)).status).toBe(200);
+    const owner = await remove(admin, await ownerId(org));
+    expect(owner.status).toBe(403);
+    expect(owner.body.error).toBe("forbidden_role");
+    expect((await call(server.url, "GET", "/v1/me", { token: org.token })).status).toBe(200);
+  });
+
+  it("answers 403 forbidden_role when a DEVELOPER or a MEMBER removes a member", async () => {
+    const org = await newOrg(server.url);
+    const target = await addMember(server, org, "MEMBER");
+    for (const role of ["DEVELOPER", "MEMBER"] as const) {
+      const r = await remove(await memberToken(server, org, role), target.userId);
+      expect(r.status).toBe(403);
+      expect(r.body.error).toBe("forbidden_role");
+    }
+    const { rows } = await server.db().query("SELECT count(*)::int AS n FROM accounts WHERE id = $1", [target.userId]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("answers 409 conflict when the last OWNER would be removed, and removes an OWNER while another stays", async () => {
+    const org = await newOrg(server.url);
+    const last = await remove(org.token, await ownerId(org));
+    expect(last.status).toBe(409);
+    expect(last.body.error).toBe("conflict");
+    const second = await addMember(server, org, "OWNER");
+    expect((await remove(org.token, second.userId)).status).toBe(200);
+    const secondAgain = await addMember(server, org, "OWNER");
+    // An OWNER may leave when another OWNER stays; its own token ends with it.
+    expect((await remove(org.token, await ownerId(org))).status).toBe(200);
+    expect((await call(server.url, "GET", "/v1/me", { token: org.token })).status).toBe(401);
+    expect((await call(server.url, "GET", "/v1/me", { token: await loginToken(server, secondAgain.email) })).body.data.user.role).toBe("OWNER");
+  });
+
+  it("keeps one OWNER when two OWNERs remove each other at the same time", async () => {
+    const org = await newOrg(server.url);
+    const second = await addMember(server, org, "OWNER");
+    const secondToken = await loginToken(server, second.email);
+    const [a, b] = await Promise.all([remove(org.token, second.userId), remove(secondToken, await ownerId(org))]);
+    expect([a.status, b.status].filter((s) => s === 200)).toHaveLength(1);
+    // The loser is refused as removed already (401), or as the last OWNER (409).
+    expect([401, 409]).toContain(a.status === 200 ? b.status : a.status);
+    const { rows } = await server.db().query("SELECT count(*)::int AS n FROM accounts WHERE org_id = $1 AND role = 'OWNER'", [org.orgId]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("answers 404 not_found for a member of another organisation or an id that is not a uuid, and removes nothing", async () => {
+    const org = await newOrg(server.url);
+    const stranger = await addMember(server, await newOrg(server.url), "MEMBER");
+    for (const id of [stranger.userId, "not-a-uuid"]) {
+      const r = await remove(org.token, id);
+      expect(r.status).toBe(404);
+      expect(r.body.error).toBe("not_found");
+    }
+    const { rows } = await server.db().query("SELECT count(*)::int AS n FROM accounts WHERE id = $1", [stranger.userId]);
+    expect(rows[0].n).toBe(1);
+  });
+
+  it("records member.removed with the actor, the removed email and role, and the IP", async () => {
+    const org = await newOrg(server.url);
+    const member = await addMember(server, org, "MEMBER");
+    await call(server.url, "DELETE", `/v1/members/${member.userId}`, { token: org.token, headers: { "x-forwarded-for": "203.0.113.7" } });
+    const log = await call(server.url, "GET", "/v1/audit-log?limit=1", { token: org.token });
+    expect(log.body.data.entries[0]).toMatchObject({
+      actor: { user_id: await ownerId(org), email: org.email },
+      action: "member.removed",
+      target: `${member.email} (MEMBER)`,
+      ip: "203.0.113.7",
+    });
+  });
+});
+
 describe("members in the audit log", () => {
   it("records member.added and member.role_changed with the actor, the target and the IP, newest first", async () => {
     const org = await newOrg(server.url);
