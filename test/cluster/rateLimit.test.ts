@@ -101,7 +101,7 @@ describe("rate limits shared by two processes with CLUSTER=1", () => {
       headers: { "x-forwarded-for": ip },
     });
     expect(register.status).toBe(429);
-    // Another email: nobody@example.com has failed 10 times, which locks it from every address (test/auth/loginThrottle.test.ts).
+    // Another email: nobody@example.com has failed 10 times, which locks it from every address (test/accounts/loginThrottle.test.ts).
     expect((await login(p1, freshIp(), "somebody-else@example.com")).status).toBe(401);
   });
 
