@@ -36,6 +36,8 @@ export const ConfigSchema = z.object({
     .min(60)
     .max(30 * 86_400)
     .default(7 * 86_400),
+  /** Invitations an organisation may have waiting at once. */
+  INVITATIONS_PENDING_MAX: z.coerce.number().int().min(1).max(10_000).default(100),
   TRUST_PROXY: flag.default(false),
   /**
    * This process shares its database with other service processes (behind a load balancer): it announces each

@@ -16,12 +16,13 @@ export interface Mailer {
 }
 
 /**
- * The default: no mail leaves the machine; the mail is printed to the server log (at info) for the operator to
- * pass on. The log then holds one-time tokens: keep it as private as the database.
+ * The default: no mail leaves the machine; the mail is printed to the server log for the operator to pass on, at
+ * warn so that it shows at every log level but error. The log then holds one-time tokens: keep it as private
+ * as the database.
  */
 export class LogMailer implements Mailer {
   send(mail: Mail): Promise<void> {
-    log.info("mail (printed, not sent: no mailer configured)", { to: mail.to, subject: mail.subject, text: mail.text });
+    log.warn("mail (printed, not sent: no mailer configured)", { to: mail.to, subject: mail.subject, text: mail.text });
     return Promise.resolve();
   }
 }

@@ -1,20 +1,14 @@
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { AppError } from "../errors.js";
-import type { PasswordHasher } from "../auth/passwords.js";
 import { requireRole, RoleSchema, type Role } from "../auth/roles.js";
-import { isUniqueViolation } from "../wire/pgErrors.js";
 import { inTransaction, query } from "../db/transaction.js";
-import { Email, Password } from "./registration.js";
 import { recordAudit } from "./audit.js";
 import type { Account } from "./session.js";
 
-const MANAGERS: readonly Role[] = ["OWNER", "ADMIN"];
+export const MANAGERS: readonly Role[] = ["OWNER", "ADMIN"];
 
-export const AddMemberSchema = z.strictObject({ email: Email, password: Password, role: RoleSchema });
 export const ChangeRoleSchema = z.strictObject({ role: RoleSchema });
-export type AddMemberInput = z.infer<typeof AddMemberSchema>;
 
 export const MemberSchema = z.strictObject({ user_id: z.uuid(), email: z.string(), role: RoleSchema, created_at: z.iso.datetime() });
 export type Member = z.infer<typeof MemberSchema>;
@@ -31,29 +25,9 @@ interface MemberRow {
 const asMember = (r: MemberRow): Member => ({ user_id: r.id, email: r.email, role: r.role, created_at: r.created_at.toISOString() });
 
 /** OWNER is granted and taken away only by an OWNER. */
-function requireOwnerFor(actor: Account, roles: Role[]): void {
+export function requireOwnerFor(actor: Account, roles: Role[]): void {
   if (roles.includes("OWNER") && actor.role !== "OWNER") {
     throw new AppError("forbidden_role", `role ${actor.role} cannot grant or remove OWNER; only an OWNER can`);
-  }
-}
-
-export async function addMember(pool: pg.Pool, passwords: PasswordHasher, actor: Account, input: AddMemberInput, ip: string): Promise<Member> {
-  requireRole(actor.role, MANAGERS, "add members");
-  requireOwnerFor(actor, [input.role]);
-  // Hashed before a connection is taken: the pool is never held while scrypt runs.
-  const passwordHash = await passwords.hash(input.password);
-  try {
-    return await inTransaction(pool, async (c) => {
-      const { rows } = await c.query<MemberRow>(
-        "INSERT INTO accounts (id, org_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5) RETURNING id, email, role, created_at",
-        [randomUUID(), actor.orgId, input.email, passwordHash, input.role],
-      );
-      await recordAudit(c, actor, { action: "member.added", target: `${input.email} as ${input.role}`, ip });
-      return asMember(rows[0]);
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "an account with this email already exists");
-    throw err;
   }
 }
 

@@ -6,8 +6,7 @@ import { startServer, type TestServer } from "../helpers/server.js";
 
 let server: TestServer;
 beforeAll(async () => {
-  // The default mailer prints mails at info.
-  server = await startServer({ env: { LOG_LEVEL: "info" } });
+  server = await startServer();
 });
 afterAll(async () => {
   await server?.cleanup();

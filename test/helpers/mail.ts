@@ -6,7 +6,7 @@ interface LoggedMail {
   text: string;
 }
 
-/** The mails the server's default mailer printed to its log (LOG_LEVEL=info) for `to`, oldest first. */
+/** The mails the server's default mailer printed to its log (at warn, so at every LOG_LEVEL but error) for `to`, oldest first. */
 export function mailsTo(server: TestServer, to: string): LoggedMail[] {
   const mails: LoggedMail[] = [];
   for (const line of server.output().split("\n")) {

@@ -4,7 +4,8 @@ import { requireRole } from "../../auth/roles.js";
 import { describe } from "../../accounts/registration.js";
 import { AuditQuerySchema, listAudit } from "../../accounts/audit.js";
 import { generateKeyPair, listKeyPairs, revokeKeyPair } from "../../accounts/keyPairs.js";
-import { AddMemberSchema, addMember, changeRole, ChangeRoleSchema, listMembers, removeMember } from "../../accounts/members.js";
+import { inviteMember, InviteSchema } from "../../accounts/invitations.js";
+import { changeRole, ChangeRoleSchema, listMembers, removeMember } from "../../accounts/members.js";
 import { ChangePasswordSchema, changePassword } from "../../accounts/password.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { authenticateAccount } from "../../accounts/session.js";
@@ -16,7 +17,7 @@ import { parseBody, parseQuery } from "./parse.js";
 export const PairId = z.uuid();
 export const UserId = z.uuid();
 
-/** POST /v1/members per organisation: each may hash a password or send a mail, so one organisation's burst is bounded. */
+/** POST /v1/members per organisation: each sends a mail and keeps a token, so one organisation's burst is bounded. */
 async function limitMembersOf(s: Services, orgId: string, ctx: RequestContext): Promise<void> {
   const { MEMBERS_RATE_LIMIT_MAX: max, MEMBERS_RATE_LIMIT_WINDOW_S: windowS } = s.config;
   const r = s.membersLimiter.tryCount(orgId, max, windowS) ?? (await s.membersLimiter.count(orgId, max, windowS));
@@ -69,9 +70,10 @@ export function accountRoutes(s: Services): Route[] {
       body: "json",
       handler: async (ctx) => {
         const who = await account(ctx);
-        const input = await parseBody(ctx, AddMemberSchema);
+        const input = await parseBody(ctx, InviteSchema);
         await limitMembersOf(s, who.orgId, ctx);
-        return { status: 201, message: "member added", data: await addMember(s.pool, s.passwords, who, input, ctx.ip) };
+        const invites = { pool: s.pool, mailer: s.mailer, ttlS: s.config.INVITATION_TTL_S, pendingMax: s.config.INVITATIONS_PENDING_MAX };
+        return { status: 201, message: "invitation sent; the member joins on accepting it", data: await inviteMember(invites, who, input, ctx.ip) };
       },
     },
     {

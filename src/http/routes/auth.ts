@@ -2,6 +2,7 @@ import { AppError } from "../../errors.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { clearedSessionCookie, sessionCookie } from "../../auth/sessionCookie.js";
 import { recordAudit } from "../../accounts/audit.js";
+import { acceptInvitation, AcceptInvitationSchema } from "../../accounts/invitations.js";
 import { confirmPasswordReset, PasswordResetConfirmSchema, PasswordResetRequestSchema, requestPasswordReset } from "../../accounts/password.js";
 import { login, LoginSchema, register, RegisterSchema } from "../../accounts/registration.js";
 import { presentedSession } from "../../accounts/session.js";
@@ -12,7 +13,7 @@ import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";
 import { parseBody } from "./parse.js";
 
-/** `/auth/register`, `/auth/login` and the password reset: 10 requests per 15 minutes per client IP (spec 8). */
+/** `/auth/register`, `/auth/login`, invitations and password resets: 10 requests per 15 minutes per client IP (spec 8). */
 async function limitByIp(s: Services, ctx: RequestContext): Promise<void> {
   const { AUTH_RATE_LIMIT_MAX: max, AUTH_RATE_LIMIT_WINDOW_S: windowS } = s.config;
   const ip = ctx.ip;
@@ -82,6 +83,18 @@ export function authRoutes(s: Services): Route[] {
         }
         ctx.headers.push(["set-cookie", clearedSessionCookie(s.config.COOKIE_SECURE)]);
         return { status: 200, message: "logged out", data: null };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/auth/invitations/accept",
+      body: "json",
+      handler: async (ctx) => {
+        await limitByIp(s, ctx);
+        const input = await parseBody(ctx, AcceptInvitationSchema);
+        const data = await acceptInvitation(signIn, input, ctx.ip);
+        ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
+        return { status: 201, message: "invitation accepted; signed in", data };
       },
     },
     {

@@ -1,6 +1,7 @@
 import { AuditLogSchema, AuditQuerySchema } from "../../accounts/audit.js";
 import { KeyPairListSchema, NewKeyPairSchema, RevokedKeyPairSchema } from "../../accounts/keyPairs.js";
-import { AddMemberSchema, ChangeRoleSchema, MemberListSchema, MemberSchema } from "../../accounts/members.js";
+import { InvitationSchema, InviteSchema } from "../../accounts/invitations.js";
+import { ChangeRoleSchema, MemberListSchema, MemberSchema } from "../../accounts/members.js";
 import { ChangePasswordSchema } from "../../accounts/password.js";
 import { CurrentAccountSchema } from "../../accounts/registration.js";
 import { PairId, UserId } from "../../http/routes/accounts.js";
@@ -101,26 +102,24 @@ export const ACCOUNT_OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/v1/members",
-    operationId: "addMember",
+    operationId: "inviteMember",
     tag: "Members",
-    summary: "Add a member",
+    summary: "Invite a member",
     description:
-      "OWNER or ADMIN; only an OWNER may add an OWNER. An email already in use is 409 `conflict`. Limited per organisation " +
-      "(30 per 15 minutes by default, then 429 `rate_limited`); the password hash waits for a turn among a few at once " +
-      "in the process, and past a bounded queue the answer is 503 `unavailable` with `Retry-After`.",
+      "OWNER or ADMIN; only an OWNER may invite an OWNER. Creates no account: a one-time token goes to the email through the " +
+      "server's mailer (by default printed to the server log) and the invitee joins with `POST /auth/invitations/accept`. " +
+      "The answer is the same whether the email has an account elsewhere or not; an email already a member here is 409 " +
+      "`conflict`, as is an organisation with 100 invitations waiting (by default). Inviting an email again replaces its " +
+      "earlier invitation. Limited per organisation (30 per 15 minutes by default, then 429 `rate_limited`). Audited as `member.invited`.",
     auth: "bearer",
-    body: {
-      kind: "json",
-      schema: { name: "AddMember", schema: AddMemberSchema },
-      example: { email: "dev@example.com", password: "a long enough password", role: "DEVELOPER" },
-    },
+    body: { kind: "json", schema: { name: "Invite", schema: InviteSchema }, example: { email: "dev@example.com", role: "DEVELOPER" } },
     success: {
       kind: "envelope",
       status: 201,
-      description: "The member.",
-      message: "member added",
-      data: { name: "Member", schema: MemberSchema },
-      example: MEMBER_EXAMPLE,
+      description: "The invitation.",
+      message: "invitation sent; the member joins on accepting it",
+      data: { name: "Invitation", schema: InvitationSchema },
+      example: { email: "dev@example.com", role: "DEVELOPER", expires_at: EXAMPLE.at },
     },
     errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS, "forbidden_role", "conflict", "rate_limited"],
   },

@@ -1,3 +1,4 @@
+import { AcceptInvitationSchema } from "../../accounts/invitations.js";
 import { PasswordResetConfirmSchema, PasswordResetRequestSchema } from "../../accounts/password.js";
 import { LoginSchema, RegisterSchema, SessionDataSchema } from "../../accounts/registration.js";
 import { JSON_BODY_ERRORS, type Operation } from "../operation.js";
@@ -82,6 +83,34 @@ export const AUTH_OPERATIONS: Operation[] = [
       setsCookie: true,
     },
     errors: ["unavailable", "internal_error"],
+  },
+  {
+    method: "post",
+    path: "/auth/invitations/accept",
+    operationId: "acceptInvitation",
+    tag: "Accounts",
+    summary: "Accept an invitation",
+    description:
+      "Creates the invited account (the invitation's email and role) with this password and signs it in, as login does. " +
+      "An unknown, used or expired token is 401 `invalid_token`; an email that already has an account is 409 `conflict` " +
+      `(an account belongs to one organisation). Audited as \`member.joined\`. ${LIMITED}`,
+    auth: "none",
+    rateLimit: "ip",
+    body: {
+      kind: "json",
+      schema: { name: "AcceptInvitation", schema: AcceptInvitationSchema },
+      example: { token: "q3J0b2tlbi1leGFtcGxlLW5vdC1hLXJlYWwtb25l", password: "correct horse battery" },
+    },
+    success: {
+      kind: "envelope",
+      status: 201,
+      description: "Joined and signed in.",
+      message: "invitation accepted; signed in",
+      data: SESSION,
+      example: { ...SESSION_EXAMPLE, user: { ...SESSION_EXAMPLE.user, role: "DEVELOPER" } },
+      setsCookie: true,
+    },
+    errors: [...JSON_BODY_ERRORS, "invalid_token", "conflict", "rate_limited", "unavailable", "internal_error"],
   },
   {
     method: "post",
