@@ -4,7 +4,9 @@ import type { RequestContext } from "../http/context.js";
 import { cookieToken, isSameOrigin } from "../auth/sessionCookie.js";
 import { bearerToken, type TokenSigner } from "../auth/tokens.js";
 import type { Role } from "../auth/roles.js";
-import { query } from "../db/transaction.js";
+import { inTransaction, query } from "../db/transaction.js";
+import { recordAudit } from "./audit.js";
+import { endSession } from "./sessionStore.js";
 
 export interface Account {
   userId: string;
@@ -35,13 +37,32 @@ export async function authenticateAccount(pool: pg.Pool, tokens: TokenSigner, ct
 }
 
 /** The session a logout ends: undefined when the request carries no token, or one that is not valid anyway. */
-export function presentedSession(tokens: TokenSigner, ctx: RequestContext): string | undefined {
+function presentedSession(tokens: TokenSigner, ctx: RequestContext): string | undefined {
   try {
     return tokens.verify(dashboardToken(ctx)).sid;
   } catch (err) {
     if (err instanceof AppError && err.code === "invalid_token") return undefined;
     throw err;
   }
+}
+
+/** POST /auth/logout: ends the session the request carries, if it still has one, and audits it. */
+export async function logout(pool: pg.Pool, tokens: TokenSigner, ctx: RequestContext): Promise<void> {
+  const sessionId = presentedSession(tokens, ctx);
+  if (sessionId === undefined) return;
+  await inTransaction(pool, async (c) => {
+    const { rows } = await c.query<{ id: string; org_id: string; email: string }>(
+      "SELECT a.id, a.org_id, a.email FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id = $1",
+      [sessionId],
+    );
+    if (rows.length === 0) return;
+    await endSession(c, sessionId);
+    await recordAudit(
+      c,
+      { userId: rows[0].id, orgId: rows[0].org_id, email: rows[0].email },
+      { action: "auth.logout", target: rows[0].email, ip: ctx.ip },
+    );
+  });
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD"]);

@@ -1,13 +1,10 @@
 import { AppError } from "../../errors.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { clearedSessionCookie, sessionCookie } from "../../auth/sessionCookie.js";
-import { recordAudit } from "../../accounts/audit.js";
 import { acceptInvitation, AcceptInvitationSchema } from "../../accounts/invitations.js";
 import { confirmPasswordReset, PasswordResetConfirmSchema, PasswordResetRequestSchema, requestPasswordReset } from "../../accounts/password.js";
 import { login, LoginSchema, register, RegisterSchema } from "../../accounts/registration.js";
-import { presentedSession } from "../../accounts/session.js";
-import { endSession } from "../../accounts/sessionStore.js";
-import { inTransaction } from "../../db/transaction.js";
+import { logout } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";
@@ -65,22 +62,7 @@ export function authRoutes(s: Services): Route[] {
       pattern: "/auth/logout",
       body: "none",
       handler: async (ctx) => {
-        const sessionId = presentedSession(s.tokens, ctx);
-        if (sessionId !== undefined) {
-          await inTransaction(s.pool, async (c) => {
-            const { rows } = await c.query<{ id: string; org_id: string; email: string }>(
-              "SELECT a.id, a.org_id, a.email FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id = $1",
-              [sessionId],
-            );
-            if (rows.length === 0) return;
-            await endSession(c, sessionId);
-            await recordAudit(
-              c,
-              { userId: rows[0].id, orgId: rows[0].org_id, email: rows[0].email },
-              { action: "auth.logout", target: rows[0].email, ip: ctx.ip },
-            );
-          });
-        }
+        await logout(s.pool, s.tokens, ctx);
         ctx.headers.push(["set-cookie", clearedSessionCookie(s.config.COOKIE_SECURE)]);
         return { status: 200, message: "logged out", data: null };
       },
