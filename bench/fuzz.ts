@@ -50,10 +50,15 @@ interface Outcome {
 
 async function fuzzPhase(args: FuzzArgs, store: Storage, out: Outcome): Promise<Fixture | undefined> {
   const metricsToken = randomBytes(16).toString("hex");
-  const { server, url } = await startServer(store, { AUTH_RATE_LIMIT_MAX: UNLIMITED, METRICS_TOKEN: metricsToken });
+  const { server, url } = await startServer(store, {
+    AUTH_RATE_LIMIT_MAX: UNLIMITED,
+    LOGIN_FAILURES_MAX: UNLIMITED,
+    MEMBERS_RATE_LIMIT_MAX: UNLIMITED,
+    METRICS_TOKEN: metricsToken,
+  });
   try {
     log(`server on ${url}; setting up organisations, keys and data`);
-    const fx = await createFixture(url, metricsToken);
+    const fx = await createFixture(url, metricsToken, server.output);
     log(
       `fuzzing: seed ${args.seed}, ${args.cases ? `cases ${args.cases.join(", ")}` : `${args.seconds} s or ${args.requests} cases`}, concurrency ${args.concurrency}, ${args.slowLanes} slow lanes`,
     );

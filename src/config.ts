@@ -17,6 +17,27 @@ export const ConfigSchema = z.object({
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
   AUTH_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
+  /** Wrong passwords per email (whatever the client address) before sign-ins for it answer 429 until the window ends. */
+  LOGIN_FAILURES_MAX: z.coerce.number().int().positive().default(10),
+  LOGIN_FAILURES_WINDOW_S: z.coerce.number().int().positive().default(900),
+  /** Member invitations per organisation per window (each may send a mail). */
+  MEMBERS_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
+  MEMBERS_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
+  /** Password hashes run at once in this process, and how many may wait; beyond, 503 (scrypt: 32 MiB and a threadpool thread each). */
+  PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
+  PASSWORD_HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),
+  /** Signed-in sessions kept per account; a sign-in beyond ends the oldest. */
+  SESSIONS_PER_ACCOUNT_MAX: z.coerce.number().int().min(1).max(1000).default(50),
+  /** Lifetime of a password-reset token, and of an invitation. */
+  PASSWORD_RESET_TTL_S: z.coerce.number().int().min(60).max(86_400).default(1800),
+  INVITATION_TTL_S: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(30 * 86_400)
+    .default(7 * 86_400),
+  /** Invitations an organisation may have waiting at once. */
+  INVITATIONS_PENDING_MAX: z.coerce.number().int().min(1).max(10_000).default(100),
   TRUST_PROXY: flag.default(false),
   /**
    * This process shares its database with other service processes (behind a load balancer): it announces each

@@ -2,6 +2,9 @@ import pg from "pg";
 import { createApiKeyAuth } from "./auth/apiKeyAuth.js";
 import { KeyCache } from "./auth/keyCache.js";
 import { RateLimiter, type Limiter } from "./auth/rateLimit.js";
+import { PasswordHasher } from "./auth/passwords.js";
+import { LoginThrottle } from "./accounts/loginThrottle.js";
+import { LogMailer } from "./accounts/mailer.js";
 import { TokenSigner } from "./auth/tokens.js";
 import { loadConfig, type Config } from "./config.js";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded.js";
@@ -107,6 +110,10 @@ async function start(config: Config): Promise<Running> {
     keys,
     apiKeys: createApiKeyAuth(keys, limiter("organisation"), { max: config.RATE_LIMIT_MAX, windowS: config.RATE_LIMIT_WINDOW_S }),
     authLimiter: limiter("sign-in"),
+    membersLimiter: limiter("members"),
+    loginThrottle: new LoginThrottle(pool, { max: config.LOGIN_FAILURES_MAX, windowS: config.LOGIN_FAILURES_WINDOW_S }),
+    passwords: new PasswordHasher({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queueMax: config.PASSWORD_HASH_QUEUE_MAX }),
+    mailer: new LogMailer(),
     batcher,
     quotas,
     recommender,

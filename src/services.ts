@@ -1,6 +1,9 @@
 import type pg from "pg";
+import type { LoginThrottle } from "./accounts/loginThrottle.js";
+import type { Mailer } from "./accounts/mailer.js";
 import type { ApiKeyAuth } from "./auth/apiKeyAuth.js";
 import type { KeyCache } from "./auth/keyCache.js";
+import type { PasswordHasher } from "./auth/passwords.js";
 import type { Limiter } from "./auth/rateLimit.js";
 import type { TokenSigner } from "./auth/tokens.js";
 import type { Config } from "./config.js";
@@ -19,6 +22,11 @@ export interface Services {
   keys: KeyCache;
   apiKeys: ApiKeyAuth;
   authLimiter: Limiter;
+  /** POST /v1/members per organisation. */
+  membersLimiter: Limiter;
+  loginThrottle: LoginThrottle;
+  passwords: PasswordHasher;
+  mailer: Mailer;
   batcher: Batcher;
   quotas: OrgQuotas;
   recommender: RecommenderPool;

@@ -12,6 +12,13 @@ export const AuditActionSchema = z.enum([
   "upload.items",
   "upload.users",
   "auth.login",
+  "auth.logout",
+  "auth.password_changed",
+  "auth.password_reset_requested",
+  "auth.password_reset",
+  "member.removed",
+  "member.invited",
+  "member.joined",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 

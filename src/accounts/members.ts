@@ -1,20 +1,14 @@
-import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { AppError } from "../errors.js";
-import { hashPassword } from "../auth/passwords.js";
 import { requireRole, RoleSchema, type Role } from "../auth/roles.js";
-import { isUniqueViolation } from "../wire/pgErrors.js";
 import { inTransaction, query } from "../db/transaction.js";
-import { Email, Password } from "./registration.js";
 import { recordAudit } from "./audit.js";
 import type { Account } from "./session.js";
 
-const MANAGERS: readonly Role[] = ["OWNER", "ADMIN"];
+export const MANAGERS: readonly Role[] = ["OWNER", "ADMIN"];
 
-export const AddMemberSchema = z.strictObject({ email: Email, password: Password, role: RoleSchema });
 export const ChangeRoleSchema = z.strictObject({ role: RoleSchema });
-export type AddMemberInput = z.infer<typeof AddMemberSchema>;
 
 export const MemberSchema = z.strictObject({ user_id: z.uuid(), email: z.string(), role: RoleSchema, created_at: z.iso.datetime() });
 export type Member = z.infer<typeof MemberSchema>;
@@ -31,28 +25,9 @@ interface MemberRow {
 const asMember = (r: MemberRow): Member => ({ user_id: r.id, email: r.email, role: r.role, created_at: r.created_at.toISOString() });
 
 /** OWNER is granted and taken away only by an OWNER. */
-function requireOwnerFor(actor: Account, roles: Role[]): void {
+export function requireOwnerFor(actor: Account, roles: Role[]): void {
   if (roles.includes("OWNER") && actor.role !== "OWNER") {
     throw new AppError("forbidden_role", `role ${actor.role} cannot grant or remove OWNER; only an OWNER can`);
-  }
-}
-
-export async function addMember(pool: pg.Pool, actor: Account, input: AddMemberInput, ip: string): Promise<Member> {
-  requireRole(actor.role, MANAGERS, "add members");
-  requireOwnerFor(actor, [input.role]);
-  const passwordHash = await hashPassword(input.password);
-  try {
-    return await inTransaction(pool, async (c) => {
-      const { rows } = await c.query<MemberRow>(
-        "INSERT INTO accounts (id, org_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5) RETURNING id, email, role, created_at",
-        [randomUUID(), actor.orgId, input.email, passwordHash, input.role],
-      );
-      await recordAudit(c, actor, { action: "member.added", target: `${input.email} as ${input.role}`, ip });
-      return asMember(rows[0]);
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "an account with this email already exists");
-    throw err;
   }
 }
 
@@ -63,25 +38,57 @@ export async function listMembers(pool: pg.Pool, actor: Account): Promise<Member
   return { members: rows.map(asMember) };
 }
 
+interface LockedMembers {
+  rows: MemberRow[];
+  target: MemberRow;
+  /** The actor as it stands under the lock: another request may have changed its role since authentication. */
+  current: Account;
+}
+
+/** Every account of the organisation is locked, so two demotions or removals at once cannot leave it without an OWNER. */
+async function lockMembers(c: pg.PoolClient, actor: Account, userId: string, action: string): Promise<LockedMembers> {
+  const { rows } = await c.query<MemberRow>("SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE", [
+    actor.orgId,
+  ]);
+  const self = rows.find((r) => r.id === actor.userId);
+  // Removed by another request since this one was authenticated: its session has ended with its account.
+  if (!self) throw new AppError("invalid_token", "this session has ended: the account was removed");
+  const target = rows.find((r) => r.id === userId);
+  if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
+  const current: Account = { ...actor, role: self.role };
+  requireRole(current.role, MANAGERS, action);
+  return { rows, target, current };
+}
+
+const isLastOwner = (rows: MemberRow[], target: MemberRow) => target.role === "OWNER" && rows.filter((r) => r.role === "OWNER").length === 1;
+
 export async function changeRole(pool: pg.Pool, actor: Account, userId: string, role: Role, ip: string): Promise<Member> {
   requireRole(actor.role, MANAGERS, "change roles");
   return inTransaction(pool, async (c) => {
-    // Every account of the organisation is locked, so two demotions at once cannot leave it without an OWNER.
-    const { rows } = await c.query<MemberRow>("SELECT id, email, role, created_at FROM accounts WHERE org_id = $1 ORDER BY id FOR UPDATE", [
-      actor.orgId,
-    ]);
-    const target = rows.find((r) => r.id === userId);
-    if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
-    // The actor's role as it stands under the lock: another request may have changed it since authentication.
-    const current: Account = { ...actor, role: rows.find((r) => r.id === actor.userId)?.role ?? "MEMBER" };
-    requireRole(current.role, MANAGERS, "change roles");
+    const { rows, target, current } = await lockMembers(c, actor, userId, "change roles");
     requireOwnerFor(current, [target.role, role]);
     if (target.role === role) return asMember(target);
-    if (target.role === "OWNER" && rows.filter((r) => r.role === "OWNER").length === 1) {
-      throw new AppError("conflict", "the last OWNER cannot be demoted; make another member OWNER first");
-    }
+    if (isLastOwner(rows, target)) throw new AppError("conflict", "the last OWNER cannot be demoted; make another member OWNER first");
     await c.query("UPDATE accounts SET role = $1 WHERE id = $2", [role, userId]);
     await recordAudit(c, actor, { action: "member.role_changed", target: `${target.email}: ${target.role} → ${role}`, ip });
     return asMember({ ...target, role });
+  });
+}
+
+/**
+ * Deletes the member's account; its sessions and one-time tokens go with it (ON DELETE CASCADE), so its token
+ * stops working at its next request in every process. An ADMIN cannot remove an OWNER; nobody removes the last one.
+ */
+export async function removeMember(pool: pg.Pool, actor: Account, userId: string, ip: string): Promise<Member> {
+  requireRole(actor.role, MANAGERS, "remove members");
+  return inTransaction(pool, async (c) => {
+    const { rows, target, current } = await lockMembers(c, actor, userId, "remove members");
+    if (target.role === "OWNER" && current.role !== "OWNER") {
+      throw new AppError("forbidden_role", `role ${current.role} cannot remove an OWNER; only an OWNER can`);
+    }
+    if (isLastOwner(rows, target)) throw new AppError("conflict", "the last OWNER cannot be removed; make another member OWNER first");
+    await c.query("DELETE FROM accounts WHERE id = $1", [userId]);
+    await recordAudit(c, actor, { action: "member.removed", target: `${target.email} (${target.role})`, ip });
+    return asMember(target);
   });
 }

@@ -2,13 +2,15 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { AppError } from "../errors.js";
-import { DECOY_HASH, hashPassword, verifyPassword } from "../auth/passwords.js";
+import { DECOY_HASH, type PasswordHasher } from "../auth/passwords.js";
 import type { TokenSigner } from "../auth/tokens.js";
 import { RoleSchema, type Role } from "../auth/roles.js";
 import { isUniqueViolation } from "../wire/pgErrors.js";
 import { inTransaction, query } from "../db/transaction.js";
 import { recordAudit } from "./audit.js";
+import type { LoginThrottle } from "./loginThrottle.js";
 import type { Account } from "./session.js";
+import { startSession } from "./sessionStore.js";
 
 export const Email = z.string().trim().toLowerCase().max(254).email();
 export const PASSWORD_MIN = 10;
@@ -45,12 +47,21 @@ export const CurrentAccountSchema = z.strictObject({
 });
 export type CurrentAccount = z.infer<typeof CurrentAccountSchema>;
 
-export async function register(pool: pg.Pool, tokens: TokenSigner, input: RegisterInput): Promise<SessionData> {
-  const passwordHash = await hashPassword(input.password);
+/** What signing in needs: the database, the token signer, the bounded password hasher and the session cap. */
+export interface SignIn {
+  pool: pg.Pool;
+  tokens: TokenSigner;
+  passwords: PasswordHasher;
+  sessionsMax: number;
+}
+
+export async function register(deps: SignIn, input: RegisterInput): Promise<SessionData> {
+  // Hashed before a connection is taken: the pool is never held while scrypt runs.
+  const passwordHash = await deps.passwords.hash(input.password);
   const orgId = randomUUID();
   const userId = randomUUID();
   try {
-    await inTransaction(pool, async (c) => {
+    const sessionId = await inTransaction(deps.pool, async (c) => {
       await c.query("INSERT INTO organisations (id, name) VALUES ($1, $2)", [orgId, input.organisation]);
       await c.query("INSERT INTO accounts (id, org_id, email, password_hash, role) VALUES ($1, $2, $3, $4, 'OWNER')", [
         userId,
@@ -58,12 +69,13 @@ export async function register(pool: pg.Pool, tokens: TokenSigner, input: Regist
         input.email,
         passwordHash,
       ]);
+      return startSession(c, userId, deps.sessionsMax);
     });
+    return session(deps.tokens, { userId, orgId, email: input.email, role: "OWNER", sessionId }, input.organisation);
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError("conflict", "an account with this email already exists");
     throw err;
   }
-  return session(tokens, { userId, orgId, email: input.email, role: "OWNER" }, input.organisation);
 }
 
 interface LoginRow {
@@ -75,20 +87,27 @@ interface LoginRow {
   name: string;
 }
 
-/** The same answer, after the same work, whether the email or the password is wrong. */
-export async function login(pool: pg.Pool, tokens: TokenSigner, input: LoginInput, ip: string): Promise<SessionData> {
+/**
+ * The same answer, after the same work, whether the email or the password is wrong; and, past the email's
+ * failure limit, the same 429 whether it has an account or not.
+ */
+export async function login(deps: SignIn & { throttle: LoginThrottle }, input: LoginInput, ip: string): Promise<SessionData> {
+  await deps.throttle.attempt(input.email);
   const rows = await query<LoginRow>(
-    pool,
+    deps.pool,
     `SELECT a.id, a.org_id, a.email, a.role, a.password_hash, o.name
      FROM accounts a JOIN organisations o ON o.id = a.org_id WHERE a.email = $1`,
     [input.email],
   );
   const row = rows[0];
-  const ok = await verifyPassword(input.password, row?.password_hash ?? DECOY_HASH);
+  const ok = await deps.passwords.verify(input.password, row?.password_hash ?? DECOY_HASH);
   if (!row || !ok) throw new AppError("invalid_credentials", "wrong email or password");
-  const account: Account = { userId: row.id, orgId: row.org_id, email: row.email, role: row.role };
-  await recordAudit(pool, account, { action: "auth.login", target: row.email, ip });
-  return session(tokens, account, row.name);
+  await deps.throttle.succeeded(input.email);
+  const sessionId = await inTransaction(deps.pool, async (c) => {
+    await recordAudit(c, { userId: row.id, orgId: row.org_id, email: row.email }, { action: "auth.login", target: row.email, ip });
+    return startSession(c, row.id, deps.sessionsMax);
+  });
+  return session(deps.tokens, { userId: row.id, orgId: row.org_id, email: row.email, role: row.role, sessionId }, row.name);
 }
 
 export async function describe(pool: pg.Pool, account: Account): Promise<CurrentAccount> {
@@ -99,7 +118,7 @@ export async function describe(pool: pg.Pool, account: Account): Promise<Current
   };
 }
 
-function session(tokens: TokenSigner, account: Account, orgName: string): SessionData {
+export function session(tokens: TokenSigner, account: Account, orgName: string): SessionData {
   return {
     token: tokens.sign(account),
     user: { id: account.userId, email: account.email, role: account.role },

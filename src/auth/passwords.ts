@@ -1,4 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { AppError } from "../errors.js";
 
 /** scrypt with N=2^15, r=8: 32 MiB of memory per hash, the memory-hard cost CONTRACT 3 asks for. */
 const PARAMS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
@@ -8,13 +9,13 @@ function scrypt(password: string, salt: Buffer, opts: ScryptOptions): Promise<Bu
   return new Promise((resolve, reject) => scryptCb(password, salt, KEY_LEN, opts, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
-export async function hashPassword(password: string): Promise<string> {
+async function hash(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await scrypt(password, salt, PARAMS);
   return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString("base64")}$${key.toString("base64")}`;
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+async function verify(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split("$");
   if (scheme !== "scrypt" || !salt || !key) return false;
   const expected = Buffer.from(key, "base64");
@@ -28,4 +29,51 @@ export async function verifyPassword(password: string, stored: string): Promise<
 }
 
 /** Checked against when the email is unknown, so that a wrong email costs as long as a wrong password. */
-export const DECOY_HASH = await hashPassword(randomBytes(12).toString("hex"));
+export const DECOY_HASH = await hash(randomBytes(12).toString("hex"));
+
+export interface HashLimits {
+  /** scrypt runs at once (each holds a libuv threadpool thread and 32 MiB for ~100 ms). */
+  concurrency: number;
+  /** Hashes allowed to wait for a turn; beyond, 503 `unavailable` at once. */
+  queueMax: number;
+}
+
+/**
+ * Every password hash and check of the process goes through here. scrypt runs on libuv's threadpool, which
+ * DNS lookups and file reads share, and costs 32 MiB each: a burst of sign-ins or member additions from one
+ * organisation must neither take every pool thread nor pile up in memory, so hashes run a few at a time, a
+ * bounded number wait, and the rest are refused. Callers hash before taking a database connection.
+ */
+export class PasswordHasher {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limits: HashLimits) {}
+
+  hash(password: string): Promise<string> {
+    return this.gated(() => hash(password));
+  }
+
+  verify(password: string, stored: string): Promise<boolean> {
+    return this.gated(() => verify(password, stored));
+  }
+
+  private async gated<T>(work: () => Promise<T>): Promise<T> {
+    if (this.running >= this.limits.concurrency) {
+      if (this.waiting.length >= this.limits.queueMax) {
+        throw new AppError("unavailable", "too many passwords are being checked at once; retry in a moment", { "Retry-After": "1" });
+      }
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.running++;
+    }
+    try {
+      return await work();
+    } finally {
+      // The turn passes straight to the next waiter, so `running` counts it without a gap another caller could take.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}

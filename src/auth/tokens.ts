@@ -11,6 +11,8 @@ const ClaimsSchema = z.object({
   sub: z.string().uuid(),
   org: z.string().uuid(),
   role: RoleSchema,
+  /** The session's id: its row in `sessions` must still exist for the token to work (logout deletes it). */
+  sid: z.string().uuid(),
   iss: z.literal(TOKEN_ISSUER),
   iat: z.number().int(),
   exp: z.number().int(),
@@ -23,9 +25,17 @@ const INVALID = () => new AppError("invalid_token", "the bearer token is missing
 export class TokenSigner {
   constructor(private readonly secret: string) {}
 
-  sign(subject: { userId: string; orgId: string; role: Claims["role"] }, now = Date.now()): string {
+  sign(subject: { userId: string; orgId: string; role: Claims["role"]; sessionId: string }, now = Date.now()): string {
     const iat = Math.floor(now / 1000);
-    const claims: Claims = { sub: subject.userId, org: subject.orgId, role: subject.role, iss: TOKEN_ISSUER, iat, exp: iat + TOKEN_LIFETIME_S };
+    const claims: Claims = {
+      sub: subject.userId,
+      org: subject.orgId,
+      role: subject.role,
+      sid: subject.sessionId,
+      iss: TOKEN_ISSUER,
+      iat,
+      exp: iat + TOKEN_LIFETIME_S,
+    };
     const payload = Buffer.from(JSON.stringify(claims)).toString("base64url");
     return `${HEADER}.${payload}.${this.mac(`${HEADER}.${payload}`)}`;
   }

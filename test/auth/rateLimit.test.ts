@@ -81,8 +81,9 @@ describe("per-IP limit on /auth", () => {
       headers: { "x-forwarded-for": ip },
     });
     expect(register.status).toBe(429);
+    // Another email: nobody@example.com has now failed 10 times, which locks it from every address (test/accounts/loginThrottle.test.ts).
     const otherIp = await call(server.url, "POST", "/auth/login", {
-      json: { email: "nobody@example.com", password: "wrong password" },
+      json: { email: "somebody-else@example.com", password: "wrong password" },
       headers: { "x-forwarded-for": "10.200.0.2" },
     });
     expect(otherIp.status).toBe(401);

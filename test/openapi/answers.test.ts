@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocument } from "../../src/openapi/document.js";
 import { call, freshIp, newOrg, viewEvent, type ApiResponse, type CallOptions, type Org } from "../helpers/api.js";
-import { memberToken } from "../helpers/members.js";
+import { invite, memberToken, MEMBER_PASSWORD } from "../helpers/members.js";
+import { tokenMailedTo } from "../helpers/mail.js";
 import { AnswerChecker } from "../helpers/openapi.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -76,6 +77,21 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("POST /auth/login", 401, "/auth/login", { json: { email, password: "the wrong password" }, headers: ip() });
     await expectDocumented("POST /auth/login", 400, "/auth/login", { json: { email: "nope" }, headers: ip() });
     await expectDocumented("POST /auth/logout", 200, "/auth/logout");
+    const session = await expectDocumented("POST /auth/login", 200, "/auth/login", { json: { email, password: json.password }, headers: ip() });
+    const token = session.body.data.token as string;
+    const changed = { old_password: json.password, new_password: "another long password" };
+    await expectDocumented("POST /v1/me/password", 401, "/v1/me/password", { token, json: { ...changed, old_password: "not the password" } });
+    await expectDocumented("POST /v1/me/password", 400, "/v1/me/password", { token, json: { ...changed, new_password: "short" } });
+    await expectDocumented("POST /v1/me/password", 200, "/v1/me/password", { token, json: changed });
+    await expectDocumented("POST /auth/logout", 200, "/auth/logout", { token });
+    await expectDocumented("POST /v1/me/password", 401, "/v1/me/password", { token, json: changed });
+    await expectDocumented("POST /auth/password-reset", 202, "/auth/password-reset", { json: { email }, headers: ip() });
+    await expectDocumented("POST /auth/password-reset", 400, "/auth/password-reset", { json: { email: "nope" }, headers: ip() });
+    const reset = await tokenMailedTo(server, email, "Reset your password");
+    const confirmed = { token: reset, new_password: "a third long password" };
+    await expectDocumented("POST /auth/password-reset/confirm", 400, "/auth/password-reset/confirm", { json: { token: reset }, headers: ip() });
+    await expectDocumented("POST /auth/password-reset/confirm", 200, "/auth/password-reset/confirm", { json: confirmed, headers: ip() });
+    await expectDocumented("POST /auth/password-reset/confirm", 401, "/auth/password-reset/confirm", { json: confirmed, headers: ip() });
   });
 
   it("answers the dashboard's account, key and member operations, and their errors, as documented", async () => {
@@ -92,17 +108,31 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("POST /v1/keys/{id}/revoke", 403, `/v1/keys/${org.keyPairId}/revoke`, { token: member });
     await expectDocumented("POST /v1/items/upsert", 401, "/v1/items/upsert", { apiKey: second.body.data.secret_key, json: { item_id: "x" } });
 
-    const added = { email: `dev-${randomUUID()}@example.com`, password: "a long password", role: "DEVELOPER" };
-    const dev = await expectDocumented("POST /v1/members", 201, "/v1/members", { token: org.token, json: added });
-    await expectDocumented("POST /v1/members", 409, "/v1/members", { token: org.token, json: added });
+    const added = { email: `dev-${randomUUID()}@example.com`, role: "DEVELOPER" };
+    await expectDocumented("POST /v1/members", 201, "/v1/members", { token: org.token, json: added });
     await expectDocumented("POST /v1/members", 400, "/v1/members", { token: org.token, json: { ...added, role: "KING" } });
     await expectDocumented("POST /v1/members", 403, "/v1/members", { token: member, json: { ...added, email: `m-${randomUUID()}@example.com` } });
+    const invitation = await tokenMailedTo(server, added.email, "You are invited to an organisation");
+    const joined = { token: invitation, password: MEMBER_PASSWORD };
+    const accepted = await expectDocumented("POST /auth/invitations/accept", 201, "/auth/invitations/accept", { json: joined, headers: ip() });
+    await expectDocumented("POST /auth/invitations/accept", 401, "/auth/invitations/accept", { json: joined, headers: ip() });
+    await expectDocumented("POST /auth/invitations/accept", 400, "/auth/invitations/accept", { json: { token: "x" }, headers: ip() });
+    await expectDocumented("POST /auth/invitations/accept", 409, "/auth/invitations/accept", {
+      json: { token: await invite(server, (await newOrg(server.url)).token, added.email, "MEMBER"), password: MEMBER_PASSWORD },
+      headers: ip(),
+    });
+    await expectDocumented("POST /v1/members", 409, "/v1/members", { token: org.token, json: added });
+    const dev = { body: { data: { user_id: accepted.body.data.user.id } } };
     await expectDocumented("GET /v1/members", 200, "/v1/members", { token: member });
     await expectDocumented("PATCH /v1/members/{id}", 200, `/v1/members/${dev.body.data.user_id}`, { token: org.token, json: { role: "ADMIN" } });
     await expectDocumented("PATCH /v1/members/{id}", 404, `/v1/members/${randomUUID()}`, { token: org.token, json: { role: "ADMIN" } });
     const me = await call(server.url, "GET", "/v1/me", { token: org.token });
     await expectDocumented("PATCH /v1/members/{id}", 409, `/v1/members/${me.body.data.user.id}`, { token: org.token, json: { role: "ADMIN" } });
     await expectDocumented("PATCH /v1/members/{id}", 400, `/v1/members/${dev.body.data.user_id}`, { token: org.token, json: { role: 1 } });
+    await expectDocumented("DELETE /v1/members/{id}", 403, `/v1/members/${dev.body.data.user_id}`, { token: member });
+    await expectDocumented("DELETE /v1/members/{id}", 404, `/v1/members/${randomUUID()}`, { token: org.token });
+    await expectDocumented("DELETE /v1/members/{id}", 409, `/v1/members/${me.body.data.user.id}`, { token: org.token });
+    await expectDocumented("DELETE /v1/members/{id}", 200, `/v1/members/${dev.body.data.user_id}`, { token: org.token });
     await expectDocumented("GET /v1/audit-log", 200, "/v1/audit-log?limit=5", { token: org.token });
     await expectDocumented("GET /v1/audit-log", 400, "/v1/audit-log?limit=0", { token: org.token });
     await expectDocumented("GET /v1/audit-log", 403, "/v1/audit-log", { token: member });

@@ -3,7 +3,8 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
 import { call, freshIp, newOrg } from "../helpers/api.js";
 import { launchBrowser, overflowsHorizontally, screenshots, unlabelledControls } from "../helpers/browser.js";
-import { addMember, MEMBER_PASSWORD } from "../helpers/members.js";
+import { tokenMailedTo } from "../helpers/mail.js";
+import { accept, addMember, INVITATION_SUBJECT, invite, loginToken, MEMBER_PASSWORD } from "../helpers/members.js";
 import { eventually, recommend, sendEvents, upsertItems } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -190,9 +191,10 @@ describe("web dashboard", () => {
     await page.getByRole("link", { name: "Members" }).click();
     const email = `dev-${randomUUID()}@example.com`;
     await page.locator("#member-email").fill(email);
-    await page.locator("#member-password").fill("member password 1");
     await page.getByLabel("Role", { exact: true }).selectOption("DEVELOPER");
-    await page.getByRole("button", { name: "Add member" }).click();
+    await page.getByRole("button", { name: "Invite member" }).click();
+    await accept(server, await tokenMailedTo(server, email, INVITATION_SUBJECT));
+    await page.reload();
     await expect.poll(() => page.locator("#members-rows").textContent()).toContain(email);
     await page.getByLabel(`Role of ${email}`).selectOption("ADMIN");
     await expect
@@ -268,6 +270,35 @@ describe("web dashboard", () => {
     await expect.poll(() => page.locator("section[data-view=start]").isVisible()).toBe(true);
   });
 
+  it("removes a member after a confirmation, which ends that member's session at once", async () => {
+    const email = await register();
+    const member = { email: `dev-${randomUUID()}@example.com` };
+    await accept(server, await invite(server, await loginToken(server, email, "correct horse battery"), member.email, "DEVELOPER"));
+    const memberToken = await loginToken(server, member.email);
+    await page.getByRole("link", { name: "Members" }).click();
+    await expect.poll(() => page.locator("#members-rows").textContent()).toContain(member.email);
+    page.once("dialog", (d) => void d.accept());
+    await page.getByRole("button", { name: `Remove ${member.email}` }).click();
+    await expect.poll(() => page.locator("#members-rows").textContent()).not.toContain(member.email);
+    expect((await call(server.url, "GET", "/v1/me", { token: memberToken })).status).toBe(401);
+  });
+
+  it("changes the signed-in account's password: a wrong current one is shown as an error, the right one ends the other sessions", async () => {
+    const email = await register();
+    const other = await loginToken(server, email, "correct horse battery");
+    await page.getByRole("link", { name: "Members" }).click();
+    await page.getByLabel("Current password").fill("not my password");
+    await page.getByLabel(/^New password/).fill("a new long passphrase");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await expect.poll(() => page.locator("#password-form [data-error]").textContent()).toContain("old password is wrong");
+    await page.getByLabel("Current password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await expect.poll(async () => (await call(server.url, "GET", "/v1/me", { token: other })).status).toBe(401);
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    expect(await page.locator("#signin").isVisible()).toBe(false);
+  });
+
   it("shows a MEMBER no keys, upload or audit log, and the members list read-only", async () => {
     const org = await newOrg(server.url);
     const member = await addMember(server, org, "MEMBER");
@@ -276,8 +307,9 @@ describe("web dashboard", () => {
     expect(await page.locator("#start-pk").textContent()).toContain("ask an OWNER or ADMIN");
     await page.getByRole("link", { name: "Members" }).click();
     await expect.poll(() => page.locator("#members-rows").textContent()).toContain(org.email);
-    expect(await page.getByRole("button", { name: "Add member" }).isVisible()).toBe(false);
+    expect(await page.getByRole("button", { name: "Invite member" }).isVisible()).toBe(false);
     expect(await page.locator("#members-rows select").count()).toBe(0);
+    expect(await page.locator("#members-rows button").count()).toBe(0);
     await screenshots(page, "members-member");
   });
 

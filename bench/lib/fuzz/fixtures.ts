@@ -65,12 +65,35 @@ function randomIp(): string {
 
 const PASSWORD = "fuzzing password 1";
 
-/** Adds a member of `role` to the organisation and signs in as it; returns its id and token. */
-async function member(url: string, ownerToken: string, role: string): Promise<{ userId: string; token: string; email: string }> {
+/** The one-time token of the last mail to `to` the server's default mailer printed to its log (at warn). */
+async function mailedToken(output: () => string, to: string): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    const lines = output()
+      .split("\n")
+      .filter((l) => l.startsWith("{") && l.includes('"mail (printed'));
+    for (const line of lines.reverse()) {
+      const mail = JSON.parse(line) as { to: string; text: string };
+      const token = mail.to === to ? /"token": "([\w-]+)"/.exec(mail.text)?.[1] : undefined;
+      if (token) return token;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`fixture: no mail to ${to} in the server's log`);
+}
+
+/** Invites a member of `role` to the organisation, accepts with the mailed token and signs in; returns its id and token. */
+async function member(
+  url: string,
+  output: () => string,
+  ownerToken: string,
+  role: string,
+): Promise<{ userId: string; token: string; email: string }> {
   const email = `fuzz-${role.toLowerCase()}-${randomUUID()}@example.com`;
-  const added = await must(`add ${role}`, 201, call(url, "POST", "/v1/members", { token: ownerToken, json: { email, password: PASSWORD, role } }));
+  await must(`invite ${role}`, 201, call(url, "POST", "/v1/members", { token: ownerToken, json: { email, role } }));
+  const token = await mailedToken(output, email);
+  const joined = await must(`accept ${role}`, 201, call(url, "POST", "/auth/invitations/accept", { json: { token, password: PASSWORD } }));
   const session = await must(`login ${role}`, 200, call(url, "POST", "/auth/login", { json: { email, password: PASSWORD } }));
-  return { userId: added.user_id, token: session.token, email };
+  return { userId: joined.user.id, token: session.token, email };
 }
 
 export const ITEM_TYPES = ["product", "article"];
@@ -117,13 +140,13 @@ async function loadData(url: string, o: OrgKeys, prefix: string, nItems: number,
   return ids;
 }
 
-export async function createFixture(url: string, metricsToken: string): Promise<Fixture> {
+export async function createFixture(url: string, metricsToken: string, output: () => string): Promise<Fixture> {
   const port = Number(new URL(url).port);
   const [a, b, c] = [await registerOrg(url), await registerOrg(url), await registerOrg(url)];
-  const admin = await member(url, a.token, "ADMIN");
-  const developer = await member(url, a.token, "DEVELOPER");
-  const plain = await member(url, a.token, "MEMBER");
-  const patchable = await member(url, a.token, "DEVELOPER");
+  const admin = await member(url, output, a.token, "ADMIN");
+  const developer = await member(url, output, a.token, "DEVELOPER");
+  const plain = await member(url, output, a.token, "MEMBER");
+  const patchable = await member(url, output, a.token, "DEVELOPER");
 
   const cPairs = await must("list C's pairs", 200, call(url, "GET", "/v1/keys", { token: c.token }));
   const revokedPair = await must("generate C's second pair", 201, call(url, "POST", "/v1/keys", { token: c.token }));

@@ -1,12 +1,14 @@
 /**
- * A short phase against a server on the default limits (10 sign-ins per IP, 1,000 requests per organisation
+ * A short phase against a server on the default limits (10 sign-ins per IP, 10 wrong passwords per email, 1,000 requests per organisation
  * per window): the 429s arrive when they should, with the envelope, Retry-After and the RateLimit-* headers.
  */
+import { randomUUID } from "node:crypto";
 import { envelopeProblem } from "./checks.js";
 import type { Fixture } from "./fixtures.js";
 import type { HttpAnswer } from "./responseParser.js";
 
 const AUTH_LIMIT = 10;
+const LOGIN_FAILURES_LIMIT = 10;
 const API_LIMIT = 1000;
 const CONCURRENCY = 8;
 
@@ -51,7 +53,8 @@ export async function rateLimitPhase(url: string, fx: Fixture): Promise<PhaseRes
       await answer(`${url}/auth/login`, {
         method: "POST",
         headers: { "content-type": "application/json", "x-forwarded-for": "10.250.0.1" },
-        body: JSON.stringify({ email: fx.a.login.email, password: "not the password" }),
+        // An email of its own: the fuzz phase's wrong passwords for the fixture's emails count against them (per email).
+        body: JSON.stringify({ email: `limits-ip-${randomUUID()}@example.com`, password: "not the password" }),
       }),
     );
   }
@@ -59,6 +62,25 @@ export async function rateLimitPhase(url: string, fx: Fixture): Promise<PhaseRes
   lines.push(`sign-ins from one IP: ${countStatuses(logins)} (first 429 at request ${firstLimited + 1})`);
   if (firstLimited !== AUTH_LIMIT) problems.push(`sign-ins: the first 429 came at request ${firstLimited + 1}, not ${AUTH_LIMIT + 1}`);
   check429s("sign-ins", logins, rateHeaders, problems);
+
+  // Wrong passwords for one email, each from an address of its own: the per-email limit, not the per-IP one.
+  const guesses: HttpAnswer[] = [];
+  const guessed = `limits-email-${randomUUID()}@example.com`;
+  for (let i = 0; i < LOGIN_FAILURES_LIMIT + 2; i++) {
+    guesses.push(
+      await answer(`${url}/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-forwarded-for": `10.251.0.${i + 1}` },
+        body: JSON.stringify({ email: guessed, password: `guess ${i}` }),
+      }),
+    );
+  }
+  const firstLocked = guesses.findIndex((a) => a.status === 429);
+  lines.push(`wrong passwords for one email from many IPs: ${countStatuses(guesses)} (first 429 at request ${firstLocked + 1})`);
+  if (firstLocked !== LOGIN_FAILURES_LIMIT) {
+    problems.push(`per-email sign-ins: the first 429 came at request ${firstLocked + 1}, not ${LOGIN_FAILURES_LIMIT + 1}`);
+  }
+  check429s("per-email sign-ins", guesses, ["retry-after"], problems);
 
   const api: HttpAnswer[] = [];
   let sent = 0;

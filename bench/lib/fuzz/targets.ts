@@ -204,7 +204,22 @@ export const TARGETS: Target[] = [
   target("GET /v1/keys", 3, "token", () => none("GET", "/v1/keys")),
   target("POST /v1/keys/:id/revoke", 3, "token", (rng, fx) => none("POST", `/v1/keys/${rng.pick(fx.c.pairIds)}/revoke`)),
   target("POST /v1/members", 1, "token", (rng) =>
-    json("POST", "/v1/members", { email: `fuzz-m-${rng.word(8, 16)}@example.com`, password: "fuzzing password 3", role: rng.pick(ROLES) }),
+    json("POST", "/v1/members", { email: `fuzz-m-${rng.word(8, 16)}@example.com`, role: rng.pick(ROLES) }),
+  ),
+  // A random id: removing the fixture's members would take the other cases' tokens away.
+  target("DELETE /v1/members/:id", 1, "token", (rng) =>
+    none("DELETE", `/v1/members/${rng.pick(["00000000-0000-4000-8000-000000000000", rng.word(8, 16)])}`),
+  ),
+  // Never the right old password: a change would end the sessions the other cases use.
+  target("POST /v1/me/password", 1, "token", (rng) =>
+    json("POST", "/v1/me/password", { old_password: `not it ${rng.word()}`, new_password: "fuzzing password 4" }),
+  ),
+  target("POST /auth/password-reset", 1, "none", (rng) => json("POST", "/auth/password-reset", { email: `fuzz-r-${rng.word(8, 16)}@example.com` })),
+  target("POST /auth/password-reset/confirm", 1, "none", (rng) =>
+    json("POST", "/auth/password-reset/confirm", { token: rng.word(20, 43), new_password: "fuzzing password 5" }),
+  ),
+  target("POST /auth/invitations/accept", 1, "none", (rng) =>
+    json("POST", "/auth/invitations/accept", { token: rng.word(20, 43), password: "fuzzing password 6" }),
   ),
   target("GET /v1/members", 3, "token", () => none("GET", "/v1/members")),
   target("PATCH /v1/members/:id", 3, "token", (rng, fx) => json("PATCH", `/v1/members/${fx.a.patchableUserId}`, { role: rng.pick(ROLES) })),

@@ -4,14 +4,28 @@ import { requireRole } from "../../auth/roles.js";
 import { describe } from "../../accounts/registration.js";
 import { AuditQuerySchema, listAudit } from "../../accounts/audit.js";
 import { generateKeyPair, listKeyPairs, revokeKeyPair } from "../../accounts/keyPairs.js";
-import { AddMemberSchema, addMember, changeRole, ChangeRoleSchema, listMembers } from "../../accounts/members.js";
+import { inviteMember, InviteSchema } from "../../accounts/invitations.js";
+import { changeRole, ChangeRoleSchema, listMembers, removeMember } from "../../accounts/members.js";
+import { ChangePasswordSchema, changePassword } from "../../accounts/password.js";
+import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { authenticateAccount } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
+import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";
 import { parseBody, parseQuery } from "./parse.js";
 
 export const PairId = z.uuid();
 export const UserId = z.uuid();
+
+/** POST /v1/members per organisation: each sends a mail and keeps a token, so one organisation's burst is bounded. */
+async function limitMembersOf(s: Services, orgId: string, ctx: RequestContext): Promise<void> {
+  const { MEMBERS_RATE_LIMIT_MAX: max, MEMBERS_RATE_LIMIT_WINDOW_S: windowS } = s.config;
+  const r = s.membersLimiter.tryCount(orgId, max, windowS) ?? (await s.membersLimiter.count(orgId, max, windowS));
+  ctx.headers.push(...rateLimitHeaders(r));
+  if (!r.allowed) {
+    throw new AppError("rate_limited", "too many member additions for this organisation; retry later", { "Retry-After": String(r.resetS) });
+  }
+}
 
 /** Dashboard operations (CONTRACT 3), authenticated by the dashboard's bearer token. */
 export function accountRoutes(s: Services): Route[] {
@@ -56,8 +70,10 @@ export function accountRoutes(s: Services): Route[] {
       body: "json",
       handler: async (ctx) => {
         const who = await account(ctx);
-        const input = await parseBody(ctx, AddMemberSchema);
-        return { status: 201, message: "member added", data: await addMember(s.pool, who, input, ctx.ip) };
+        const input = await parseBody(ctx, InviteSchema);
+        await limitMembersOf(s, who.orgId, ctx);
+        const invites = { pool: s.pool, mailer: s.mailer, ttlS: s.config.INVITATION_TTL_S, pendingMax: s.config.INVITATIONS_PENDING_MAX };
+        return { status: 201, message: "invitation sent; the member joins on accepting it", data: await inviteMember(invites, who, input, ctx.ip) };
       },
     },
     {
@@ -76,6 +92,28 @@ export function accountRoutes(s: Services): Route[] {
         const { role } = await parseBody(ctx, ChangeRoleSchema);
         if (!UserId.safeParse(id).success) throw new AppError("not_found", `no member ${id} in this organisation`);
         return { status: 200, message: "role changed", data: await changeRole(s.pool, who, id, role, ctx.ip) };
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: "/v1/members/:id",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const id = ctx.params[0];
+        if (!UserId.safeParse(id).success) throw new AppError("not_found", `no member ${id} in this organisation`);
+        return { status: 200, message: "member removed; their sessions have ended", data: await removeMember(s.pool, who, id, ctx.ip) };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/me/password",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const input = await parseBody(ctx, ChangePasswordSchema);
+        await changePassword({ pool: s.pool, passwords: s.passwords, throttle: s.loginThrottle }, who, input, ctx.ip);
+        return { status: 200, message: "password changed; every other session has ended, this one goes on", data: null };
       },
     },
     {

@@ -1,13 +1,16 @@
 import { AppError } from "../../errors.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { clearedSessionCookie, sessionCookie } from "../../auth/sessionCookie.js";
+import { acceptInvitation, AcceptInvitationSchema } from "../../accounts/invitations.js";
+import { confirmPasswordReset, PasswordResetConfirmSchema, PasswordResetRequestSchema, requestPasswordReset } from "../../accounts/password.js";
 import { login, LoginSchema, register, RegisterSchema } from "../../accounts/registration.js";
+import { logout } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";
 import { parseBody } from "./parse.js";
 
-/** `/auth/register` and `/auth/login`: 10 requests per 15 minutes per client IP (spec 8). */
+/** `/auth/register`, `/auth/login`, invitations and password resets: 10 requests per 15 minutes per client IP (spec 8). */
 async function limitByIp(s: Services, ctx: RequestContext): Promise<void> {
   const { AUTH_RATE_LIMIT_MAX: max, AUTH_RATE_LIMIT_WINDOW_S: windowS } = s.config;
   const ip = ctx.ip;
@@ -19,6 +22,14 @@ async function limitByIp(s: Services, ctx: RequestContext): Promise<void> {
 }
 
 export function authRoutes(s: Services): Route[] {
+  const signIn = {
+    pool: s.pool,
+    tokens: s.tokens,
+    passwords: s.passwords,
+    sessionsMax: s.config.SESSIONS_PER_ACCOUNT_MAX,
+    throttle: s.loginThrottle,
+  };
+  const passwordDeps = { pool: s.pool, passwords: s.passwords, throttle: s.loginThrottle };
   return [
     {
       method: "POST",
@@ -27,7 +38,7 @@ export function authRoutes(s: Services): Route[] {
       handler: async (ctx) => {
         await limitByIp(s, ctx);
         const input = await parseBody(ctx, RegisterSchema);
-        const data = await register(s.pool, s.tokens, input);
+        const data = await register(signIn, input);
         ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
         return { status: 201, message: "organisation registered", data };
       },
@@ -39,19 +50,55 @@ export function authRoutes(s: Services): Route[] {
       handler: async (ctx) => {
         await limitByIp(s, ctx);
         const input = await parseBody(ctx, LoginSchema);
-        const data = await login(s.pool, s.tokens, input, ctx.ip);
+        const data = await login(signIn, input, ctx.ip);
         ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
         return { status: 200, message: "logged in", data };
       },
     },
     {
-      // The web dashboard's sign-out: the browser forgets the session cookie (tokens themselves expire).
+      // Ends the session the token (or cookie) belongs to, in every process, and clears the cookie. A request
+      // without a valid token has no session left to end: it still gets the cookie cleared.
       method: "POST",
       pattern: "/auth/logout",
       body: "none",
-      handler: (ctx) => {
+      handler: async (ctx) => {
+        await logout(s.pool, s.tokens, ctx);
         ctx.headers.push(["set-cookie", clearedSessionCookie(s.config.COOKIE_SECURE)]);
         return { status: 200, message: "logged out", data: null };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/auth/invitations/accept",
+      body: "json",
+      handler: async (ctx) => {
+        await limitByIp(s, ctx);
+        const input = await parseBody(ctx, AcceptInvitationSchema);
+        const data = await acceptInvitation(signIn, input, ctx.ip);
+        ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
+        return { status: 201, message: "invitation accepted; signed in", data };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/auth/password-reset",
+      body: "json",
+      handler: async (ctx) => {
+        await limitByIp(s, ctx);
+        const { email } = await parseBody(ctx, PasswordResetRequestSchema);
+        requestPasswordReset({ ...passwordDeps, mailer: s.mailer, ttlS: s.config.PASSWORD_RESET_TTL_S }, email, ctx.ip);
+        return { status: 202, message: "if an account has this email, a reset token is on its way to it", data: null };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/auth/password-reset/confirm",
+      body: "json",
+      handler: async (ctx) => {
+        await limitByIp(s, ctx);
+        const input = await parseBody(ctx, PasswordResetConfirmSchema);
+        await confirmPasswordReset(passwordDeps, input, ctx.ip);
+        return { status: 200, message: "password set; every session of the account has ended: sign in again", data: null };
       },
     },
   ];

@@ -1,6 +1,8 @@
 import { AuditLogSchema, AuditQuerySchema } from "../../accounts/audit.js";
 import { KeyPairListSchema, NewKeyPairSchema, RevokedKeyPairSchema } from "../../accounts/keyPairs.js";
-import { AddMemberSchema, ChangeRoleSchema, MemberListSchema, MemberSchema } from "../../accounts/members.js";
+import { InvitationSchema, InviteSchema } from "../../accounts/invitations.js";
+import { ChangeRoleSchema, MemberListSchema, MemberSchema } from "../../accounts/members.js";
+import { ChangePasswordSchema } from "../../accounts/password.js";
 import { CurrentAccountSchema } from "../../accounts/registration.js";
 import { PairId, UserId } from "../../http/routes/accounts.js";
 import { DATABASE_ERRORS, JSON_BODY_ERRORS, type Operation } from "../operation.js";
@@ -100,25 +102,26 @@ export const ACCOUNT_OPERATIONS: Operation[] = [
   {
     method: "post",
     path: "/v1/members",
-    operationId: "addMember",
+    operationId: "inviteMember",
     tag: "Members",
-    summary: "Add a member",
-    description: "OWNER or ADMIN; only an OWNER may add an OWNER. An email already in use is 409 `conflict`.",
+    summary: "Invite a member",
+    description:
+      "OWNER or ADMIN; only an OWNER may invite an OWNER. Creates no account: a one-time token goes to the email through the " +
+      "server's mailer (by default printed to the server log) and the invitee joins with `POST /auth/invitations/accept`. " +
+      "The answer is the same whether the email has an account elsewhere or not; an email already a member here is 409 " +
+      "`conflict`, as is an organisation with 100 invitations waiting (by default). Inviting an email again replaces its " +
+      "earlier invitation. Limited per organisation (30 per 15 minutes by default, then 429 `rate_limited`). Audited as `member.invited`.",
     auth: "bearer",
-    body: {
-      kind: "json",
-      schema: { name: "AddMember", schema: AddMemberSchema },
-      example: { email: "dev@example.com", password: "a long enough password", role: "DEVELOPER" },
-    },
+    body: { kind: "json", schema: { name: "Invite", schema: InviteSchema }, example: { email: "dev@example.com", role: "DEVELOPER" } },
     success: {
       kind: "envelope",
       status: 201,
-      description: "The member.",
-      message: "member added",
-      data: { name: "Member", schema: MemberSchema },
-      example: MEMBER_EXAMPLE,
+      description: "The invitation.",
+      message: "invitation sent; the member joins on accepting it",
+      data: { name: "Invitation", schema: InvitationSchema },
+      example: { email: "dev@example.com", role: "DEVELOPER", expires_at: EXAMPLE.at },
     },
-    errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS, "forbidden_role", "conflict"],
+    errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS, "forbidden_role", "conflict", "rate_limited"],
   },
   {
     method: "get",
@@ -157,6 +160,53 @@ export const ACCOUNT_OPERATIONS: Operation[] = [
       example: { ...MEMBER_EXAMPLE, role: "ADMIN" },
     },
     errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS, "forbidden_role", "not_found", "conflict"],
+  },
+  {
+    method: "delete",
+    path: "/v1/members/{id}",
+    operationId: "removeMember",
+    tag: "Members",
+    summary: "Remove a member",
+    description:
+      "OWNER or ADMIN; only an OWNER removes an OWNER, and the last OWNER cannot be removed (409 `conflict`). The account is " +
+      "deleted and every session of it ends at once, in every process. Audited as `member.removed`.",
+    auth: "bearer",
+    pathParams: { id: { schema: UserId, description: "The member's `user_id`.", example: EXAMPLE.memberId } },
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The member as it was before removal.",
+      message: "member removed; their sessions have ended",
+      data: { name: "Member", schema: MemberSchema },
+      example: MEMBER_EXAMPLE,
+    },
+    errors: [...TOKEN_ERRORS, "forbidden_role", "not_found", "conflict"],
+  },
+  {
+    method: "post",
+    path: "/v1/me/password",
+    operationId: "changePassword",
+    tag: "Accounts",
+    summary: "Change your password",
+    description:
+      "Any role. A wrong `old_password` is 401 `invalid_credentials` and counts as a failed sign-in for the account's email " +
+      "(past the limit, 429 `rate_limited`). Every other session of the account ends; the one making this call goes on " +
+      "with the same token. Audited as `auth.password_changed`.",
+    auth: "bearer",
+    body: {
+      kind: "json",
+      schema: { name: "ChangePassword", schema: ChangePasswordSchema },
+      example: { old_password: "correct horse battery", new_password: "a new long passphrase" },
+    },
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The password is changed.",
+      message: "password changed; every other session has ended, this one goes on",
+      data: null,
+      example: null,
+    },
+    errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS, "invalid_credentials", "rate_limited"],
   },
   {
     method: "get",

@@ -1,3 +1,5 @@
+import { AcceptInvitationSchema } from "../../accounts/invitations.js";
+import { PasswordResetConfirmSchema, PasswordResetRequestSchema } from "../../accounts/password.js";
 import { LoginSchema, RegisterSchema, SessionDataSchema } from "../../accounts/registration.js";
 import { JSON_BODY_ERRORS, type Operation } from "../operation.js";
 import { EXAMPLE } from "./examples.js";
@@ -42,7 +44,10 @@ export const AUTH_OPERATIONS: Operation[] = [
     operationId: "login",
     tag: "Accounts",
     summary: "Sign in",
-    description: `Answers a dashboard token for an email and password; a wrong email or password is 401 \`invalid_credentials\` alike. ${LIMITED}`,
+    description:
+      `Answers a dashboard token for an email and password; a wrong email or password is 401 \`invalid_credentials\` alike. ${LIMITED} ` +
+      "Besides, 10 wrong passwords for one email within 15 minutes (by default), from any addresses, make sign-ins for that " +
+      "email 429 `rate_limited` until the window ends, whether it has an account or not.",
     auth: "none",
     rateLimit: "ip",
     body: { kind: "json", schema: { name: "Login", schema: LoginSchema }, example: { email: EXAMPLE.email, password: "correct horse battery" } },
@@ -62,18 +67,98 @@ export const AUTH_OPERATIONS: Operation[] = [
     path: "/auth/logout",
     operationId: "logout",
     tag: "Accounts",
-    summary: "Sign out of the web dashboard",
-    description: "Clears the web dashboard's session cookie. Tokens themselves are not revoked: they expire.",
+    summary: "Sign out",
+    description:
+      "Ends the session of the token (`Authorization: Bearer`) or of the web dashboard's cookie: from then on the token answers " +
+      "401 `invalid_token` in every process. Clears the cookie. Without a valid token there is nothing to end and the answer " +
+      "is the same. Audited as `auth.logout`.",
     auth: "none",
     success: {
       kind: "envelope",
       status: 200,
-      description: "The cookie is cleared.",
+      description: "The session has ended and the cookie is cleared.",
       message: "logged out",
       data: null,
       example: null,
       setsCookie: true,
     },
-    errors: ["internal_error"],
+    errors: ["unavailable", "internal_error"],
+  },
+  {
+    method: "post",
+    path: "/auth/invitations/accept",
+    operationId: "acceptInvitation",
+    tag: "Accounts",
+    summary: "Accept an invitation",
+    description:
+      "Creates the invited account (the invitation's email and role) with this password and signs it in, as login does. " +
+      "An unknown, used or expired token is 401 `invalid_token`; an email that already has an account is 409 `conflict` " +
+      `(an account belongs to one organisation). Audited as \`member.joined\`. ${LIMITED}`,
+    auth: "none",
+    rateLimit: "ip",
+    body: {
+      kind: "json",
+      schema: { name: "AcceptInvitation", schema: AcceptInvitationSchema },
+      example: { token: "q3J0b2tlbi1leGFtcGxlLW5vdC1hLXJlYWwtb25l", password: "correct horse battery" },
+    },
+    success: {
+      kind: "envelope",
+      status: 201,
+      description: "Joined and signed in.",
+      message: "invitation accepted; signed in",
+      data: SESSION,
+      example: { ...SESSION_EXAMPLE, user: { ...SESSION_EXAMPLE.user, role: "DEVELOPER" } },
+      setsCookie: true,
+    },
+    errors: [...JSON_BODY_ERRORS, "invalid_token", "conflict", "rate_limited", "unavailable", "internal_error"],
+  },
+  {
+    method: "post",
+    path: "/auth/password-reset",
+    operationId: "requestPasswordReset",
+    tag: "Accounts",
+    summary: "Ask for a password reset",
+    description:
+      "Always 202 with the same answer, whether the email has an account or not. When it has, a one-time token (valid 30 " +
+      "minutes by default, one use) goes to the email through the server's mailer (by default printed to the server log); " +
+      `at most one a minute per account. ${LIMITED}`,
+    auth: "none",
+    rateLimit: "ip",
+    body: { kind: "json", schema: { name: "PasswordResetRequest", schema: PasswordResetRequestSchema }, example: { email: EXAMPLE.email } },
+    success: {
+      kind: "envelope",
+      status: 202,
+      description: "Asked.",
+      message: "if an account has this email, a reset token is on its way to it",
+      data: null,
+      example: null,
+    },
+    errors: [...JSON_BODY_ERRORS, "rate_limited", "unavailable", "internal_error"],
+  },
+  {
+    method: "post",
+    path: "/auth/password-reset/confirm",
+    operationId: "confirmPasswordReset",
+    tag: "Accounts",
+    summary: "Set a new password with a reset token",
+    description:
+      "Sets the password and uses the token up; every session of the account ends (sign in again). An unknown, used or " +
+      `expired token is 401 \`invalid_token\`. Audited as \`auth.password_reset\`. ${LIMITED}`,
+    auth: "none",
+    rateLimit: "ip",
+    body: {
+      kind: "json",
+      schema: { name: "PasswordResetConfirm", schema: PasswordResetConfirmSchema },
+      example: { token: "q3J0b2tlbi1leGFtcGxlLW5vdC1hLXJlYWwtb25l", new_password: "a new long passphrase" },
+    },
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The password is set.",
+      message: "password set; every session of the account has ended: sign in again",
+      data: null,
+      example: null,
+    },
+    errors: [...JSON_BODY_ERRORS, "invalid_token", "rate_limited", "unavailable", "internal_error"],
   },
 ];

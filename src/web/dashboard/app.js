@@ -21,6 +21,8 @@ async function api(method, path, body) {
   }
   const res = await fetch(path, init);
   const json = await res.json().catch(() => ({ message: `HTTP ${res.status}`, error: "internal_error" }));
+  // The session ended elsewhere (signed out, password changed, member removed): back to the sign-in form.
+  if (res.status === 401 && json.error === "invalid_token" && me) signedOut();
   if (!res.ok) throw new ApiError(res.status, json.error, json.message);
   return json.data;
 }
@@ -278,7 +280,13 @@ async function loadMembers() {
           ...ROLES.filter((r) => r !== "OWNER" || me.user.role === "OWNER").map((r) => el("option", { value: r, selected: r === m.role, text: r })),
         );
       }
-      return el("tr", {}, el("td", { text: m.email }), el("td", {}, role), el("td", { text: when(m.created_at) }));
+      const actions = el("td", { hidden: !canManage });
+      if (canManage && !locked) {
+        actions.append(
+          el("button", { type: "button", class: "secondary", "aria-label": `Remove ${m.email}`, text: "Remove", onclick: () => removeMember(m) }),
+        );
+      }
+      return el("tr", {}, el("td", { text: m.email }), el("td", {}, role), el("td", { text: when(m.created_at) }), actions);
     }),
   );
 }
@@ -291,6 +299,18 @@ async function changeRole(member, select) {
     toast(err.message);
   }
   await loadMembers();
+}
+
+async function removeMember(member) {
+  if (!confirm(`Remove ${member.email}? Their sessions end at once.`)) return;
+  try {
+    await api("DELETE", `/v1/members/${member.user_id}`);
+    toast(`${member.email} removed.`);
+  } catch (err) {
+    toast(err.message);
+  }
+  if (member.user_id === me?.user.id) signedOut();
+  else await loadMembers();
 }
 
 // --- Upload -----------------------------------------------------------------------------------------------
@@ -493,8 +513,12 @@ onSubmit($("register-form"), async (values) => signedIn(await api("POST", "/auth
 onSubmit($("member-form"), async (values) => {
   await api("POST", "/v1/members", values);
   $("member-form").reset();
-  toast(`${values.email} added as ${values.role}.`);
-  await loadMembers();
+  toast(`${values.email} invited as ${values.role}; they join when they accept.`);
+});
+onSubmit($("password-form"), async (values) => {
+  await api("POST", "/v1/me/password", values);
+  $("password-form").reset();
+  toast("Password changed; your other sessions have ended.");
 });
 onSubmit($("upload-form"), upload);
 $("logout").addEventListener("click", async () => {
