@@ -12,6 +12,7 @@ import { sql as rateLimitQuota } from "./migrations/009_rate_limit_quota.js";
 import { sql as sharedModels } from "./migrations/010_shared_models.js";
 import { sql as batchLogXid } from "./migrations/011_batch_log_xid.js";
 import { sql as batchLogReaders } from "./migrations/012_batch_log_readers.js";
+import { sql as identityProtection } from "./migrations/015_identity_protection.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -27,6 +28,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 10, name: "shared models", sql: sharedModels },
   { id: 11, name: "batch log xid", sql: batchLogXid },
   { id: 12, name: "batch log readers", sql: batchLogReaders },
+  { id: 15, name: "identity protection", sql: identityProtection },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */
