@@ -12,6 +12,9 @@ export const AuditActionSchema = z.enum([
   "upload.items",
   "upload.users",
   "auth.login",
+  "identity_verification.enabled",
+  "identity_verification.disabled",
+  "identity_verification.secret_rotated",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { verifyIdentify } from "../../auth/identityVerification.js";
 import type { KeyEntry } from "../../auth/keyCache.js";
 import type { KeyType } from "../../auth/keys.js";
 import type { AppError } from "../../errors.js";
@@ -19,6 +20,8 @@ interface IngestEndpoint<T> {
   key: KeyType;
   kind: RecordKind<T>;
   toSubmission(org: number, records: T[]): Submission;
+  /** Checks what the key's organisation asks beyond validity (identity verification); throws to refuse the request. */
+  verify?(key: KeyEntry, records: T[], bare: boolean): void;
 }
 
 const ITEMS: IngestEndpoint<Item> = {
@@ -55,6 +58,10 @@ const EVENTS: IngestEndpoint<Event> = {
     const receivedAt = receivedNow();
     return { events: records.map((r) => eventRow(org, r, receivedAt)) };
   },
+  verify: (key, records, bare) => {
+    if (key.identitySecret === null) return;
+    for (let i = 0; i < records.length; i++) verifyIdentify(key.identitySecret, records[i]!, bare ? "event" : `events[${i}]`);
+  },
 };
 
 /** The 202 answer's data: how many records of the request were accepted (all of them, or the request failed). */
@@ -80,13 +87,15 @@ class Acknowledgement implements Waiter {
 }
 
 /**
- * request → key → validate (whole request) → batch → commit → 202. A key this process already knows is
+ * request → key → validate (whole request) → verify (identity verification) → batch → commit → 202. A key this process already knows is
  * checked at once, so a request costs no promise: the answer is written when its batch commits.
  */
 function ingestRoute<T>(s: Services, e: IngestEndpoint<T>): Route {
   const single = Buffer.from(acceptedJson(e.kind.plural, 1));
   const enqueue = (ctx: RequestContext, key: KeyEntry): Outcome => {
-    const records = validateRecords(jsonBody(ctx), e.kind);
+    const body = jsonBody(ctx);
+    const records = validateRecords(body, e.kind);
+    e.verify?.(key, records, !Array.isArray(body));
     const json = records.length === 1 ? single : acceptedJson(e.kind.plural, records.length);
     s.batcher.accept(e.toSubmission(key.orgSeq, records), new Acknowledgement(ctx, json));
     return ANSWERS_LATER;

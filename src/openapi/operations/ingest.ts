@@ -8,15 +8,19 @@ const WHOLE =
   "One record or an array of 1 to 10,000. The request is validated whole: one invalid record fails it (400, each failing index and field named) and nothing of it is stored. " +
   "202 means committed to the database.";
 
+const VERIFIED =
+  " With identity verification on, an `identify` of a `user_id` not starting `anon-` needs its `user_hash`, and its `previous_user_id` must start `anon-` (else 403 `unverified_user`).";
+
 function ingest(path: string, operationId: string, summary: string, record: Named, key: "secretKey" | "publishableKey", plural: string): Operation {
   const which = key === "secretKey" ? "the secret key (`svc_sk_…`)" : "the publishable key (`svc_pk_…`)";
+  const verified = key === "publishableKey";
   return {
     method: "post",
     path,
     operationId,
     tag: "Ingestion",
     summary,
-    description: `Takes ${which}; the other key is 403 \`wrong_key_type\`. ${WHOLE}`,
+    description: `Takes ${which}; the other key is 403 \`wrong_key_type\`. ${WHOLE}${verified ? VERIFIED : ""}`,
     auth: key,
     rateLimit: "key",
     body: { kind: "json", schema: record, batch: true },
@@ -29,7 +33,7 @@ function ingest(path: string, operationId: string, summary: string, record: Name
       example: { accepted: 1 },
       ingest: true,
     },
-    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, ...DATABASE_ERRORS],
+    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, ...(verified ? (["unverified_user"] as const) : []), ...DATABASE_ERRORS],
   };
 }
 
