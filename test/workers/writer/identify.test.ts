@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../../helpers/api.js";
 import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../../helpers/recommend.js";
-import { startServer, type TestServer } from "../../helpers/server.js";
+import { freePort, startServer, type TestServer } from "../../helpers/server.js";
 
 /** The identify rule of migration 015, run by the writer (workers/writer/identify.ts) and followed by the index. */
 let server: TestServer;
@@ -144,4 +144,42 @@ describe("identify decisions after a restart", () => {
     const restarted = await Promise.all(ids.map((id) => answer(org, "recently-viewed", id)));
     expect(restarted).toEqual(live);
   });
+});
+
+describe("identify decisions across processes (CLUSTER=1)", () => {
+  it("skips a refused identify in the other process's index too", async () => {
+    const env = { ...ENV, CLUSTER: "1" };
+    const p1 = await startServer({ env });
+    const p2 = await startServer({ reuse: p1, env: { ...env, PORT: String(await freePort()) } });
+    try {
+      const org = await newOrg(p1.url);
+      await upsertItems(p1.url, org, [{ item_id: "i1" }, { item_id: "i2" }]);
+      const put = await call(p1.url, "POST", "/v1/users/upsert", {
+        apiKey: org.sk,
+        json: { user_id: "victim", status: "active", created_at: "2024-01-01T00:00:00Z" },
+      });
+      expect(put.status).toBe(202);
+      await sendEvents(p1.url, org, [{ user: "victim", item: "i1", name: "purchase", hoursAgo: 1 }]);
+      const buyAgain = async (url: string, user: string) =>
+        (await recommend(url, org, { strategy: "buy-again", user_id: user })).body.data?.recommended_items as string[] | undefined;
+      // p2 holds the organisation now: what follows reaches it through the batch log, not a load.
+      await eventually(
+        () => buyAgain(p2.url, "victim"),
+        (items) => items?.includes("i1") === true,
+        5000,
+      );
+      await sendEvents(p1.url, org, [identify("attacker", "victim")]);
+      await sendEvents(p1.url, org, [{ user: "attacker", item: "i2", name: "purchase" }]);
+      const { value } = await eventually(
+        () => buyAgain(p2.url, "attacker"),
+        (items) => items?.includes("i2") === true,
+        5000,
+      );
+      expect(value).toEqual(["i2"]);
+      expect(await buyAgain(p2.url, "victim")).toEqual(["i1"]);
+    } finally {
+      await p2.stop();
+      await p1.cleanup();
+    }
+  }, 120_000);
 });
