@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../../helpers/api.js";
-import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../../helpers/recommend.js";
+import { event, eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../../helpers/recommend.js";
 import { freePort, startServer, type TestServer } from "../../helpers/server.js";
 
 /** The identify rule of migration 015, run by the writer (workers/writer/identify.ts) and followed by the index. */
@@ -106,6 +106,24 @@ describe("identify without identity verification", () => {
       { previous_user_id: "anon-b", user_id: "member" },
       { previous_user_id: "anon-c", user_id: "member" },
     ]);
+  });
+});
+
+describe("identify at the request's limit", () => {
+  it("settles 10,000 identifies of one request, each one, refusing the ones that would move an id twice", async () => {
+    const org = await catalog();
+    const n = 10_000;
+    // Every id is merged once, then the same ids are claimed again by others: half accepted, half refused.
+    const specs = [
+      ...Array.from({ length: n / 2 }, (_, i) => identify(`user-${i}`, `anon-${i}`)),
+      ...Array.from({ length: n / 2 }, (_, i) => identify("attacker", `anon-${i}`)),
+    ];
+    await sendEvents(server.url, org, specs.slice(0, 1000));
+    const r = await call(server.url, "POST", "/v1/events/ingest", { apiKey: org.pk, json: specs.slice(1000).map(event) });
+    expect(r.status).toBe(202);
+    const stored = await aliases(org);
+    expect(stored).toHaveLength(n / 2);
+    expect(stored.every((a) => a.user_id === a.previous_user_id.replace("anon-", "user-"))).toBe(true);
   });
 });
 
