@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   wrong_key_type: 403,
   forbidden_role: 403,
   quota_exceeded: 403,
+  unverified_user: 403,
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,

@@ -16,6 +16,7 @@ import { jwtSecret } from "./db/settings.js";
 import { Router } from "./http/router.js";
 import { authRoutes } from "./http/routes/auth.js";
 import { accountRoutes } from "./http/routes/accounts.js";
+import { settingsRoutes } from "./http/routes/settings.js";
 import { healthRoutes } from "./http/routes/health.js";
 import { ingestRoutes } from "./http/routes/ingest.js";
 import { metricsRoutes } from "./http/routes/metrics.js";
@@ -125,6 +126,7 @@ async function start(config: Config): Promise<Running> {
     healthRoutes,
     authRoutes,
     accountRoutes,
+    settingsRoutes,
     uploadRoutes,
     ingestRoutes,
     recommendRoutes,

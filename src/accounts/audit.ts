@@ -19,6 +19,9 @@ export const AuditActionSchema = z.enum([
   "member.removed",
   "member.invited",
   "member.joined",
+  "identity_verification.enabled",
+  "identity_verification.disabled",
+  "identity_verification.secret_rotated",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 

@@ -13,9 +13,13 @@ export interface KeyEntry {
   revoked: boolean;
   rateLimitMax: number | null;
   rateLimitWindowS: number | null;
+  /** The organisation's identity secret while identity verification is on (publishable-key requests prove their user), else null. */
+  identitySecret: string | null;
 }
 
 export const KEY_CHANNEL = "key_pairs";
+/** The notice's prefix (`org:<organisation id>`) when an organisation's settings that key entries carry changed. */
+export const ORG_NOTICE = "org";
 const NEGATIVE_TTL_MS = 2000;
 const NEGATIVE_MAX = 100_000;
 const BY_KEY_MAX = 100_000;
@@ -30,14 +34,17 @@ interface KeyRow {
   secret_digest: Buffer;
   rate_limit_max: number | null;
   rate_limit_window_s: number | null;
+  identity_secret: string | null;
 }
 
 const KEY_SELECT = `SELECT k.id, k.org_id, o.seq, k.status, k.publishable_digest, k.secret_digest,
-  o.rate_limit_max, o.rate_limit_window_s FROM key_pairs k JOIN organisations o ON o.id = k.org_id`;
+  o.rate_limit_max, o.rate_limit_window_s, CASE WHEN iv.enabled THEN iv.secret END AS identity_secret
+  FROM key_pairs k JOIN organisations o ON o.id = k.org_id LEFT JOIN identity_verification iv ON iv.org = o.seq`;
 
 /**
  * Digest → key entry for every key pair, loaded at start and kept current through LISTEN/NOTIFY, so a
- * revocation made by any process on the same database takes effect here within a second.
+ * revocation made by any process on the same database takes effect here within a second, and so does a change
+ * of an organisation's settings the entries carry (payload `org:<organisation id>`).
  */
 export class KeyCache {
   private readonly byDigest = new Map<string, KeyEntry>();
@@ -115,6 +122,12 @@ export class KeyCache {
     rows.forEach((r) => this.store(r));
   }
 
+  /** Every pair of an organisation, after a change to what its entries carry of the organisation. */
+  async refreshOrg(orgId: string): Promise<void> {
+    const rows = await this.query(`${KEY_SELECT} WHERE k.org_id = $1`, [orgId]);
+    rows.forEach((r) => this.store(r));
+  }
+
   private async reload(): Promise<void> {
     const rows = await this.query(KEY_SELECT, []);
     rows.forEach((r) => this.store(r));
@@ -130,6 +143,7 @@ export class KeyCache {
       revoked: row.status !== "active",
       rateLimitMax: row.rate_limit_max,
       rateLimitWindowS: row.rate_limit_window_s,
+      identitySecret: row.identity_secret,
     };
     const known = this.byPair.get(row.id);
     if (known) {
@@ -158,8 +172,9 @@ export class KeyCache {
 
   private onNotice(payload: string): void {
     if (!payload) return;
-    const pairId = payload.slice(payload.indexOf(":") + 1);
-    if (payload.startsWith("revoked:")) this.markRevoked(pairId);
-    this.refreshPair(pairId).catch((err) => log.warn("key refresh failed", { error: (err as Error).message }));
+    const id = payload.slice(payload.indexOf(":") + 1);
+    if (payload.startsWith("revoked:")) this.markRevoked(id);
+    const refreshed = payload.startsWith(`${ORG_NOTICE}:`) ? this.refreshOrg(id) : this.refreshPair(id);
+    refreshed.catch((err) => log.warn("key refresh failed", { error: (err as Error).message }));
   }
 }

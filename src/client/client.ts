@@ -34,7 +34,7 @@ export class RecommendationClient {
     this.random = options.crypto ?? platformRandom();
     const store = this.o.storage ?? pageStorage() ?? new MemoryStore();
     const prefix = this.o.storageKey;
-    this.identity = new Identity(store, prefix, this.random, this.o.userId);
+    this.identity = new Identity(store, prefix, this.random, this.o.userId, this.o.userHash);
     this.served = new ServedItems(store, `${prefix}:served`, this.o.attributionWindowMs);
     this.queue = new EventQueue(
       this.o,
@@ -75,11 +75,14 @@ export class RecommendationClient {
 
   /**
    * The visitor signed in as `userId`: an `identify` event makes the anonymous history theirs (CONTRACT 4), and
-   * later events carry `userId`. Switching from one signed-in user to another sends no identify.
+   * later events carry `userId`. Switching from one signed-in user to another sends no identify. `userHash`: the
+   * user's `user_hash` from your server, when the organisation verifies identities (see `ClientOptions.userHash`).
    */
-  identify(userId: string): void {
-    const previous = this.identity.identify(userId);
-    if (previous !== undefined) this.track({ event_name: "identify", event_family: "system", user_id: userId, previous_user_id: previous });
+  identify(userId: string, userHash?: string): void {
+    const previous = this.identity.identify(userId, userHash);
+    if (previous === undefined) return;
+    const hash = userHash === undefined ? {} : { user_hash: userHash };
+    this.track({ event_name: "identify", event_family: "system", user_id: userId, previous_user_id: previous, ...hash });
   }
 
   /** Sign-out: later events belong to a new anonymous visitor. */
@@ -90,7 +93,10 @@ export class RecommendationClient {
   /** Ranked items; each carries the answer's recommendation_id, and later events on them carry it too. */
   async recommend(request: RecommendRequest = {}): Promise<Recommendations> {
     const strategy = (request.strategy ?? "personalized") as Strategy;
-    const body = USER_STRATEGIES.has(strategy) && request.user_id === undefined ? { ...request, user_id: this.userId } : request;
+    const withUser = USER_STRATEGIES.has(strategy) && request.user_id === undefined ? { ...request, user_id: this.userId } : request;
+    const hash = this.identity.userHash;
+    const proven = hash !== undefined && withUser.user_id === this.identity.userId && withUser.user_hash === undefined;
+    const body = proven ? { ...withUser, user_hash: hash } : withUser;
     const data = (await this.withRetries(this.o.recommendRetries + 1, false, () =>
       post(this.t, "/v1/recommend", this.key("publishable"), JSON.stringify(body)),
     )) as Recommendations;

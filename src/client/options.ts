@@ -14,6 +14,12 @@ export interface ClientOptions {
   secretKey?: string;
   /** The signed-in user, if known at start; otherwise events carry an anonymous id until `identify()`. */
   userId?: string;
+  /**
+   * `userId`'s `user_hash`, for an organisation that verifies identities: hex HMAC-SHA256 of the user id keyed
+   * with the organisation's identity secret, computed by your server and written into the page (never the secret).
+   * Sent with `identify` and with recommend calls for the signed-in user.
+   */
+  userHash?: string;
   /** Events per request (default 100; the service takes up to 10,000). */
   batchSize?: number;
   /** Bytes per request (default 1 MiB; the service's limit is 5 MiB). */
@@ -52,8 +58,10 @@ export interface ClientOptions {
   crypto?: RandomSource;
 }
 
-export type ResolvedOptions = Required<Omit<ClientOptions, "publishableKey" | "secretKey" | "userId" | "storage" | "backoff" | "crypto">> &
-  Pick<ClientOptions, "publishableKey" | "secretKey" | "userId" | "storage"> & { backoff: Backoff };
+export type ResolvedOptions = Required<
+  Omit<ClientOptions, "publishableKey" | "secretKey" | "userId" | "userHash" | "storage" | "backoff" | "crypto">
+> &
+  Pick<ClientOptions, "publishableKey" | "secretKey" | "userId" | "userHash" | "storage"> & { backoff: Backoff };
 
 export function resolveOptions(o: ClientOptions): ResolvedOptions {
   if (!o.baseUrl) throw new TypeError("baseUrl is required, e.g. https://recs.example.com");

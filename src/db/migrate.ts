@@ -14,6 +14,7 @@ import { sql as batchLogXid } from "./migrations/011_batch_log_xid.js";
 import { sql as batchLogReaders } from "./migrations/012_batch_log_readers.js";
 import { sql as orgQuotas } from "./migrations/013_org_quotas.js";
 import { sql as accountSessions } from "./migrations/014_account_sessions.js";
+import { sql as identityProtection } from "./migrations/015_identity_protection.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -31,6 +32,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 12, name: "batch log readers", sql: batchLogReaders },
   { id: 13, name: "org quotas", sql: orgQuotas },
   { id: 14, name: "account sessions", sql: accountSessions },
+  { id: 15, name: "identity protection", sql: identityProtection },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

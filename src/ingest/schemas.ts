@@ -112,6 +112,9 @@ export const UserSchema = z
     examples: [{ user_id: "u-77", status: "active", created_at: "2025-01-02T08:00:00Z", attributes: { country: "NL" } }],
   });
 
+/** A `user_hash` is 64 hex digits; longer text is refused before it is compared (a wrong one of any length is 403 unverified_user). */
+export const USER_HASH_MAX = 128;
+
 export const EVENT_FAMILIES = ["exposure", "engagement", "conversion", "system"] as const;
 
 export const EVENT_NAME = /^[a-z][a-z0-9_.-]{0,63}$/;
@@ -123,6 +126,14 @@ export const EventSchema = z
     event_family: z.enum(EVENT_FAMILIES),
     event_name: z.string().regex(EVENT_NAME, "must be lowercase: a letter, then up to 63 of a-z 0-9 _ . -"),
     previous_user_id: Identifier.optional(),
+    user_hash: z
+      .string()
+      .max(USER_HASH_MAX)
+      .meta({
+        description:
+          "With identity verification on, an `identify` of a signed-in `user_id` carries the user's hash: hex HMAC-SHA256 of `user_id` with the organisation's identity secret. Not stored.",
+      })
+      .optional(),
     item_id: Identifier.nullable().optional(),
     recommendation_id: Identifier.optional(),
     event_id: EventUuid.optional(),

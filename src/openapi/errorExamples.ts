@@ -12,6 +12,7 @@ export const ERROR_EXAMPLE_MESSAGES: Record<ErrorCode, string> = {
   wrong_key_type: "this endpoint takes a publishable key (svc_pk_...); a secret key cannot be used here",
   forbidden_role: "role MEMBER cannot generate keys; it needs one of OWNER, ADMIN",
   quota_exceeded: "items quota of 100000 reached (organisation has 99990, request adds 20)",
+  unverified_user: "user_id needs user_hash: this organisation verifies identities (HMAC-SHA256 of the user id with its identity secret, in hex)",
   not_found: "no key pair 7e6d5c4b-3a29-4817-a6f5-e4d3c2b1a090 in this organisation",
   method_not_allowed: "GET is not allowed on /v1/events/ingest",
   conflict: "2 key pairs are active already; revoke one before generating another",

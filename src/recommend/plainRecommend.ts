@@ -1,4 +1,5 @@
 import { isIdentifier } from "../ingest/plainRecord.js";
+import { USER_HASH_MAX } from "../ingest/schemas.js";
 import { DEPTH_MAX, LIMIT_MAX, type RecommendBody } from "./schema.js";
 import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
@@ -17,6 +18,7 @@ export function plainRecommend(body: object): RecommendBody | undefined {
   let limit = DEFAULT_LIMIT;
   let page = 1;
   let userId: string | undefined;
+  let userHash: string | undefined;
   let contextItemId: string | undefined;
   let itemType: string | undefined;
   let excludeSeen: boolean | undefined;
@@ -31,6 +33,10 @@ export function plainRecommend(body: object): RecommendBody | undefined {
       case "user_id":
         if (!isIdentifier(v)) return undefined;
         userId = v as string;
+        break;
+      case "user_hash":
+        if (typeof v !== "string" || v.length > USER_HASH_MAX) return undefined;
+        userHash = v;
         break;
       case "context_item_id":
         if (!isIdentifier(v)) return undefined;
@@ -60,5 +66,14 @@ export function plainRecommend(body: object): RecommendBody | undefined {
   if (ITEM_STRATEGIES.has(strategy) && contextItemId === undefined) return undefined;
   if (page * limit > DEPTH_MAX) return undefined;
   // One literal, so every body gets one object shape (absent fields undefined); spreading a partial object cost µs.
-  return { strategy, user_id: userId, context_item_id: contextItemId, item_type: itemType, exclude_seen: excludeSeen, limit, page };
+  return {
+    strategy,
+    user_id: userId,
+    user_hash: userHash,
+    context_item_id: contextItemId,
+    item_type: itemType,
+    exclude_seen: excludeSeen,
+    limit,
+    page,
+  };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Identifier, PROTO_KEY } from "../ingest/schemas.js";
+import { Identifier, PROTO_KEY, USER_HASH_MAX } from "../ingest/schemas.js";
 import type { FilterValue as WireFilterValue, RankRequest } from "../wire/rank.js";
 import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
@@ -43,6 +43,14 @@ export const RecommendSchema = z
   .strictObject({
     strategy: z.enum(STRATEGIES, { message: `must be one of ${STRATEGIES.join(", ")}` }).default("personalized"),
     user_id: Identifier.optional(),
+    user_hash: z
+      .string()
+      .max(USER_HASH_MAX)
+      .meta({
+        description:
+          "With identity verification on, a signed-in `user_id` (any id not starting `anon-`) needs its hash: hex HMAC-SHA256 of `user_id` with the organisation's identity secret, computed by the site's server.",
+      })
+      .optional(),
     context_item_id: Identifier.optional(),
     filters: Filters.optional(),
     item_type: Identifier.optional(),

@@ -72,7 +72,7 @@ export type ToShard =
   /**
    * A committed ingest batch, as the bytes the writer thread was given (packBatch): sent to each shard owning
    * one of its organisations, which applies its own organisations' records. `notStored`: positions of events
-   * the batch did not store (already held), which the index must not count again. `xid`: the transaction that
+   * the index must skip: not stored (already held: not to count again) or an identify the database refused. `xid`: the transaction that
    * wrote it, for a batch another process logged (CLUSTER=1); the shard drops it if its load's snapshot held it.
    */
   | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null; xid: string | null }

@@ -17,7 +17,10 @@ export type WriteResult =
       events: number;
       items: number;
       users: number;
-      /** Positions (in the batch's events) of those this batch did not store: already held, or repeated in it. */
+      /**
+       * Positions (in the batch's events) of those the index must skip: not stored by this batch (already held,
+       * or repeated in it), or stored but refused (an identify the database did not apply: migration 015).
+       */
       notStored?: number[];
       /** The usage of the organisations whose items or users the batch wrote. */
       usage?: UsageRow[];

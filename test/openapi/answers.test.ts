@@ -138,6 +138,22 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("GET /v1/audit-log", 403, "/v1/audit-log", { token: member });
   });
 
+  it("answers the identity verification settings, and their errors, as documented", async () => {
+    const own = await newOrg(server.url);
+    const member = await memberToken(server, own, "MEMBER");
+    const path = "/v1/settings/identity-verification";
+    await expectDocumented("GET /v1/settings/identity-verification", 200, path, { token: own.token });
+    await expectDocumented("GET /v1/settings/identity-verification", 403, path, { token: member });
+    await expectDocumented("PATCH /v1/settings/identity-verification", 409, path, { token: own.token, json: { enabled: true } });
+    await expectDocumented("POST /v1/settings/identity-verification/secret", 201, `${path}/secret`, { token: own.token });
+    await expectDocumented("POST /v1/settings/identity-verification/secret", 403, `${path}/secret`, { token: member });
+    await expectDocumented("PATCH /v1/settings/identity-verification", 200, path, { token: own.token, json: { enabled: true } });
+    await expectDocumented("PATCH /v1/settings/identity-verification", 400, path, { token: own.token, json: { enabled: "yes" } });
+    await expectDocumented("POST /v1/recommend", 403, "/v1/recommend", { apiKey: own.pk, json: { strategy: "buy-again", user_id: "u-1" } });
+    const identify = { user_id: "u-1", event_family: "system", event_name: "identify", previous_user_id: "anon-1" };
+    await expectDocumented("POST /v1/events/ingest", 403, "/v1/events/ingest", { apiKey: own.pk, json: identify });
+  });
+
   it("answers uploads and their errors as documented", async () => {
     const member = await memberToken(server, org, "MEMBER");
     const csv = "item_id,item_type,status,brand\nup-1,product,active,Acme\nup-2,product,gone,Acme\n";

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { expect } from "vitest";
 import type { Event, Item, Scenario, User } from "./arbitraries/records.js";
 import { contractWeight } from "./arbitraries/records.js";
+import { settledAliases } from "./aliases.js";
 import { instantMicros, micros } from "./times.js";
 
 /** JSON as PostgreSQL's jsonb gives it back: what JSON.stringify sent, parsed (-0 is 0, key order free). */
@@ -134,29 +135,17 @@ export async function expectEventsStored(db: pg.Pool, org: number, sent: Event[]
   return stored;
 }
 
-/** identify: one alias per previous id, naming the user of its latest identify (by event time). */
-export async function expectAliasesStored(db: pg.Pool, org: number, sent: Event[], stored: EventRow[]): Promise<void> {
-  const latest = new Map<string, { at: bigint; users: Set<string> }>();
-  sent.forEach((e, i) => {
-    if (e.event_name !== "identify" || e.previous_user_id === undefined) return;
-    const at = BigInt(stored[i]!.at_us);
-    const seen = latest.get(e.previous_user_id);
-    if (!seen || at > seen.at) latest.set(e.previous_user_id, { at, users: new Set([e.user_id]) });
-    else if (at === seen.at) seen.users.add(e.user_id);
-  });
+/** identify: the aliases the scenario's identify events settle (./aliases.ts), and no other. */
+export async function expectAliasesStored(db: pg.Pool, org: number, s: Scenario): Promise<void> {
   const { rows } = await db.query("SELECT previous_user_id, user_id FROM identity_aliases WHERE org = $1", [org]);
-  expect(rows.length, "identity aliases, one per previous_user_id").toBe(latest.size);
-  for (const r of rows) {
-    const want = latest.get(r.previous_user_id);
-    expect(want, `alias of ${JSON.stringify(r.previous_user_id)} was sent`).toBeDefined();
-    expect([...want!.users], `alias of ${JSON.stringify(r.previous_user_id)}`).toContain(r.user_id);
-  }
+  const stored = new Map(rows.map((r) => [r.previous_user_id as string, r.user_id as string]));
+  expect(stored, "identity aliases (previous_user_id → user_id)").toEqual(settledAliases(s));
 }
 
 /** Everything of a scenario is stored exactly once, as sent. */
 export async function expectScenarioStored(db: pg.Pool, org: number, s: Scenario, receipt: { from: bigint; to: bigint }): Promise<void> {
   await expectItemsStored(db, org, s.items);
   await expectUsersStored(db, org, s.users);
-  const stored = await expectEventsStored(db, org, s.events, receipt);
-  await expectAliasesStored(db, org, s.events, stored);
+  await expectEventsStored(db, org, s.events, receipt);
+  await expectAliasesStored(db, org, s);
 }

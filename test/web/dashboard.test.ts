@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, beforeEach, afterEach, describe, expect, it } from "vitest";
 import { call, freshIp, newOrg } from "../helpers/api.js";
@@ -218,7 +218,7 @@ describe("web dashboard", () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: "Generate key pair" }).click();
     await page.getByLabel("Secret key", { exact: true }).waitFor();
-    for (const view of ["start", "keys", "members", "upload", "analytics", "audit"]) {
+    for (const view of ["start", "keys", "members", "upload", "analytics", "identity", "audit"]) {
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${dashboard()}#${view}`);
@@ -227,6 +227,31 @@ describe("web dashboard", () => {
         expect(await unlabelledControls(page), `${view} at ${width}px`).toEqual([]);
       }
     }
+  });
+
+  it("lets an OWNER generate the identity secret, shown once, and turn verification on: the publishable key then needs user_hash", async () => {
+    await register();
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await expect.poll(() => page.getByLabel("Publishable key", { exact: true }).inputValue()).toMatch(/^svc_pk_/);
+    const pk = await page.getByLabel("Publishable key", { exact: true }).inputValue();
+    await page.getByRole("link", { name: "Identity verification" }).click();
+    await expect.poll(() => page.locator("#identity-status").textContent()).toContain("off; no secret yet");
+    expect(await page.getByRole("button", { name: "Turn on" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Generate secret" }).click();
+    await expect.poll(() => page.getByLabel("Identity secret", { exact: true }).inputValue()).toMatch(/^[0-9a-f]{64}$/);
+    const secret = await page.getByLabel("Identity secret", { exact: true }).inputValue();
+    await screenshots(page, "identity-verification");
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    expect(await page.getByLabel("Identity secret", { exact: true }).isVisible()).toBe(false);
+    await page.getByRole("button", { name: "Turn on" }).click();
+    await expect.poll(() => page.locator("#identity-status").textContent()).toContain("Verification is on");
+    const ask = (extra: Record<string, unknown>) =>
+      call(server.url, "POST", "/v1/recommend", { apiKey: pk, json: { strategy: "buy-again", user_id: "u-1", ...extra } });
+    expect((await ask({})).status).toBe(403);
+    expect((await ask({ user_hash: createHmac("sha256", secret).update("u-1").digest("hex") })).status).toBe(200);
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await expect.poll(() => page.locator("#audit-rows").textContent()).toContain("identity_verification.enabled");
   });
 
   it("charts served recommendations, click-through and conversion per strategy", async () => {

@@ -56,10 +56,18 @@ export class OrgIndex {
     this.signals.boughtTogether.trim();
   }
 
+  /**
+   * `previous` now stands for `user` (an identify the database accepted: the shard skips those it refused, so
+   * this never decides, only follows).
+   */
+  applyAlias(previous: string, user: string): void {
+    this.people.alias(previous, user);
+    this.people.intern(user);
+  }
+
   applyEvent(e: EventInput, nowS: number): void {
     if (e.name === "identify" && e.previousUserId) {
-      this.people.alias(e.previousUserId, e.userId);
-      this.people.intern(e.userId);
+      this.applyAlias(e.previousUserId, e.userId);
       return;
     }
     const u = this.people.intern(e.userId);
@@ -71,8 +79,7 @@ export class OrgIndex {
   applyPackedEvent(e: PackedEvent, nowS: number): void {
     if (e.identify && e.previousUserBytes > 0) {
       const { bytes } = e;
-      this.people.alias(utf8Text(bytes, e.previousUserAt, e.previousUserBytes), utf8Text(bytes, e.userAt, e.userBytes));
-      this.people.internBytes(bytes, e.userAt, e.userBytes);
+      this.applyAlias(utf8Text(bytes, e.previousUserAt, e.previousUserBytes), utf8Text(bytes, e.userAt, e.userBytes));
       return;
     }
     const u = this.people.internBytes(e.bytes, e.userAt, e.userBytes);

@@ -28,9 +28,10 @@ export interface LoadHooks {
 const EVENTS_PER_QUERY = 200_000;
 
 /**
- * Builds this shard's organisations from PostgreSQL, in one snapshot: items and users, then the events in
- * time order (the same path as live events, so identify aliases and co-occurrence windows replay as they
- * happened). `bySize` (a restart, while the service serves): organisation by organisation, smallest first,
+ * Builds this shard's organisations from PostgreSQL, in one snapshot: identity aliases as the writers decided
+ * them (in commit order, migration 015: replaying identify events by time could settle them otherwise), items
+ * and users, then the events in time order (the same path as live events, so co-occurrence windows replay as
+ * they happened; an alias set first sends an id's events to its user, where identify moved them live). `bySize` (a restart, while the service serves): organisation by organisation, smallest first,
  * each reported once read in full.
  */
 export async function loadShard(
@@ -52,6 +53,16 @@ export async function loadShard(
     hooks.snapshotTaken();
     hooks.snapshot((await client.query<{ s: string }>("SELECT pg_current_snapshot()::text AS s")).rows[0]!.s);
     // A row that throws is skipped (and logged once per organisation), as live records are: a bad one must not keep the shard down.
+    let aliases = 0;
+    // First, as live: an id's later events, and a status upserted for it, went to the user it was merged into.
+    await readCopy(client, `SELECT org, previous_user_id, user_id FROM identity_aliases WHERE ${mine}`, (r) => {
+      try {
+        orgIndex(Number(r[0])).applyAlias(r[1]!, r[2]!);
+      } catch (err) {
+        skips.add(Number(r[0]), "alias", aliases, err);
+      }
+      aliases++;
+    });
     let items = 0;
     await readCopy(
       client,
@@ -79,7 +90,7 @@ export async function loadShard(
       await readCopy(
         client,
         `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)
-         FROM events WHERE ${where} AND event_family <> 'exposure' ORDER BY ${order}`,
+         FROM events WHERE ${where} AND event_family <> 'exposure' AND event_name <> 'identify' ORDER BY ${order}`,
         (r) => {
           try {
             orgIndex(Number(r[0])).applyEvent(

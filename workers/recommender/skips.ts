@@ -1,6 +1,6 @@
 import { log } from "../../src/wire/log.js";
 
-export type RecordKind = "item" | "user" | "event" | "batch";
+export type RecordKind = "alias" | "item" | "user" | "event" | "batch";
 
 interface OrgSkips {
   count: number;

@@ -40,15 +40,6 @@ WITH inserted AS (
 SELECT DISTINCT s.org, s.event_id::text AS event_id FROM stage_events s
 WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.org = s.org AND i.event_id = s.event_id)`;
 
-/** `identify`: previous_user_id's history now belongs to user_id; the latest alias wins. */
-export const MERGE_ALIASES = `
-INSERT INTO identity_aliases (org, previous_user_id, user_id, at)
-SELECT DISTINCT ON (org, previous_user_id) org, previous_user_id, user_id, occurred_at
-FROM stage_events WHERE event_name = 'identify' AND previous_user_id IS NOT NULL
-ORDER BY org, previous_user_id, occurred_at DESC
-ON CONFLICT (org, previous_user_id) DO UPDATE SET user_id = EXCLUDED.user_id, at = EXCLUDED.at
-WHERE identity_aliases.at <= EXCLUDED.at`;
-
 /**
  * Upsert by id (the last record of a batch wins); triggers keep every status change (migration 004) and the
  * organisation's usage, refusing the statement past a quota (migration 013).

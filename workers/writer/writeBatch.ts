@@ -11,6 +11,7 @@ import { WriterConnection } from "./connection.js";
 import { copyRows } from "./copyText.js";
 import * as sql from "./merge.js";
 import { directEventsCopy, reuseEventsCopy, type EventsCopy } from "./eventsCopy.js";
+import { applyIdentifies, isIdentify } from "./identify.js";
 import { copyMessage, PipelinedCopy } from "./pipelinedCopy.js";
 
 const { quotas } = workerData as WriterThreadData;
@@ -90,9 +91,9 @@ interface Written {
 }
 
 /**
- * Writes one batch in one transaction; resolves once it is committed with the positions of the events it did
- * not store (none on the direct path, which stores all or fails), and the usage of the organisations whose
- * items or users it wrote.
+ * Writes one batch in one transaction; resolves once it is committed with the positions of the events the
+ * index must skip (those it did not store, none on the direct path, which stores all or fails, and the
+ * identify events it refused), and the usage of the organisations whose items or users it wrote.
  *
  * Events take one of two paths. Direct: COPY straight into `events`; the primary key (org, event_id) refuses
  * the whole COPY if any id is already stored, so dedup stays exact, and PostgreSQL's multi-row COPY insert
@@ -101,7 +102,7 @@ interface Written {
  * NOTHING, used when the direct COPY met a duplicate (the batch is then written again this way).
  */
 async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, packed: Uint8Array): Promise<Written> {
-  const identifies = batch.events.some((e) => e[7] !== null);
+  const identifies = batch.events.some(isIdentify);
   if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0 && announceAs === undefined) {
     await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
     return { notStored: [], usage: undefined };
@@ -112,12 +113,10 @@ async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, pac
     if (batch.events.length > 0) {
       if (direct) {
         await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
-        if (identifies) await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events.filter((e) => e[7] !== null)));
       } else {
         await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events));
         notStored = positionsNotStored(batch.events, (await c.query<{ org: number; event_id: string }>(sql.MERGE_EVENTS)).rows);
       }
-      if (identifies) await c.query(sql.MERGE_ALIASES);
     }
     if (batch.items.length > 0) {
       await copyInto(c, sql.COPY_ITEMS, copyRows(itemStageRows(batch.items), true));
@@ -131,15 +130,15 @@ async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, pac
     if (batch.items.length > 0 || batch.users.length > 0) {
       usage = (await c.query<UsageRow>({ text: sql.READ_USAGE, values: [recordOrgs(batch)], rowMode: "array" })).rows;
     }
+    // After the users (the index applies a batch's users before its events, and the rule looks at them), and
+    // last: its lock per organisation is then held only until the commit that follows.
+    const refused = identifies ? await applyIdentifies(c, batch.events, notStored) : [];
+    const skipped = refused.length === 0 ? notStored : [...notStored, ...refused].sort((a, b) => a - b);
     if (announceAs !== undefined) {
-      await c.query(INSERT_LOG, [
-        announceAs,
-        Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength),
-        notStored.length > 0 ? notStored : null,
-      ]);
+      await c.query(INSERT_LOG, [announceAs, Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength), skipped.length > 0 ? skipped : null]);
     }
     await c.query("COMMIT");
-    return { notStored, usage };
+    return { notStored: skipped, usage };
   } catch (err) {
     // The caller retries a unique violation on the merge path; a quota refusal is an answer, not a broken connection.
     if (isUniqueViolation(err) || isQuotaExceeded(err)) await c.query("ROLLBACK");
@@ -163,7 +162,7 @@ async function storedDirectly(c: pg.Client, copy: EventsCopy, packed: Uint8Array
   return true;
 }
 
-/** Writes a batch that needs its values: items, users, identify aliases, ids repeated within it, merges. */
+/** Writes a batch that needs its values: items, users, identify events, ids repeated within it, merges. */
 async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: boolean, packed: Uint8Array): Promise<WriteResult> {
   let written: Written | undefined;
   if (!directFailed && batch.events.length > 0 && mergeBatchesLeft === 0 && !hasRepeatedIds(batch.events)) {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { verifyIdentify } from "../../auth/identityVerification.js";
 import type { KeyEntry } from "../../auth/keyCache.js";
 import type { KeyType } from "../../auth/keys.js";
 import type { AppError } from "../../errors.js";
@@ -23,6 +24,8 @@ interface IngestEndpoint<T> {
   toSubmission(org: number, records: T[]): Submission;
   /** Items and users count against the organisation's quotas; events do not. */
   quota?: QuotaKind;
+  /** Checks what the key's organisation asks beyond validity (identity verification); throws to refuse the request. */
+  verify?(key: KeyEntry, records: T[], bare: boolean): void;
 }
 
 const ITEMS: IngestEndpoint<Item> = {
@@ -60,6 +63,10 @@ const EVENTS: IngestEndpoint<Event> = {
   toSubmission: (org, records) => {
     const receivedAt = receivedNow();
     return { events: records.map((r) => eventRow(org, r, receivedAt)) };
+  },
+  verify: (key, records, bare) => {
+    if (key.identitySecret === null) return;
+    for (let i = 0; i < records.length; i++) verifyIdentify(key.identitySecret, records[i]!, bare ? "event" : `events[${i}]`);
   },
 };
 
@@ -100,7 +107,7 @@ class Acknowledgement implements Waiter {
 }
 
 /**
- * request → key → validate (whole request) → batch → commit → 202. A key this process already knows is
+ * request → key → validate (whole request) → verify (identity verification) → batch → commit → 202. A key this process already knows is
  * checked at once, so a request costs no promise: the answer is written when its batch commits.
  */
 function ingestRoute<T>(s: Services, e: IngestEndpoint<T>): Route {
@@ -110,7 +117,9 @@ function ingestRoute<T>(s: Services, e: IngestEndpoint<T>): Route {
     return ANSWERS_LATER;
   };
   const enqueue = (ctx: RequestContext, key: KeyEntry): Outcome | Promise<Outcome> => {
-    const records = validateRecords(jsonBody(ctx), e.kind);
+    const body = jsonBody(ctx);
+    const records = validateRecords(body, e.kind);
+    e.verify?.(key, records, !Array.isArray(body));
     const submission = e.toSubmission(key.orgSeq, records);
     if (!e.quota) return submit(ctx, submission, records.length);
     // A submission near its organisation's limit is written alone and answered after its commit (even with

@@ -1,3 +1,4 @@
+import { verifyUser } from "../../auth/identityVerification.js";
 import type { KeyEntry } from "../../auth/keyCache.js";
 import { ByteWriter } from "../../wire/byteWriter.js";
 import { recommendationId } from "../../recommend/recommendationId.js";
@@ -66,7 +67,7 @@ function sharedAnswerBytes(id: string, tenant: string, req: RankRequest, r: Rank
   return out.reset().bytes(envelope.upToId).text(id).bytes(envelope.afterId).text(String(latencyMs)).text("}}").view();
 }
 
-/** request → publishable key → validate → shard (msgpackr) → rendered page → response */
+/** request → publishable key → validate → verify the user (identity verification) → shard (msgpackr) → rendered page → response */
 export function recommendRoutes(s: Services): Route[] {
   const answer = (ctx: RequestContext, tenant: string, req: RankRequest, ranked: RankResult, shared = false): Outcome => {
     const id = recommendationId();
@@ -77,7 +78,10 @@ export function recommendRoutes(s: Services): Route[] {
   };
   /** A shared answer (see sharedAnswerKey) is written at once, with no thread hop. */
   const respond = (ctx: RequestContext, key: KeyEntry): Outcome => {
-    const req = toRankRequest(key.orgSeq, validateRecommend(jsonBody(ctx)));
+    const body = validateRecommend(jsonBody(ctx));
+    // Any strategy: with a user_id, exclude_seen (and every user strategy) reveals something of the user's history.
+    if (body.user_id !== undefined) verifyUser(key.identitySecret, body.user_id, body.user_hash);
+    const req = toRankRequest(key.orgSeq, body);
     const shared = s.recommender.sharedAnswer(req);
     if (shared) return answer(ctx, key.orgId, req, shared, true);
     s.recommender.rank(req, (err, ranked) => {

@@ -6,12 +6,14 @@ import { HEALTH_OPERATIONS } from "./health.js";
 import { INGEST_OPERATIONS } from "./ingest.js";
 import { RECOMMEND_OPERATIONS } from "./recommend.js";
 import { SERVICE_OPERATIONS } from "./service.js";
+import { SETTINGS_OPERATIONS } from "./settings.js";
 import { UPLOAD_OPERATIONS } from "./upload.js";
 
 /** Every documented operation, in the order the description lists them. */
 export const OPERATIONS: readonly Operation[] = [
   ...AUTH_OPERATIONS,
   ...ACCOUNT_OPERATIONS,
+  ...SETTINGS_OPERATIONS,
   ...UPLOAD_OPERATIONS,
   ...INGEST_OPERATIONS,
   ...RECOMMEND_OPERATIONS,

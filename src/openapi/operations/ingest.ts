@@ -11,17 +11,20 @@ const WHOLE =
 /** Items and users count against the organisation's quotas (README, Quotas); events do not. */
 const QUOTA =
   " A request that would take the organisation past its quota of items, users or attribute bytes is 403 `quota_exceeded` (the limit in `message`) and nothing of it is stored; replacing stored records within the quota still works.";
+const VERIFIED =
+  " With identity verification on, an `identify` of a `user_id` not starting `anon-` needs its `user_hash`, and its `previous_user_id` must start `anon-` (else 403 `unverified_user`).";
 
 function ingest(path: string, operationId: string, summary: string, record: Named, key: "secretKey" | "publishableKey", plural: string): Operation {
   const quota = plural !== "events";
   const which = key === "secretKey" ? "the secret key (`svc_sk_…`)" : "the publishable key (`svc_pk_…`)";
+  const verified = key === "publishableKey";
   return {
     method: "post",
     path,
     operationId,
     tag: "Ingestion",
     summary,
-    description: `Takes ${which}; the other key is 403 \`wrong_key_type\`. ${WHOLE}${quota ? QUOTA : ""}`,
+    description: `Takes ${which}; the other key is 403 \`wrong_key_type\`. ${WHOLE}${quota ? QUOTA : ""}${verified ? VERIFIED : ""}`,
     auth: key,
     rateLimit: "key",
     body: { kind: "json", schema: record, batch: true },
@@ -34,7 +37,13 @@ function ingest(path: string, operationId: string, summary: string, record: Name
       example: { accepted: 1 },
       ingest: true,
     },
-    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, ...(quota ? (["quota_exceeded"] as const) : []), ...DATABASE_ERRORS],
+    errors: [
+      ...API_KEY_ERRORS,
+      ...JSON_BODY_ERRORS,
+      ...(quota ? (["quota_exceeded"] as const) : []),
+      ...(verified ? (["unverified_user"] as const) : []),
+      ...DATABASE_ERRORS,
+    ],
   };
 }
 

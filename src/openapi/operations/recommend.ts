@@ -12,7 +12,8 @@ export const RECOMMEND_OPERATIONS: Operation[] = [
     summary: "Recommend items",
     description:
       "Takes the publishable key (`svc_pk_…`); a secret key is 403 `wrong_key_type`. Ranks the organisation's active items by the strategy; " +
-      "`mode` is `fallback` when the strategy had no signal and `popular` answered. Pages are stable. 503 `unavailable` while the index loads or when the recommender does not answer in time.",
+      "`mode` is `fallback` when the strategy had no signal and `popular` answered. Pages are stable. 503 `unavailable` while the index loads or when the recommender does not answer in time. " +
+      "With identity verification on, a `user_id` not starting `anon-` needs its `user_hash` (403 `unverified_user`), whatever the strategy.",
     auth: "publishableKey",
     rateLimit: "key",
     body: { kind: "json", schema: { name: "RecommendRequest", schema: RecommendSchema } },
@@ -37,6 +38,6 @@ export const RECOMMEND_OPERATIONS: Operation[] = [
         latency_ms: 0.412,
       },
     },
-    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, ...DATABASE_ERRORS],
+    errors: [...API_KEY_ERRORS, ...JSON_BODY_ERRORS, "unverified_user", ...DATABASE_ERRORS],
   },
 ];

@@ -72,6 +72,7 @@ const LOADERS = {
   members: loadMembers,
   upload: () => undefined,
   analytics: loadAnalytics,
+  identity: loadIdentity,
   audit: () => loadAudit(true),
 };
 
@@ -260,6 +261,53 @@ async function copyField(id) {
     input.select(); // no clipboard permission: leave it selected for Ctrl+C
     toast("Press Ctrl+C to copy.");
   }
+}
+
+// --- Identity verification --------------------------------------------------------------------------------
+
+const IDENTITY = "/v1/settings/identity-verification";
+
+function showIdentity(settings) {
+  const since = settings.secret_rotated_at ? `; secret generated ${when(settings.secret_rotated_at)}` : "; no secret yet";
+  $("identity-status").textContent = `Verification is ${settings.enabled ? "on" : "off"}${since}.`;
+  $("identity-toggle").textContent = settings.enabled ? "Turn off" : "Turn on";
+  $("identity-toggle").disabled = !settings.enabled && !settings.has_secret;
+  $("identity-toggle").dataset.enabled = String(settings.enabled);
+  $("identity-rotate").textContent = settings.has_secret ? "Rotate secret" : "Generate secret";
+}
+
+async function loadIdentity() {
+  showIdentity(await api("GET", IDENTITY));
+}
+
+async function toggleIdentity() {
+  try {
+    const enabled = $("identity-toggle").dataset.enabled !== "true";
+    showIdentity(await api("PATCH", IDENTITY, { enabled }));
+    toast(`Identity verification ${enabled ? "on" : "off"}.`);
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+async function rotateIdentity() {
+  const had = $("identity-rotate").textContent === "Rotate secret";
+  if (had && !(await confirmAction("Rotate the identity secret? Hashes made with the current one stop verifying at once.", "Rotate secret"))) return;
+  try {
+    const made = await api("POST", `${IDENTITY}/secret`);
+    $("identity-secret").value = made.secret;
+    $("identity-new").hidden = false;
+    $("identity-secret").focus();
+    await loadIdentity();
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+function hideIdentitySecret() {
+  $("identity-secret").value = "";
+  $("identity-new").hidden = true;
+  $("identity-rotate").focus();
 }
 
 // --- Members ----------------------------------------------------------------------------------------------
@@ -527,6 +575,9 @@ $("logout").addEventListener("click", async () => {
 });
 $("generate-key").addEventListener("click", generate);
 $("new-key-done").addEventListener("click", hideNewKey);
+$("identity-toggle").addEventListener("click", toggleIdentity);
+$("identity-rotate").addEventListener("click", rotateIdentity);
+$("identity-done").addEventListener("click", hideIdentitySecret);
 for (const b of document.querySelectorAll("[data-copy]")) b.addEventListener("click", () => copyField(b.dataset.copy));
 $("audit-more").addEventListener("click", () => loadAudit(false).catch((err) => toast(err.message)));
 window.addEventListener("hashchange", route);

@@ -1,0 +1,47 @@
+import {
+  getIdentityVerification,
+  rotateIdentitySecret,
+  setIdentityVerification,
+  SetIdentityVerificationSchema,
+} from "../../accounts/identitySettings.js";
+import { authenticateAccount } from "../../accounts/session.js";
+import type { Services } from "../../services.js";
+import type { Route } from "../router.js";
+import { parseBody } from "./parse.js";
+
+/** The organisation's settings on the dashboard (OWNER, ADMIN), authenticated by the dashboard's bearer token. */
+export function settingsRoutes(s: Services): Route[] {
+  const account = (ctx: Parameters<typeof authenticateAccount>[2]) => authenticateAccount(s.pool, s.tokens, ctx);
+  return [
+    {
+      method: "GET",
+      pattern: "/v1/settings/identity-verification",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "identity verification", data: await getIdentityVerification(s.pool, await account(ctx)) }),
+    },
+    {
+      method: "PATCH",
+      pattern: "/v1/settings/identity-verification",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const { enabled } = await parseBody(ctx, SetIdentityVerificationSchema);
+        return {
+          status: 200,
+          message: `identity verification ${enabled ? "on" : "off"}`,
+          data: await setIdentityVerification(s.pool, s.keys, who, enabled, ctx.ip),
+        };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/settings/identity-verification/secret",
+      body: "none",
+      handler: async (ctx) => ({
+        status: 201,
+        message: "identity secret generated; store it on your server now, it is not shown again",
+        data: await rotateIdentitySecret(s.pool, s.keys, await account(ctx), ctx.ip),
+      }),
+    },
+  ];
+}

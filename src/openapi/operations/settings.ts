@@ -1,0 +1,69 @@
+import { IdentityVerificationSchema, NewIdentitySecretSchema, SetIdentityVerificationSchema } from "../../accounts/identitySettings.js";
+import { DATABASE_ERRORS, JSON_BODY_ERRORS, type Operation } from "../operation.js";
+import { EXAMPLE } from "./examples.js";
+
+const TOKEN_ERRORS = ["invalid_token", "forbidden_role", ...DATABASE_ERRORS] as const;
+const SETTINGS = { name: "IdentityVerification", schema: IdentityVerificationSchema };
+const WHAT =
+  "With identity verification on, publishable-key requests prove a signed-in user: `user_hash` = hex HMAC-SHA256 of the `user_id` keyed with the identity secret, computed by the site's server. " +
+  "Then a recommend request with a `user_id` not starting `anon-`, or an `identify` event of one, without the right hash is 403 `unverified_user`; anonymous ids need none.";
+
+export const SETTINGS_OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/v1/settings/identity-verification",
+    operationId: "getIdentityVerification",
+    tag: "Settings",
+    summary: "Read identity verification",
+    description: `OWNER or ADMIN. ${WHAT}`,
+    auth: "bearer",
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "Whether it is on, and whether a secret exists (the secret itself is never shown again).",
+      message: "identity verification",
+      data: SETTINGS,
+      example: { enabled: true, has_secret: true, secret_rotated_at: EXAMPLE.at },
+    },
+    errors: TOKEN_ERRORS,
+  },
+  {
+    method: "patch",
+    path: "/v1/settings/identity-verification",
+    operationId: "setIdentityVerification",
+    tag: "Settings",
+    summary: "Turn identity verification on or off",
+    description:
+      "OWNER or ADMIN; audited. Turning it on before a secret was generated is 409 `conflict`. Every server process applies the change within about a second.",
+    auth: "bearer",
+    body: { kind: "json", schema: { name: "SetIdentityVerification", schema: SetIdentityVerificationSchema } },
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The setting as it now is.",
+      message: "identity verification on",
+      data: SETTINGS,
+      example: { enabled: true, has_secret: true, secret_rotated_at: EXAMPLE.at },
+    },
+    errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS, "conflict"],
+  },
+  {
+    method: "post",
+    path: "/v1/settings/identity-verification/secret",
+    operationId: "rotateIdentitySecret",
+    tag: "Settings",
+    summary: "Generate or rotate the identity secret",
+    description:
+      "OWNER or ADMIN; audited. The secret appears in this answer only; a new one replaces the old at once (deploy it to your servers as you rotate). Does not turn verification on.",
+    auth: "bearer",
+    success: {
+      kind: "envelope",
+      status: 201,
+      description: "The new secret.",
+      message: "identity secret generated; store it on your server now, it is not shown again",
+      data: { name: "NewIdentitySecret", schema: NewIdentitySecretSchema },
+      example: { secret: "4f1c2a9be07d53c8a6e1f0b9d2c4e7a15b3d8f6c0a9e2b7d4c1f5a8e3b6d9c0f", enabled: false, secret_rotated_at: EXAMPLE.at },
+    },
+    errors: TOKEN_ERRORS,
+  },
+];
