@@ -50,6 +50,7 @@ async function startPool(timeoutMs: number, shards = 1, observer?: ShardObserver
     databaseUrl: server.databaseUrl,
     shards,
     timeoutMs,
+    orgQueueMax: 256,
     als: DEFAULT_ALS,
     retrainIntervalMs: 600_000,
     observer,
@@ -117,7 +118,13 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
 
   it("answers 503 unavailable while a shard that died is rebuilt, then answers again, and reports the restart", async () => {
     const restarts: number[] = [];
-    const r = await startPool(2000, 1, { restarted: (shard) => restarts.push(shard), skipped: () => {}, trained: () => {}, sizes: () => {} });
+    const r = await startPool(2000, 1, {
+      restarted: (shard) => restarts.push(shard),
+      skipped: () => {},
+      expired: () => {},
+      trained: () => {},
+      sizes: () => {},
+    });
     expect(await rank(r, { n: 0 })).toMatchObject({ code: undefined, answered: true });
     const inFlight = rank(r, { n: 0 });
     // A thread that dies (an uncaught error, say) is simulated by ending it.
