@@ -3,7 +3,9 @@
  * the same recommender thread sends bursts of asks (issue 34, "fair shares of a thread"). One shard, two
  * organisations written straight into PostgreSQL (the server only applies the migrations), a RecommenderPool in
  * this process: the hostile organisation sends BENCH_FAIRNESS_BURST asks at once every BENCH_FAIRNESS_PERIOD_MS
- * (personalized, also-viewed and similar in turn), the bystander one `popular` ask at a time, 10 ms apart.
+ * (personalized, also-viewed and similar in turn), the bystander one `popular` ask at a time, 10 ms apart. It
+ * prints how many of the hostile organisation's asks were answered while each bystander ask waited (the order of
+ * service, which the machine's load does not blur) and the bystander's wait in milliseconds.
  *
  * With BENCH_BASELINE_DIST (the dist/ of an older build, e.g. the commit before the fair scheduler:
  * `git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx tsc -p
@@ -54,6 +56,8 @@ interface Variant {
 
 interface Run {
   bystanderMs: number[];
+  /** Per bystander ask: the hostile organisation's asks answered between it and its answer (order of service, not time). */
+  servedBefore: number[];
   bystander503: number;
   hostileAnswered: number;
   hostileRefused: number;
@@ -104,7 +108,7 @@ async function measure(v: Variant, databaseUrl: string): Promise<Run> {
   try {
     // The first models are trained after start: measured without that training beside it.
     for (const until = performance.now() + 60_000; trained < 2 && performance.now() < until;) await sleep(100);
-    const run: Run = { bystanderMs: [], bystander503: 0, hostileAnswered: 0, hostileRefused: 0, hostileTimedOut: 0 };
+    const run: Run = { bystanderMs: [], servedBefore: [], bystander503: 0, hostileAnswered: 0, hostileRefused: 0, hostileTimedOut: 0 };
     const ends = performance.now() + RUN_S * 1000;
     let k = 0;
     const bursts = setInterval(() => {
@@ -118,7 +122,13 @@ async function measure(v: Variant, databaseUrl: string): Promise<Run> {
     }, PERIOD_MS);
     while (performance.now() < ends) {
       const asked = performance.now();
-      const ok = await new Promise<boolean>((resolve) => pool.rank(bystanderAsk, (err) => resolve(err === undefined)));
+      const answeredBefore = run.hostileAnswered;
+      const ok = await new Promise<boolean>((resolve) =>
+        pool.rank(bystanderAsk, (err) => {
+          run.servedBefore.push(run.hostileAnswered - answeredBefore);
+          resolve(err === undefined);
+        }),
+      );
       if (ok) run.bystanderMs.push(performance.now() - asked);
       else run.bystander503++;
       await sleep(10);
@@ -174,8 +184,12 @@ async function main(): Promise<void> {
       const waits = rs.flatMap((r) => r.bystanderMs).sort((a, b) => a - b);
       const sum = (f: (r: Run) => number) => rs.reduce((n, r) => n + f(r), 0);
       const asked = waits.length + sum((r) => r.bystander503);
+      const served = rs.flatMap((r) => r.servedBefore).sort((a, b) => a - b);
       return [
         v.name,
+        int(quantile(served, 0.5)),
+        int(quantile(served, 0.99)),
+        int(served[served.length - 1] ?? NaN),
         ms(quantile(waits, 0.5)),
         ms(quantile(waits, 0.99)),
         ms(waits[waits.length - 1] ?? NaN),
@@ -187,7 +201,19 @@ async function main(): Promise<void> {
     });
     process.stdout.write(
       `\nOne recommender thread; the hostile organisation sends ${int(BURST)} asks at once every ${int(PERIOD_MS)} ms, the bystander one popular ask at a time (${ROUNDS} runs of ${RUN_S} s each, alternated)\n\n${table(
-        ["", "bystander p50 ms", "p99 ms", "max ms", "bystander 503", "hostile answered/s", "hostile refused (cap)", "hostile timed out"],
+        [
+          "",
+          "hostile asks served meanwhile: p50",
+          "p99",
+          "max",
+          "bystander wait p50 ms",
+          "p99 ms",
+          "max ms",
+          "bystander 503",
+          "hostile answered/s",
+          "hostile refused (cap)",
+          "hostile timed out",
+        ],
         rows,
       )}\n`,
     );
