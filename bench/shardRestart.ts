@@ -66,7 +66,14 @@ async function main(): Promise<void> {
     await db.end();
 
     const started = performance.now();
-    recommender = await RecommenderPool.start({ databaseUrl, shards: 2, timeoutMs: 10_000, als: DEFAULT_ALS, retrainIntervalMs: 3_600_000 });
+    recommender = await RecommenderPool.start({
+      databaseUrl,
+      shards: 2,
+      timeoutMs: 10_000,
+      orgQueueMax: 256,
+      als: DEFAULT_ALS,
+      retrainIntervalMs: 3_600_000,
+    });
     const firstLoadMs = performance.now() - started;
     log(`first load: ${int(firstLoadMs)} ms`);
 

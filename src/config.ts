@@ -67,6 +67,12 @@ export const ConfigSchema = z.object({
   RECOMMEND_SHARDS: z.coerce.number().int().min(1).max(16).default(2),
   /** A recommend request the recommender threads have not answered by then gets 503. */
   RECOMMEND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  /**
+   * An organisation's recommend requests waiting for its shard beyond this get 503 at once instead of waiting for
+   * RECOMMEND_TIMEOUT_MS (the shard serves its organisations in turn, so one organisation's queue never holds
+   * up another's answers; this bounds how long it holds up its own, and the shard's memory).
+   */
+  RECOMMEND_ORG_QUEUE_MAX: z.coerce.number().int().min(1).max(100_000).default(256),
   /** Models are retrained at least this often while events arrive (and sooner after much new data). */
   RECOMMEND_RETRAIN_S: z.coerce.number().int().min(1).default(600),
   /** ALS: latent factors, iterations, regularisation and confidence scale (c = 1 + alpha·log(1 + strength)). */

@@ -75,6 +75,7 @@ async function start(config: Config): Promise<Running> {
     observer: shardMetrics,
     shards: config.RECOMMEND_SHARDS,
     timeoutMs: config.RECOMMEND_TIMEOUT_MS,
+    orgQueueMax: config.RECOMMEND_ORG_QUEUE_MAX,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
     cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
     als: {

@@ -81,6 +81,13 @@ export const metrics = {
     labelNames: SHARD,
     registers: [registry],
   }),
+  /** Asks a shard reached past their deadline (answered 503 already) and dropped unranked: `recommenderAsksExpired.inc({ shard }, n)`. */
+  recommenderAsksExpired: new Counter({
+    name: "recsvc_recommender_asks_expired_total",
+    help: "Recommend asks a recommender thread reached after their deadline (answered 503 already) and dropped without ranking, by shard.",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
   /** A model training finished: `modelTrainings.inc({ shard })`, with its length in modelTrainingSeconds. */
   modelTrainings: new Counter({
     name: "recsvc_model_trainings_total",
@@ -135,7 +142,9 @@ export function collectProcessMetrics(): void {
 export function zeroShardSeries(shards: number): void {
   for (let i = 0; i < shards; i++) {
     const shard = String(i);
-    for (const c of [metrics.recommenderRestarts, metrics.recommenderRecordsSkipped, metrics.modelTrainings]) c.inc({ shard }, 0);
+    for (const c of [metrics.recommenderRestarts, metrics.recommenderRecordsSkipped, metrics.recommenderAsksExpired, metrics.modelTrainings]) {
+      c.inc({ shard }, 0);
+    }
     metrics.modelTrainingSeconds.zero({ shard });
     for (const g of [metrics.indexOrganisations, metrics.indexItems, metrics.indexUsers, metrics.indexBytes]) g.set({ shard }, 0);
   }

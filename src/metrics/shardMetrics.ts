@@ -5,6 +5,7 @@ import { metrics } from "./registry.js";
 export const shardMetrics: ShardObserver = {
   restarted: (shard) => metrics.recommenderRestarts.inc({ shard: String(shard) }),
   skipped: (shard, records) => metrics.recommenderRecordsSkipped.inc({ shard: String(shard) }, records),
+  expired: (shard, asks) => metrics.recommenderAsksExpired.inc({ shard: String(shard) }, asks),
   trained: (shard, ms) => {
     metrics.modelTrainings.inc({ shard: String(shard) });
     metrics.modelTrainingSeconds.observe({ shard: String(shard) }, ms / 1000);

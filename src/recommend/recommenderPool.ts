@@ -25,6 +25,8 @@ export interface RecommenderPoolOptions {
   databaseUrl: string;
   shards: number;
   timeoutMs: number;
+  /** RECOMMEND_ORG_QUEUE_MAX: an organisation's unanswered asks on its shard beyond which its next ones get 503 at once. */
+  orgQueueMax: number;
   als: AlsParams;
   retrainIntervalMs: number;
   /** CLUSTER=1: this process's id, and how long a training lease lasts unrenewed (workers/recommender/sharedTraining.ts). */
@@ -37,6 +39,8 @@ export interface RecommenderPoolOptions {
 export interface ShardObserver {
   restarted(shard: number): void;
   skipped(shard: number, records: number): void;
+  /** Asks the shard reached past their deadline and dropped without ranking them. */
+  expired(shard: number, asks: number): void;
   trained(shard: number, ms: number): void;
   sizes(shard: number, sizes: ShardSizes): void;
 }
@@ -55,6 +59,8 @@ interface ShardThread {
   loading: Set<number> | undefined;
   /** This shard's unanswered requests: when it dies only they fail, not the other shards'. */
   pending: PendingRequests<Done<unknown>>;
+  /** Unanswered rank requests by organisation (only those with some): RECOMMEND_ORG_QUEUE_MAX caps each. */
+  queued: Map<number, number>;
   /** Rank requests of the current event-loop turn: they leave together, in one message. */
   outbox: AskWire[];
   /** `settle` messages not answered yet, by id: resolved when answered, or when the thread exits. */
@@ -114,18 +120,31 @@ export class RecommenderPool {
     return key === undefined ? undefined : this.shared.get(key);
   }
 
-  /** Ranks on the organisation's shard; `done` is called once. A callback, not a promise: this runs per request. */
+  /**
+   * Ranks on the organisation's shard; `done` is called once. A callback, not a promise: this runs per request.
+   * An organisation with RECOMMEND_ORG_QUEUE_MAX asks unanswered on its shard is answered 503 at once: its asks
+   * beyond what the shard can serve in time would only wait for their deadline, and the shard serves each
+   * organisation in turn (workers/recommender/fairScheduler.ts), so a longer queue buys it nothing.
+   */
   rank(req: RankRequest, done: Done<RankResult>): void {
+    const { org } = req;
+    const thread = this.threadOf(org);
+    const queued = thread.queued.get(org) ?? 0;
+    if (queued >= this.opts.orgQueueMax) {
+      done(new AppError("unavailable", "too many recommend requests of this organisation are waiting; retry shortly"), undefined);
+      return;
+    }
+    thread.queued.set(org, queued + 1);
     const key = sharedAnswerKey(req);
-    const deliver: Done<RankResult> =
-      key === undefined
-        ? done
-        : (err, result) => {
-            if (result) this.shared.set(key, result);
-            done(err, result);
-          };
-    this.ask(req.org, deliver as Done<unknown>, (thread, id) => {
-      thread.outbox.push(askToWire({ id, req }));
+    const deliver: Done<RankResult> = (err, result) => {
+      const left = thread.queued.get(org)! - 1;
+      if (left === 0) thread.queued.delete(org);
+      else thread.queued.set(org, left);
+      if (result && key !== undefined) this.shared.set(key, result);
+      done(err, result);
+    };
+    this.ask(org, deliver as Done<unknown>, (thread, id, deadline) => {
+      thread.outbox.push(askToWire({ id, req, deadline: performance.timeOrigin + deadline }));
       if (!this.outboxScheduled) {
         this.outboxScheduled = true;
         setImmediate(() => this.sendOutbox());
@@ -160,7 +179,7 @@ export class RecommenderPool {
 
   /** CLUSTER=1: another process stored this organisation's model; its shard loads it. */
   modelStored(org: number, version: number): void {
-    post(this.threads[org % this.threads.length]!, { t: "model", org, version });
+    post(this.threadOf(org), { t: "model", org, version });
   }
 
   /** Resolves once every shard has applied the batches published so far, not merely queued them. */
@@ -183,13 +202,19 @@ export class RecommenderPool {
     await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 
-  private ask(org: number, done: Done<unknown>, send: (thread: ShardThread, id: number) => void): void {
-    const thread = this.threads[org % this.threads.length]!;
+  private threadOf(org: number): ShardThread {
+    return this.threads[org % this.threads.length]!;
+  }
+
+  /** `send` gets the ask's id and its deadline (this thread's performance.now()). */
+  private ask(org: number, done: Done<unknown>, send: (thread: ShardThread, id: number, deadline: number) => void): void {
+    const thread = this.threadOf(org);
     if (!serves(thread, org)) {
       done(new AppError("unavailable", "the recommender index is loading; retry shortly"), undefined);
       return;
     }
-    send(thread, thread.pending.add(done, performance.now() + this.opts.timeoutMs));
+    const deadline = performance.now() + this.opts.timeoutMs;
+    send(thread, thread.pending.add(done, deadline), deadline);
   }
 
   /** A thread replaced meanwhile is not in `threads`: its asks are dropped with it (restart() failed them). */
@@ -227,6 +252,7 @@ export class RecommenderPool {
       ready: false,
       loading: undefined,
       pending: new PendingRequests<Done<unknown>>(),
+      queued: new Map(),
       outbox: [],
       settling: new Map(),
     };
@@ -307,6 +333,9 @@ export class RecommenderPool {
         return;
       case "skipped":
         observer?.skipped(shard, m.records);
+        return;
+      case "expired":
+        observer?.expired(shard, m.asks);
         return;
       case "trained":
         observer?.trained(shard, m.ms);

@@ -12,6 +12,12 @@ export const packr = new Packr({ useRecords: false, moreTypes: false });
 export interface RankAsk {
   id: number;
   req: RankRequest;
+  /**
+   * When the front thread answers 503 without it (RECOMMEND_TIMEOUT_MS after it was asked), in ms since the epoch
+   * (performance.timeOrigin + performance.now(): one clock for every thread of the process). A shard that reaches
+   * an ask past it drops it without ranking it: its answer would be thrown away.
+   */
+  deadline: number;
 }
 
 /**
@@ -32,8 +38,9 @@ export type AskWire = [
   fields: string[] | null,
   limit: number,
   page: number,
+  deadline: number,
 ];
-export function askToWire({ id, req: r }: RankAsk): AskWire {
+export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
   return [
     id,
     r.org,
@@ -47,6 +54,7 @@ export function askToWire({ id, req: r }: RankAsk): AskWire {
     r.fields ?? null,
     r.limit,
     r.page,
+    deadline,
   ];
 }
 
@@ -64,7 +72,7 @@ export function askFromWire(w: AskWire): RankAsk {
     limit: w[10],
     page: w[11],
   };
-  return { id: w[0], req };
+  return { id: w[0], req, deadline: w[12] };
 }
 
 export type ToShard =
@@ -107,6 +115,8 @@ export type FromShard =
   | { t: "ready"; orgs: number; events: number; ms: number; skipped: number }
   /** Records the shard could not apply (logged there with their organisation and position) and skipped. */
   | { t: "skipped"; records: number }
+  /** Asks the shard dropped unranked: their deadline had passed when their turn came (the front had answered 503). */
+  | { t: "expired"; asks: number }
   | { t: "trained"; org: number; ms: number }
   | { t: "sizes"; sizes: ShardSizes };
 

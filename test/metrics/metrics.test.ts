@@ -12,6 +12,7 @@ const PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 const SHARD_METRICS = [
   "recsvc_recommender_restarts_total",
   "recsvc_recommender_records_skipped_total",
+  "recsvc_recommender_asks_expired_total",
   "recsvc_model_trainings_total",
   "recsvc_model_training_seconds_count",
   "recsvc_index_organisations",

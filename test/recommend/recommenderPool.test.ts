@@ -10,6 +10,7 @@ import type { ShardObserver } from "../../src/recommend/recommenderPool.js";
 import type * as SchemaModule from "../../src/recommend/schema.js";
 import type * as ValidateModule from "../../src/recommend/validate.js";
 import type * as AlsModule from "../../src/wire/als.js";
+import type * as AnswerBatchModule from "../../src/wire/answerBatch.js";
 import type * as BatchPackModule from "../../src/wire/batchPack.js";
 import type { EventRow } from "../../src/wire/batchRows.js";
 import type { RankRequest } from "../../src/wire/rank.js";
@@ -21,6 +22,7 @@ const { toRankRequest } = await fromBuild<typeof SchemaModule>("src/recommend/sc
 const { validateRecommend } = await fromBuild<typeof ValidateModule>("src/recommend/validate.ts");
 const { DEFAULT_ALS } = await fromBuild<typeof AlsModule>("src/wire/als.ts");
 const { packBatch } = await fromBuild<typeof BatchPackModule>("src/wire/batchPack.ts");
+const { readAnswers } = await fromBuild<typeof AnswerBatchModule>("src/wire/answerBatch.ts");
 
 type Outcome = { code: string | undefined; message: string | undefined; answered: boolean };
 
@@ -45,11 +47,12 @@ afterAll(async () => {
 });
 
 /** A second set of recommender threads, in this process, on the test server's database. */
-async function startPool(timeoutMs: number, shards = 1, observer?: ShardObserver): Promise<RecommenderPool> {
+async function startPool(timeoutMs: number, shards = 1, observer?: ShardObserver, orgQueueMax = 256): Promise<RecommenderPool> {
   const r = await RecommenderPool.start({
     databaseUrl: server.databaseUrl,
     shards,
     timeoutMs,
+    orgQueueMax,
     als: DEFAULT_ALS,
     retrainIntervalMs: 600_000,
     observer,
@@ -71,6 +74,28 @@ function rankWith(r: RecommenderPool, req: RankRequest, calls = { n: 0 }): Promi
       resolve({ code: err?.code, message: err?.message, answered: value !== undefined, scores });
     });
   });
+}
+
+/** An observer that hears only of the asks a shard dropped past their deadline. */
+function expiredObserver(expired: number[]): ShardObserver {
+  return { restarted: () => {}, skipped: () => {}, expired: (_, asks) => expired.push(asks), trained: () => {}, sizes: () => {} };
+}
+
+/** Asks `req` of the pool; each answer (or refusal) appends `label` to `order` the moment its callback runs. */
+function rankInOrder(r: RecommenderPool, req: RankRequest, label: string, order: string[]): Promise<Outcome> {
+  return new Promise((resolve) => {
+    r.rank(req, (err, value) => {
+      order.push(label);
+      resolve({ code: err?.code, message: err?.message, answered: value !== undefined });
+    });
+  });
+}
+
+/** A new organisation's seq (with one shard, every organisation shares the thread). */
+async function newOrgSeq(): Promise<number> {
+  const o = await newOrg(server.url);
+  const { rows } = await server.db().query<{ seq: number }>("SELECT seq FROM organisations WHERE id = $1", [o.orgId]);
+  return rows[0]!.seq;
 }
 
 /** Organisations until one has each parity of seq: one per shard of two. */
@@ -97,6 +122,87 @@ function holdThread(ms: number): void {
   }
 }
 
+describe("RecommenderPool: the organisations of one shard served fairly", () => {
+  const flooding = () => toRankRequest(orgSeq, validateRecommend({ strategy: "recently-viewed", user_id: "u1" }));
+
+  it("answers another organisation's ask after at most 16 of the thousands a flooding organisation sent before it", async () => {
+    // A deadline and a queue cap that nothing here reaches: only the order of service is measured.
+    const r = await startPool(60_000, 1, undefined, 10_000);
+    const bystander = toRankRequest(await newOrgSeq(), validateRecommend({ strategy: "popular" }));
+    const order: string[] = [];
+    // One event-loop turn: the 3,000 asks and then the bystander's travel in one message, in that order.
+    const flood = Array.from({ length: 3_000 }, () => rankInOrder(r, flooding(), "A", order));
+    const one = rankInOrder(r, bystander, "B", order);
+    const outcomes = await Promise.all([...flood, one]);
+    expect(outcomes.filter((o) => !o.answered)).toEqual([]);
+    // A turn of a lane is at most 16 asks (workers/recommender/recommenderThread.ts TURN_MAX).
+    expect(order.indexOf("B")).toBeLessThanOrEqual(16);
+  });
+
+  it("answers each organisation's asks in the order they were sent, however they interleave", async () => {
+    const r = await startPool(60_000, 1, undefined, 10_000);
+    const bystander = toRankRequest(await newOrgSeq(), validateRecommend({ strategy: "popular" }));
+    const order: string[] = [];
+    const asks: Array<Promise<Outcome>> = [];
+    for (let k = 0; k < 600; k++) {
+      asks.push(rankInOrder(r, flooding(), `A${k}`, order));
+      if (k % 3 === 0) asks.push(rankInOrder(r, bystander, `B${k}`, order));
+      // Some asks leave in later messages than others.
+      if (k % 100 === 99) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(asks);
+    const of = (prefix: string) => order.filter((label) => label.startsWith(prefix)).map((label) => Number(label.slice(1)));
+    const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+    expect(of("A")).toEqual(sorted(of("A")));
+    expect(of("B")).toEqual(sorted(of("B")));
+    expect(of("A").length + of("B").length).toBe(800);
+  });
+
+  it("answers 503 unavailable at once to an organisation's asks beyond RECOMMEND_ORG_QUEUE_MAX, and answers another organisation's", async () => {
+    const r = await startPool(60_000, 1, undefined, 10);
+    const bystander = toRankRequest(await newOrgSeq(), validateRecommend({ strategy: "popular" }));
+    const order: string[] = [];
+    const flood = Array.from({ length: 50 }, () => rankInOrder(r, flooding(), "A", order));
+    // The 40 asks past the cap were answered before any ask left this thread.
+    expect(order).toEqual(Array.from({ length: 40 }, () => "A"));
+    const other = rankInOrder(r, bystander, "B", order);
+    const outcomes = await Promise.all(flood);
+    const refused = outcomes.filter((o) => !o.answered);
+    expect(refused.length).toBe(40);
+    for (const o of refused) {
+      expect(o.code).toBe("unavailable");
+      expect(o.message).toMatch(/too many recommend requests of this organisation are waiting/);
+    }
+    expect(outcomes.slice(0, 10).every((o) => o.answered)).toBe(true);
+    expect(await other).toMatchObject({ code: undefined, answered: true });
+    // Its answered asks no longer count: it is served again.
+    expect(await rankInOrder(r, flooding(), "A", order)).toMatchObject({ code: undefined, answered: true });
+  });
+
+  it("drops, without ranking them, the asks whose deadline passed before the shard reached them", async () => {
+    const expired: number[] = [];
+    const r = await startPool(100, 1, expiredObserver(expired));
+    let answeredByThread = 0;
+    threadOf(r, 0).worker.on("message", (raw: unknown) => {
+      if (raw instanceof ArrayBuffer) readAnswers(raw, () => answeredByThread++);
+    });
+    const late = Array.from({ length: 20 }, () => rank(r, { n: 0 }));
+    holdThread(350); // the asks leave after this, their deadline passed
+    for (const o of await Promise.all(late)) expect(o).toMatchObject({ code: "unavailable", answered: false });
+    // Asks after them, of the same organisation, are answered after the shard has reached them.
+    let tries = 1;
+    let later = await rank(r, { n: 0 });
+    for (; !later.answered && tries < 5; tries++) later = await rank(r, { n: 0 });
+    expect(later.answered).toBe(true);
+    const { value: dropped } = await eventually(
+      async () => expired.reduce((a, b) => a + b, 0),
+      (n) => n >= 20,
+    );
+    expect(dropped).toBeGreaterThanOrEqual(20);
+    expect(answeredByThread).toBeLessThanOrEqual(tries);
+  });
+});
+
 describe("RecommenderPool (the front thread's client of the recommender threads)", () => {
   it("answers 503 unavailable when no answer has come by the deadline, and drops the answer that comes later", async () => {
     // 100 ms: long enough that a loaded machine still answers in time, well inside the 350 ms hold below.
@@ -117,7 +223,13 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
 
   it("answers 503 unavailable while a shard that died is rebuilt, then answers again, and reports the restart", async () => {
     const restarts: number[] = [];
-    const r = await startPool(2000, 1, { restarted: (shard) => restarts.push(shard), skipped: () => {}, trained: () => {}, sizes: () => {} });
+    const r = await startPool(2000, 1, {
+      restarted: (shard) => restarts.push(shard),
+      skipped: () => {},
+      expired: () => {},
+      trained: () => {},
+      sizes: () => {},
+    });
     expect(await rank(r, { n: 0 })).toMatchObject({ code: undefined, answered: true });
     const inFlight = rank(r, { n: 0 });
     // A thread that dies (an uncaught error, say) is simulated by ending it.

@@ -32,11 +32,11 @@ const full: RankRequest = {
 describe("the messages between the front thread and the recommender threads", () => {
   it("carry a rank ask through msgpack and back unchanged, absent fields included", () => {
     for (const req of [bare, full]) {
-      const sent: ToShard = { t: "rank", asks: [askToWire({ id: 41, req })] };
+      const sent: ToShard = { t: "rank", asks: [askToWire({ id: 41, req, deadline: 1_790_000_000_123.25 })] };
       const got = unpackMessage<ToShard>(packMessage(sent));
       expect(got.t).toBe("rank");
       if (got.t !== "rank") return;
-      expect(askFromWire(got.asks[0]!)).toStrictEqual({ id: 41, req });
+      expect(askFromWire(got.asks[0]!)).toStrictEqual({ id: 41, req, deadline: 1_790_000_000_123.25 });
     }
   });
 });

@@ -1,7 +1,5 @@
 import { log } from "../../src/wire/log.js";
-
-/** A batch's application is worked on for this long before the thread turns to the messages waiting. */
-const SLICE_MS = 2;
+import type { Work } from "./fairScheduler.js";
 
 interface Job {
   steps: Iterator<void>;
@@ -9,35 +7,33 @@ interface Job {
 }
 
 /**
- * Committed batches, applied in the order they came, a slice of steps at a time: a rank request that arrives
- * while a large batch (an upload's 10,000 items) is applied waits for a slice, not for the whole batch.
+ * Committed batches, applied in the order they came, one step (at most RECORDS_PER_STEP records: shard.ts) at a
+ * time. It is one lane of the shard's FairScheduler: while organisations' asks wait, an upload's 10,000 items are
+ * applied a turn at a time between their turns, taking a share of the thread, not all of it.
  */
-export class BatchQueue {
+export class BatchQueue implements Work {
   private readonly jobs: Job[] = [];
-  private scheduled = false;
+
+  /** `wake` is told when the queue has work again (the scheduler then gives it turns). */
+  constructor(private readonly wake: (queue: BatchQueue) => void) {}
+
+  get waiting(): boolean {
+    return this.jobs.length > 0;
+  }
 
   /** `done` is called once the batch is applied (or, should a step throw, abandoned and logged). */
   add(steps: Iterator<void>, done: () => void): void {
     this.jobs.push({ steps, done });
-    if (!this.scheduled) this.run();
+    if (this.jobs.length === 1) this.wake(this);
   }
 
-  private readonly run = (): void => {
-    this.scheduled = false;
-    const until = performance.now() + SLICE_MS;
-    while (this.jobs.length > 0) {
-      const job = this.jobs[0]!;
-      if (this.step(job)) {
-        this.jobs.shift();
-        job.done();
-      }
-      if (this.jobs.length > 0 && performance.now() >= until) {
-        this.scheduled = true;
-        setImmediate(this.run);
-        return;
-      }
+  runOne(): void {
+    const job = this.jobs[0];
+    if (job && this.step(job)) {
+      this.jobs.shift();
+      job.done();
     }
-  };
+  }
 
   /** Runs one step; true when the job is over. */
   private step(job: Job): boolean {

@@ -1,11 +1,13 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { AnswerBatch } from "../../src/wire/answerBatch.js";
-import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type ToShard } from "../../src/wire/shardMessages.js";
+import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type RankAsk, type ToShard } from "../../src/wire/shardMessages.js";
 import { log, setLogLevel } from "../../src/wire/log.js";
 import type { RecommenderThreadData } from "../../src/wire/threadData.js";
 import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
 import { loadShard, type LoadHooks } from "./loader.js";
 import { BatchQueue } from "./batchQueue.js";
+import { FairScheduler } from "./fairScheduler.js";
+import { OrgAsks } from "./orgAsks.js";
 import { Inbox } from "./inbox.js";
 import { LoadProgress } from "./loadProgress.js";
 import { Shard } from "./shard.js";
@@ -15,6 +17,18 @@ import { TrainingScheduler } from "./trainingScheduler.js";
 
 const data = workerData as RecommenderThreadData;
 setLogLevel(data.logLevel);
+/**
+ * A lane's share of a round: a few cheap asks (0.03-0.3 ms each); an expensive one overruns it and leaves its
+ * organisation in debt until the others have had as much time.
+ */
+const QUANTUM_MS = 0.5;
+/**
+ * Asks (or batch steps) one lane runs in a turn, at most: only the cheapest asks (under QUANTUM_MS / TURN_MAX)
+ * reach it before the quantum, so it bounds by count what another organisation waits without skewing the shares.
+ */
+const TURN_MAX = 16;
+/** Work done at a stretch before the thread reads the messages that came meanwhile (new asks join the round then). */
+const SLICE_MS = 2;
 /** Organisations live on shard `seq % shards`; a batch may hold other shards' records too. */
 const ownsOrg = (org: number): boolean => org % data.shards === data.shard;
 const shard = new Shard();
@@ -35,29 +49,51 @@ function send(m: FromShard): void {
 const ANSWER_HOLD_MS = 1;
 
 const answers = new AnswerBatch();
+let heldSince = 0;
 
 function sendAnswers(): void {
+  if (answers.size === 0) return;
   const batch = answers.take();
   port.postMessage(batch, [batch]);
 }
 
-/** Ranks a batch of requests, answering in as few messages as possible without holding an answer long. */
-function rankAll(asks: AskWire[]): void {
-  let since = performance.now();
-  for (const wire of asks) {
-    const { id, req } = askFromWire(wire);
-    try {
-      answers.add(id, shard.rank(req));
-    } catch (err) {
-      log.error("recommend failed", { shard: data.shard, error: (err as Error).stack });
-      answers.fail(id);
-    }
-    if (performance.now() - since >= ANSWER_HOLD_MS) {
-      sendAnswers();
-      since = performance.now();
-    }
+/** Ranks one ask, answering in as few messages as possible without holding an answer long. */
+function serve({ id, req }: RankAsk): void {
+  if (answers.size === 0) heldSince = performance.now();
+  try {
+    answers.add(id, shard.rank(req));
+  } catch (err) {
+    log.error("recommend failed", { shard: data.shard, org: req.org, error: (err as Error).stack });
+    answers.fail(id);
   }
-  if (answers.size > 0) sendAnswers();
+  if (performance.now() - heldSince >= ANSWER_HOLD_MS) sendAnswers();
+}
+
+/**
+ * Each organisation's asks wait in a lane of their own, and the committed batches in one more: the thread serves
+ * them by deficit round robin on the time each unit took (fairScheduler.ts), so one organisation's burst, or an
+ * upload being applied, delays another organisation's answer by a turn of each, not by all of its work.
+ */
+const scheduler = new FairScheduler({ quantumMs: QUANTUM_MS, turnMax: TURN_MAX, sliceMs: SLICE_MS, sliceEnded });
+const lanes = new Map<number, OrgAsks>();
+/** Asks dropped past their deadline since the last report. */
+let expired = 0;
+const countExpired = (): void => void expired++;
+
+function sliceEnded(): void {
+  sendAnswers();
+  if (expired === 0) return;
+  send({ t: "expired", asks: expired });
+  expired = 0;
+}
+
+function queueAsks(asks: AskWire[]): void {
+  for (const wire of asks) {
+    const ask = askFromWire(wire);
+    let lane = lanes.get(ask.req.org);
+    if (!lane) lanes.set(ask.req.org, (lane = new OrgAsks(serve, countExpired)));
+    if (lane.push(ask)) scheduler.wake(lane);
+  }
 }
 
 /** One message, contained: a message that fails is logged and dropped, and the thread serves every other organisation. */
@@ -65,7 +101,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
   try {
     switch (m.t) {
       case "rank":
-        rankAll(m.asks);
+        queueAsks(m.asks);
         return;
       case "batch":
         if (m.xid !== null && loadSnapshot !== undefined && committedBefore(loadSnapshot, BigInt(m.xid))) return;
@@ -102,7 +138,7 @@ function sendSizes(): void {
   send({ t: "sizes", sizes: shard.sizes() });
 }
 
-const batches = new BatchQueue();
+const batches = new BatchQueue((queue) => scheduler.wake(queue));
 const progress = new LoadProgress();
 const inbox = new Inbox(handle, progress);
 port.on("message", (raw: Uint8Array) => {

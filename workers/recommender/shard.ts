@@ -37,9 +37,16 @@ export class Shard {
     drain(this.applySteps(batch, notStored, owns, fromEvent));
   }
 
-  /** apply() in steps of at most RECORDS_PER_STEP records: the caller may answer requests between them. */
+  /** apply() in steps of at most RECORDS_PER_STEP records or STEP_MS: the caller may answer requests between them. */
   *applySteps(batch: BatchPayload, notStored: readonly number[] | null, owns: (org: number) => boolean, fromEvent = 0): Generator<void, void> {
     let n = 0;
+    let stepEnds = performance.now() + STEP_MS;
+    /** Whether the step is over: RECORDS_PER_STEP records, or STEP_MS of them when records are costly (long attributes). */
+    const stepOver = (): boolean => {
+      if (++n % RECORDS_PER_STEP !== 0 && performance.now() < stepEnds) return false;
+      n = 0;
+      return true;
+    };
     for (let position = 0; position < batch.items.length; position++) {
       const [org, id, type, status, attributes, createdAt] = batch.items[position]!;
       if (!owns(org)) continue;
@@ -54,7 +61,10 @@ export class Shard {
       } catch (err) {
         this.skips.add(org, "item", position, err);
       }
-      if (++n % RECORDS_PER_STEP === 0) yield;
+      if (stepOver()) {
+        yield;
+        stepEnds = performance.now() + STEP_MS;
+      }
     }
     for (let position = 0; position < batch.users.length; position++) {
       const [org, id, status] = batch.users[position]!;
@@ -64,7 +74,10 @@ export class Shard {
       } catch (err) {
         this.skips.add(org, "user", position, err);
       }
-      if (++n % RECORDS_PER_STEP === 0) yield;
+      if (stepOver()) {
+        yield;
+        stepEnds = performance.now() + STEP_MS;
+      }
     }
     const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
     const nowS = Date.now() / 1000;
@@ -84,7 +97,10 @@ export class Shard {
       } catch (err) {
         this.skips.add(org, "event", i, err);
       }
-      if (++n % RECORDS_PER_STEP === 0) yield;
+      if (stepOver()) {
+        yield;
+        stepEnds = performance.now() + STEP_MS;
+      }
     }
   }
 
@@ -160,8 +176,10 @@ export class Shard {
   }
 }
 
-/** Records applied between two steps of applySteps: 1–2 ms of work for items with a few attributes. */
+/** Records applied between two steps of applySteps: 1–2 ms of work for items with a few attributes… */
 const RECORDS_PER_STEP = 100;
+/** …or fewer, once a step has taken this long: a step is the unit the thread's scheduler cannot split. */
+const STEP_MS = 1;
 
 function drain(steps: Iterator<void>): void {
   while (!steps.next().done) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BatchQueue } from "../../../workers/recommender/batchQueue.js";
+import { FairScheduler } from "../../../workers/recommender/fairScheduler.js";
 
 /** A job of `n` steps, each busy for `ms`, recording its name at the end of each step. */
 function* busySteps(name: string, n: number, ms: number, seen: string[]): Generator<void, void> {
@@ -13,13 +14,17 @@ function* busySteps(name: string, n: number, ms: number, seen: string[]): Genera
   }
 }
 
-const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** A queue given turns as the recommender thread gives it (recommenderThread.ts's settings). */
+function queue(): BatchQueue {
+  const scheduler = new FairScheduler({ quantumMs: 1, turnMax: 8, sliceMs: 2 });
+  return new BatchQueue((q) => scheduler.wake(q));
+}
 
 describe("BatchQueue", () => {
   it("applies batches whole and in the order they came", async () => {
     const seen: string[] = [];
     const done: string[] = [];
-    const q = new BatchQueue();
+    const q = queue();
     q.add(busySteps("a", 5, 1, seen), () => done.push("a"));
     await new Promise<void>((resolve) =>
       q.add(busySteps("b", 3, 0, seen), () => {
@@ -33,7 +38,7 @@ describe("BatchQueue", () => {
 
   it("lets the thread's other work run between slices of a long batch", async () => {
     const seen: string[] = [];
-    const q = new BatchQueue();
+    const q = queue();
     // Waits for the batch itself, not a fixed time: a busy machine may take longer than 50 ms over 20 ms of steps.
     const finished = new Promise<void>((resolve) =>
       q.add(busySteps("batch", 20, 1, seen), () => {
@@ -49,14 +54,18 @@ describe("BatchQueue", () => {
 
   it("drops the rest of a batch whose step throws, and goes on with the next", async () => {
     const done: string[] = [];
-    const q = new BatchQueue();
+    const q = queue();
     function* failing(): Generator<void, void> {
       yield;
       throw new Error("broken");
     }
     q.add(failing(), () => done.push("failing"));
-    q.add(busySteps("next", 2, 0, []), () => done.push("next"));
-    await settled();
+    await new Promise<void>((resolve) =>
+      q.add(busySteps("next", 2, 0, []), () => {
+        done.push("next");
+        resolve();
+      }),
+    );
     expect(done).toEqual(["failing", "next"]);
   });
 });

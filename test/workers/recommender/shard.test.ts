@@ -133,6 +133,24 @@ describe("a batch applied in steps", () => {
     for (const org of [1, 2, 3]) expect(stateOf(stepped.org(org))).toEqual(stateOf(atOnce.org(org)));
   });
 
+  it("ends a step before a hundred records when they are costly (items of a thousand attribute values each)", () => {
+    const batch: BatchPayload = {
+      events: [],
+      items: Array.from({ length: 99 }, (_, k) => [
+        1,
+        `wide-${k}`,
+        "shoe",
+        "active",
+        { tags: Array.from({ length: 1_000 }, (_, t) => `tag-${k}-${t}`) },
+        null,
+      ]),
+      users: [],
+    };
+    const steps = [...new Shard().applyPackedSteps(packBatch(batch), null, () => true)];
+    // By count, 99 records are one step (no yield); 99,000 distinct tokens take far more than 2 ms on any machine.
+    expect(steps.length).toBeGreaterThanOrEqual(2);
+  });
+
   it("reads an events-only batch in place in one step", () => {
     const shard = new Shard();
     const steps = [...shard.applyPackedSteps(packBatch({ events: events(2000, 3), items: [], users: [] }), null, () => true)];
