@@ -46,6 +46,17 @@ export const ConfigSchema = z.object({
   RECOMMEND_SHARDS: z.coerce.number().int().min(1).max(16).default(2),
   /** A recommend request the recommender threads have not answered by then gets 503. */
   RECOMMEND_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2000),
+  /**
+   * Hard limits per organisation inside each recommender thread: distinct attribute tokens posted for
+   * `similar`, and bytes kept for items' attributes (answer texts and filter values). Past either the index
+   * stops adding that organisation's new tokens or attributes and goes on serving (workers/index/attributeCaps.ts).
+   */
+  ORG_MAX_ATTRIBUTE_TOKENS: z.coerce.number().int().min(1).default(1_000_000),
+  ORG_MAX_ATTRIBUTE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(256 * 1024 ** 2),
   /** Models are retrained at least this often while events arrive (and sooner after much new data). */
   RECOMMEND_RETRAIN_S: z.coerce.number().int().min(1).default(600),
   /** ALS: latent factors, iterations, regularisation and confidence scale (c = 1 + alpha·log(1 + strength)). */

@@ -69,6 +69,7 @@ async function start(config: Config): Promise<Running> {
     shards: config.RECOMMEND_SHARDS,
     timeoutMs: config.RECOMMEND_TIMEOUT_MS,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
+    attributeCaps: { maxTokens: config.ORG_MAX_ATTRIBUTE_TOKENS, maxBytes: config.ORG_MAX_ATTRIBUTE_BYTES },
     cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
     als: {
       ...DEFAULT_ALS,
