@@ -9,7 +9,7 @@
  * 2. Noise: with RATE_LIMIT_WINDOW_S=1 and RATE_LIMIT_MAX = each of --rates (per organisation), the hostile
  *    organisation sends its most expensive valid requests (bench/lib/noisy/hostileRequests.ts, kinds in turn)
  *    at that rate, while bystander organisations call `popular`, paced, at 80% of the limit each and
- *    --bystander-rate in all. Rate 0 is the quiet baseline (bystanders alone). Reported: bystander
+ *    --bystander-rate in all. Rate 0 is the quiet baseline (bystanders alone, no rate limit). Reported: bystander
  *    p50/p99/max and 503s, the hostile requests' latency and statuses.
  *
  *   --builds name=path,…   server entry points (default: this build, `new=dist/src/main.js`); for example
@@ -68,6 +68,7 @@ const TEXT_ITEMS = positive("text-items", flags["text-items"], 2_000);
 /** Bystanders pace at this share of the rate limit: a fixed one-second window never sees two of theirs. */
 const BYSTANDER_SHARE = 0.8;
 const READY_TIMEOUT_MS = 300_000;
+const QUIET_LIMIT = 1_000_000_000;
 const SETTLE_SAMPLES = 4;
 const SAMPLE_MS = 5_000;
 
@@ -186,7 +187,8 @@ async function noise(
   hostile: Org,
   bystanders: Org[],
 ): Promise<NoiseResult> {
-  const limit = Math.max(1, rate);
+  // The quiet baseline (no hostile requests) keeps the bench's usual limit-free setting.
+  const limit = rate === 0 ? QUIET_LIMIT : rate;
   log(`[${build.name} #${round}] noise: hostile at ${rate}/s (RATE_LIMIT_MAX=${limit} per 1 s), bystanders ${BYSTANDER_RATE}/s for ${DURATION_S} s`);
   const { server, url } = await startBuild(storage, build.main, { RATE_LIMIT_MAX: String(limit), RATE_LIMIT_WINDOW_S: "1" });
   try {
