@@ -73,6 +73,19 @@ export const ConfigSchema = z.object({
    * up another's answers; this bounds how long it holds up its own, and the shard's memory).
    */
   RECOMMEND_ORG_QUEUE_MAX: z.coerce.number().int().min(1).max(100_000).default(256),
+  /**
+   * Hard limits per organisation inside each recommender thread: distinct attribute tokens posted for `similar`,
+   * and bytes kept for items' attributes (answer texts and filter values, which take more than the compact JSON
+   * the ORG_MAX_ATTRIBUTE_BYTES quota counts). Past either the index stops adding that organisation's new tokens
+   * or attributes and goes on serving (workers/index/attributeCaps.ts): a safety net under the quotas, which
+   * refuse the upsert itself.
+   */
+  ORG_MAX_ATTRIBUTE_TOKENS: z.coerce.number().int().min(1).default(1_000_000),
+  ORG_INDEX_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(768 * 1024 ** 2),
   /** Models are retrained at least this often while events arrive (and sooner after much new data). */
   RECOMMEND_RETRAIN_S: z.coerce.number().int().min(1).default(600),
   /** ALS: latent factors, iterations, regularisation and confidence scale (c = 1 + alpha·log(1 + strength)). */

@@ -77,6 +77,7 @@ async function start(config: Config): Promise<Running> {
     timeoutMs: config.RECOMMEND_TIMEOUT_MS,
     orgQueueMax: config.RECOMMEND_ORG_QUEUE_MAX,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
+    attributeCaps: { maxTokens: config.ORG_MAX_ATTRIBUTE_TOKENS, maxBytes: config.ORG_INDEX_MAX_BYTES },
     cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
     als: {
       ...DEFAULT_ALS,

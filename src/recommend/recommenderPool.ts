@@ -29,6 +29,8 @@ export interface RecommenderPoolOptions {
   orgQueueMax: number;
   als: AlsParams;
   retrainIntervalMs: number;
+  /** Each organisation's limits inside the index (ORG_MAX_ATTRIBUTE_TOKENS, ORG_INDEX_MAX_BYTES); none when unset. */
+  attributeCaps?: { maxTokens: number; maxBytes: number };
   /** CLUSTER=1: this process's id, and how long a training lease lasts unrenewed (workers/recommender/sharedTraining.ts). */
   cluster?: { holder: string; leaseS: number };
   /** Hears what the shards report (for the metrics). */
@@ -242,6 +244,8 @@ export class RecommenderPool {
       shards: this.opts.shards,
       als: this.opts.als,
       retrainIntervalMs: this.opts.retrainIntervalMs,
+      orgMaxAttributeTokens: this.opts.attributeCaps?.maxTokens ?? Infinity,
+      orgMaxAttributeBytes: this.opts.attributeCaps?.maxBytes ?? Infinity,
       restart,
       logLevel: logLevel(),
       cluster: this.opts.cluster ?? null,

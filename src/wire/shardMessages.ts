@@ -94,6 +94,9 @@ export interface OrgStats {
   items: number;
   users: number;
   indexBytes: number;
+  /** Distinct attribute tokens posted, and bytes kept for attributes (ORG_MAX_ATTRIBUTE_TOKENS and ORG_INDEX_MAX_BYTES bound them). */
+  attributeTokens: number;
+  attributeBytes: number;
   model: { trainedAt: number; trainingMs: number; factors: number } | undefined;
 }
 

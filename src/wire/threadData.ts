@@ -25,6 +25,9 @@ export interface RecommenderThreadData {
   shards: number;
   als: AlsParams;
   retrainIntervalMs: number;
+  /** Each organisation's limits inside the index: settings ORG_MAX_ATTRIBUTE_TOKENS and ORG_INDEX_MAX_BYTES. */
+  orgMaxAttributeTokens: number;
+  orgMaxAttributeBytes: number;
   /** Started again after the thread died: the service is serving, so organisations are loaded smallest first. */
   restart: boolean;
   logLevel: LogLevel;

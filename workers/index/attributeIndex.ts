@@ -1,67 +1,103 @@
 import { ensureLength } from "./growable.js";
 import { Marks } from "./marks.js";
+import { hashPair32 } from "./stringHash.js";
+import { TokenPostings } from "./tokenPostings.js";
+import { bottomK, SKETCH_SIZE, sketchJaccard } from "./tokenSketch.js";
+
+/** Merge steps of similarities taken (`n`) and allowed (`max`): see strategies/workBudget.ts. */
+export interface StepBudget {
+  n: number;
+  max: number;
+}
 
 /** An item's attributes as stored (a JSON object). */
 export type Attributes = Record<string, unknown>;
 
 /** Values longer than this (titles, descriptions) say little about kinship and are not indexed. */
 const TOKEN_VALUE_MAX = 64;
-/** An attribute value shared by more items than this (say, `in_stock=true`) is too common to find neighbours. */
-const POSTING_USEFUL_MAX = 5_000;
-/** Token ids kept in an item's own slots; an item with more keeps them in a typed array of its own. */
+/** Sketch hashes kept in an item's own slots; an item with more keeps them in a typed array of its own. */
 const INLINE = 8;
-/** Tokens counted per item (a long tag list beyond this says no more about kinship). */
-const TOKENS_PER_ITEM_MAX = 1_000;
+const TOKEN_SEED = 0x7a1e;
+/** Tokens an item's 32 KiB of attributes may hold at most (one-character values in an array), with room. */
+const TOKENS_SCRATCH = 16 * 1024;
 
 /**
- * Categorical attributes as tokens (`brand=acme`, `tags=outdoor`), with the items holding each token: how
- * `similar` finds attribute neighbours for items the model has no vector for (new items).
+ * Categorical attributes as tokens (`brand=acme`, `tags=outdoor`), each a 32-bit hash, with the items holding
+ * each token: how `similar` finds attribute neighbours for items the model has no vector for (new items).
+ * An item keeps a bottom-k sketch of its tokens (see tokenSketch.ts), computed at upsert, so that a
+ * similarity costs at most 2 × SKETCH_SIZE steps however many tokens the items hold, and only the sketch's
+ * tokens are posted (a tag list of a thousand distinct values posts 64). Two tokens may share a hash: they
+ * then count as one, a rare error of one token in a similarity.
  */
 export class AttributeIndex {
-  /** Tokens are interned by attribute, then value: no `name=value` string is built or hashed per item. */
-  private readonly ids = new Map<string, Map<string, number>>();
-  private tokenCount = 0;
-  /**
-   * Each item's token ids, packed: up to INLINE of them in the item's own slots of one typed array (a
-   * similarity then reads two short runs of memory, not two arrays scattered over the heap), more in `overflow`.
-   */
-  private counts = new Uint16Array(1024);
-  private inline = new Int32Array(1024 * INLINE);
-  private readonly overflow = new Map<number, Int32Array>();
-  /**
-   * Items holding each token, by token id; null once more than POSTING_USEFUL_MAX hold it. Such a token is too
-   * common to walk, so its list is dropped rather than kept up to date (a bulk upload of a million items
-   * spends its time there otherwise), and it stays dropped.
-   */
-  private readonly postings: (Set<number> | null)[] = [];
+  /** Each item's sketch length, and whether it holds the whole set (1) or the k smallest of more (0). */
+  private counts = new Uint8Array(1024);
+  private whole = new Uint8Array(1024);
+  /** Up to INLINE sketch hashes in the item's own slots (a similarity reads two short runs of memory), more in `overflow`. */
+  private inline = new Uint32Array(1024 * INLINE);
+  private readonly overflow = new Map<number, Uint32Array>();
+  private readonly postings: TokenPostings;
   private readonly taken = new Marks();
   private readonly found = new Neighbours();
-  private readonly lists: Set<number>[] = [];
-  /** similarities()'s gathered token counts. */
-  private countsOf = new Uint16Array(256);
+  /** rarestFirst()'s answer: posting slots, shortest list first, with their token's place in the sketch and their length. */
+  private readonly order = new Int32Array(SKETCH_SIZE);
+  private readonly positions = new Int32Array(SKETCH_SIZE);
+  private readonly sizes = new Int32Array(SKETCH_SIZE);
+  private readonly scratch = new Uint32Array(TOKENS_SCRATCH);
+  private readonly previous = new Uint32Array(SKETCH_SIZE);
+  /** Counts the merge steps of calls given no budget of their own. */
+  private readonly unbounded: StepBudget = { n: 0, max: Infinity };
   /** Kept so that the reads that warm the cache are not optimised away. */
   touched = 0;
 
+  /** `maxTokens`: distinct tokens posted at most; past it, new tokens are kept in sketches but not posted. */
+  constructor(maxTokens = Infinity) {
+    this.postings = new TokenPostings(maxTokens);
+  }
+
+  /** Distinct tokens posted (what the organisation's token cap counts). */
+  get tokenCount(): number {
+    return this.postings.size;
+  }
+
+  /** Sets the item's tokens from its attributes (none for `{}`: an item whose attributes were not kept). */
   set(item: number, attributes: Attributes): void {
-    for (const t of this.tokens(item)) this.postings[t]?.delete(item);
-    const tokens = [...new Set(this.tokenize(attributes))].slice(0, TOKENS_PER_ITEM_MAX);
-    this.store(item, tokens);
-    for (const t of tokens) {
-      const list = this.postings[t];
-      if (list === null) continue;
-      if (list.size >= POSTING_USEFUL_MAX) this.postings[t] = null;
-      else list.add(item);
+    const n = bottomK(this.scratch, this.tokenize(attributes), SKETCH_SIZE);
+    // The tokens it held before are left in their lists (read as stale there); new ones are posted.
+    const before = this.sketchInto(item, this.previous);
+    this.store(item, this.scratch, n, n < SKETCH_SIZE);
+    const holds = (token: number) => (other: number) => this.holds(other, token);
+    for (let i = 0, j = 0; i < n; i++) {
+      const t = this.scratch[i]!;
+      while (j < before && this.previous[j]! < t) j++;
+      if (j < before && this.previous[j] === t) continue;
+      this.postings.add(t, item, holds(t));
     }
   }
 
+  /** The item's sketch: its token hashes, ascending, at most SKETCH_SIZE. */
   tokens(item: number): readonly number[] {
     const n = item < this.counts.length ? this.counts[item]! : 0;
     if (n > INLINE) return Array.from(this.overflow.get(item)!);
     return Array.from(this.inline.subarray(item * INLINE, item * INLINE + n));
   }
 
-  /** Jaccard similarity of two items' token sets (0 when either has none): |a ∩ b| / |a ∪ b|. */
-  similarity(a: number, b: number): number {
+  /** Whether the item's sketch holds `token`. */
+  holds(item: number, token: number): boolean {
+    const n = item < this.counts.length ? this.counts[item]! : 0;
+    const codes = n > INLINE ? this.overflow.get(item)! : this.inline;
+    let lo = n > INLINE ? 0 : item * INLINE;
+    let hi = lo + n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (codes[mid]! < token) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < (n > INLINE ? n : item * INLINE + n) && codes[lo] === token;
+  }
+
+  /** Jaccard similarity of two items' token sets (0 when either has none): exact below SKETCH_SIZE tokens, else estimated. */
+  similarity(a: number, b: number, steps: StepBudget = this.unbounded): number {
     const na = a < this.counts.length ? this.counts[a]! : 0;
     const nb = b < this.counts.length ? this.counts[b]! : 0;
     if (na === 0 || nb === 0) return 0;
@@ -69,121 +105,129 @@ export class AttributeIndex {
     const cb = nb > INLINE ? this.overflow.get(b)! : this.inline;
     const fromA = na > INLINE ? 0 : a * INLINE;
     const fromB = nb > INLINE ? 0 : b * INLINE;
-    let both = 0;
-    for (let i = fromA; i < fromA + na; i++) {
-      const t = ca[i]!;
-      for (let j = fromB; j < fromB + nb; j++) {
-        if (cb[j] === t) {
-          both++;
-          break;
-        }
-      }
-    }
-    return both / (na + nb - both);
-  }
-
-  /** similarity(a, items[k]) into out[k] for k < n, the candidates' token slots first read together. */
-  similarities(a: number, items: Int32Array, n: number, out: Float64Array): void {
-    const counts = (this.countsOf = ensureLength(this.countsOf, n));
-    // Reading each candidate's first token here, in a loop without branches, brings its slots into the cache
-    // with the others' in flight; the comparisons below branch on them, which would take the misses one by one.
-    let touched = 0;
-    for (let k = 0; k < n; k++) {
-      const b = items[k]!;
-      counts[k] = b < this.counts.length ? this.counts[b]! : 0;
-      touched += this.inline[b * INLINE] ?? 0;
-    }
-    this.touched = touched;
-    for (let k = 0; k < n; k++) out[k] = counts[k] === 0 ? 0 : this.similarity(a, items[k]!);
+    return sketchJaccard(ca, fromA, na, cb, fromB, nb, this.whole[a] === 1 && this.whole[b] === 1, SKETCH_SIZE, steps);
   }
 
   /**
-   * Items sharing tokens with `item`, with the Jaccard similarity of their token sets. Posting lists are walked
-   * rarest first (the most telling tokens) and the walk stops after `visits` postings, so a token shared by
-   * thousands of items costs a bounded amount per request. The answer lives in buffers this index reuses:
+   * similarity(a, items[k]) into out[k] for k < n, the candidates' slots first read together; 0 for those
+   * left once `steps` reaches its max.
+   */
+  similarities(a: number, items: Int32Array, n: number, out: Float64Array, steps: StepBudget = this.unbounded): void {
+    // Reading each candidate's first hash here, in a loop without branches, brings its slots into the cache
+    // with the others' in flight; the comparisons below branch on them, which would take the misses one by one.
+    let touched = 0;
+    for (let k = 0; k < n; k++) touched += this.inline[items[k]! * INLINE] ?? 0;
+    this.touched = touched;
+    for (let k = 0; k < n; k++) out[k] = steps.n < steps.max ? this.similarity(a, items[k]!, steps) : 0;
+  }
+
+  /**
+   * Items sharing sketch tokens with `item`, with the Jaccard similarity of their token sets. Posting lists are
+   * walked rarest first (the most telling tokens) and the walk stops after `visits` postings, so a token shared
+   * by thousands of items costs a bounded amount per request. The answer lives in buffers this index reuses:
    * it holds until the next call.
    */
-  neighbours(item: number, visits: number): Neighbours {
+  neighbours(item: number, visits: number, steps: StepBudget = this.unbounded): Neighbours {
     const found = this.found;
     found.size = 0;
     const taken = this.taken;
     taken.clear();
     taken.add(item);
-    const lists = this.rarestFirst(item);
+    const n = this.rarestFirst(item);
     let left = visits;
-    walk: for (const list of lists) {
-      for (const other of list) {
+    walk: for (let r = 0; r < n; r++) {
+      const slot = this.order[r]!;
+      const token = this.tokenOf(item, this.positions[r]!);
+      const length = this.postings.length(slot);
+      for (let k = 0; k < length; k++) {
         if (left-- <= 0) break walk;
-        if (taken.has(other)) continue;
+        const other = this.postings.item(slot, k);
+        if (taken.has(other) || !this.holds(other, token)) continue;
         taken.add(other);
         found.add(other, 0);
       }
     }
-    // Scored together once found, so that their token reads overlap (see similarities).
-    this.similarities(item, found.items, found.size, found.scores);
+    // Scored together once found, so that their reads overlap (see similarities).
+    this.similarities(item, found.items, found.size, found.scores, steps);
     return found;
   }
 
-  /** The posting lists of the item's tokens that are still kept, shortest first (in a reused array). */
-  private rarestFirst(item: number): Set<number>[] {
-    const lists = this.lists;
-    lists.length = 0;
+  private tokenOf(item: number, position: number): number {
+    const n = this.counts[item]!;
+    return n > INLINE ? this.overflow.get(item)![position]! : this.inline[item * INLINE + position]!;
+  }
+
+  /**
+   * Orders the posted lists of the item's sketch tokens shortest first (see `order`): returns how many.
+   * Dropped (too common) tokens and tokens past the cap are left out.
+   */
+  private rarestFirst(item: number): number {
     const n = item < this.counts.length ? this.counts[item]! : 0;
-    const codes = n > INLINE ? this.overflow.get(item)! : this.inline;
-    const from = n > INLINE ? 0 : item * INLINE;
-    for (let i = from; i < from + n; i++) {
-      const list = this.postings[codes[i]!];
-      if (!list) continue;
-      // Insertion sort: an item has a handful of tokens, and Array.prototype.sort allocates its workspace.
-      let at = lists.length;
-      lists.push(list);
-      while (at > 0 && lists[at - 1]!.size > list.size) {
-        lists[at] = lists[at - 1]!;
+    const { sizes, order, positions } = this;
+    let m = 0;
+    for (let p = 0; p < n; p++) {
+      const slot = this.postings.find(this.tokenOf(item, p));
+      if (slot < 0) continue;
+      const size = this.postings.length(slot);
+      if (size === 0) continue;
+      // Insertion sort: a sketch holds at most 64 tokens, and Array.prototype.sort allocates its workspace.
+      let at = m++;
+      while (at > 0 && sizes[at - 1]! > size) {
+        sizes[at] = sizes[at - 1]!;
+        order[at] = order[at - 1]!;
+        positions[at] = positions[at - 1]!;
         at--;
       }
-      lists[at] = list;
+      sizes[at] = size;
+      order[at] = slot;
+      positions[at] = p;
     }
-    return lists;
+    return m;
   }
 
-  private store(item: number, tokens: number[]): void {
+  /** Copies the item's current sketch into `out`: its length. */
+  private sketchInto(item: number, out: Uint32Array): number {
+    const n = item < this.counts.length ? this.counts[item]! : 0;
+    if (n > INLINE) out.set(this.overflow.get(item)!);
+    else out.set(this.inline.subarray(item * INLINE, item * INLINE + n));
+    return n;
+  }
+
+  private store(item: number, hashes: Uint32Array, n: number, whole: boolean): void {
     this.counts = ensureLength(this.counts, item + 1);
+    this.whole = ensureLength(this.whole, item + 1);
     this.inline = ensureLength(this.inline, (item + 1) * INLINE);
-    this.counts[item] = tokens.length;
-    if (tokens.length > INLINE) this.overflow.set(item, Int32Array.from(tokens));
+    this.counts[item] = n;
+    this.whole[item] = whole ? 1 : 0;
+    if (n > INLINE) this.overflow.set(item, hashes.slice(0, n));
     else {
       this.overflow.delete(item);
-      this.inline.set(tokens, item * INLINE);
+      this.inline.set(hashes.subarray(0, n), item * INLINE);
     }
   }
 
-  /** The token ids of an item's categorical values: short text (case-folded) and booleans, arrays of them too (repeats included). */
-  private tokenize(attributes: Attributes): number[] {
-    const out: number[] = [];
+  /**
+   * Writes the token hashes of an item's categorical values (short text, case-folded, and booleans; arrays
+   * of them too) to `scratch`: their number.
+   */
+  private tokenize(attributes: Attributes): number {
+    let n = 0;
     for (const name in attributes) {
       const value = attributes[name];
-      if (Array.isArray(value)) for (const v of value) this.addToken(out, name, v);
-      else this.addToken(out, name, value);
+      if (!Array.isArray(value)) {
+        if (isToken(value) && n < TOKENS_SCRATCH) this.scratch[n++] = hashPair32(TOKEN_SEED, name, String(value).toLowerCase());
+        continue;
+      }
+      for (const v of value as unknown[]) {
+        if (isToken(v) && n < TOKENS_SCRATCH) this.scratch[n++] = hashPair32(TOKEN_SEED, name, String(v).toLowerCase());
+      }
     }
-    return out;
+    return n;
   }
+}
 
-  private addToken(out: number[], name: string, v: unknown): void {
-    if ((typeof v === "string" && v.length > 0 && v.length <= TOKEN_VALUE_MAX) || typeof v === "boolean") {
-      out.push(this.token(name, String(v).toLowerCase()));
-    }
-  }
-
-  private token(name: string, value: string): number {
-    let values = this.ids.get(name);
-    if (!values) this.ids.set(name, (values = new Map()));
-    let id = values.get(value);
-    if (id === undefined) {
-      values.set(value, (id = this.tokenCount++));
-      this.postings[id] = new Set();
-    }
-    return id;
-  }
+function isToken(v: unknown): boolean {
+  return (typeof v === "string" && v.length > 0 && v.length <= TOKEN_VALUE_MAX) || typeof v === "boolean";
 }
 
 /** Attribute neighbours of one item: `items[k]` with similarity `scores[k]`, for k below `size`. */

@@ -1,14 +1,20 @@
+import { type AttributeCaps, UNCAPPED } from "./attributeCaps.js";
 import { AttributeIndex, type Attributes } from "./attributeIndex.js";
+import { AttributeValues } from "./attributeValues.js";
 import { ensureLength } from "./growable.js";
 import { Interner } from "./interner.js";
+import { itemHead, itemMetadata, METADATA_OPEN } from "./itemText.js";
 import { TextArena } from "./textArena.js";
 
 export const STATUS = { unknown: 0, active: 1, inactive: 2, deleted: 3 } as const;
 const STATUS_CODE: Record<string, number> = { active: 1, inactive: 2, deleted: 3 };
+const NO_ATTRIBUTES: Attributes = {};
 
 /**
- * The organisation's items by interned id: type, status and creation time in typed arrays; attributes kept as
- * parsed objects because filters and metadata read them, but only for the candidates a request looks at.
+ * The organisation's items by interned id: type, status and creation time in typed arrays. Attributes are not
+ * kept as objects (a parsed tag list costs tens of times its JSON): each item's answer text, its attributes
+ * included, is rendered at upsert into `rendered` (outside the JS heap), filters read `values`, and `similar`
+ * reads `tokens`; a request naming `fields` parses the few answered items' attributes back from their text.
  * Items that appear in events before their upsert are interned with status unknown and never served.
  */
 export class Catalog {
@@ -17,12 +23,20 @@ export class Catalog {
   type = new Int32Array(1024).fill(-1);
   status = new Uint8Array(1024);
   createdS = new Float64Array(1024);
-  readonly attributes: (Attributes | undefined)[] = [];
-  /** Each served item's answer text around its score and reason (see strategies/page.ts), until it changes. */
+  /** Each item's answer text around its score and reason (see itemText.ts); its mark is where the head ends. */
   readonly rendered = new TextArena();
-  readonly tokens = new AttributeIndex();
+  readonly values = new AttributeValues();
+  readonly tokens: AttributeIndex;
+  /** Bytes kept for attributes: answer texts and filter values (what caps.maxBytes bounds). */
+  attributeBytes = 0;
+  /** Upserts whose attributes were not kept because the organisation reached caps.maxBytes. */
+  attributesRefused = 0;
   /** Bumped on every change that can alter which items are eligible or how they are ordered by creation. */
   version = 0;
+
+  constructor(private readonly caps: AttributeCaps = UNCAPPED) {
+    this.tokens = new AttributeIndex(caps.maxTokens);
+  }
 
   get size(): number {
     return this.ids.size;
@@ -47,9 +61,19 @@ export class Catalog {
     this.status[i] = STATUS_CODE[status] ?? STATUS.unknown;
     if (createdS !== null) this.createdS[i] = createdS;
     else if (this.createdS[i] === 0) this.createdS[i] = Date.now() / 1000;
-    this.attributes[i] = attributes;
-    this.rendered.drop(i);
-    this.tokens.set(i, attributes);
+    const before = this.rendered.length(i) + this.values.bytes(i);
+    const head = itemHead(itemId);
+    let text = head + itemMetadata(attributes, itemType);
+    let kept = attributes;
+    if (this.attributeBytes - before + Buffer.byteLength(text) > this.caps.maxBytes) {
+      kept = NO_ATTRIBUTES;
+      text = head + itemMetadata(kept, itemType);
+      this.attributesRefused++;
+    }
+    this.rendered.set(i, text, Buffer.byteLength(head));
+    this.values.set(i, kept);
+    this.tokens.set(i, kept);
+    this.attributeBytes += this.rendered.length(i) + this.values.bytes(i) - before;
     this.version++;
     return i;
   }
@@ -58,17 +82,27 @@ export class Catalog {
     return this.status[i] === STATUS.active;
   }
 
-  /** `fields`: attribute names to copy (all when undefined); `item_type` is always included. */
+  /**
+   * `fields`: attribute names to copy (all when undefined); `item_type` is always included. Parsed from the
+   * item's text: callers ask for a page's items, not for candidates.
+   */
   metadata(i: number, fields: string[] | undefined): Attributes {
-    const attrs = this.attributes[i] ?? {};
+    const texts = this.rendered;
+    const all = texts.has(i)
+      ? (JSON.parse(texts.text(i, texts.mark(i) + METADATA_OPEN.length, texts.length(i) - 1)) as Attributes)
+      : { item_type: null };
+    if (!fields) return all;
     const out: Attributes = {};
-    if (fields) {
-      for (const f of fields) if (Object.hasOwn(attrs, f)) out[f] = attrs[f];
-    } else {
-      Object.assign(out, attrs);
-    }
-    out.item_type = this.type[i]! >= 0 ? this.types.name(this.type[i]!) : null;
+    for (const f of fields) if (Object.hasOwn(all, f)) out[f] = all[f];
+    out.item_type = all.item_type;
     return out;
+  }
+
+  /** Gives an item never upserted (known from events only) the text of an item without attributes or type. */
+  renderBare(i: number): void {
+    if (this.rendered.has(i)) return;
+    const head = itemHead(this.ids.name(i));
+    this.rendered.set(i, head + itemMetadata(NO_ATTRIBUTES, null), Buffer.byteLength(head));
   }
 
   private grow(n: number): void {

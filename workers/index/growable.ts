@@ -1,5 +1,5 @@
 /** Typed arrays indexed by a dense id that grow as ids are interned (capacity doubles). */
-type Typed = Float64Array | Float32Array | Int32Array | Uint16Array | Uint8Array;
+type Typed = Float64Array | Float32Array | Int32Array | Uint32Array | Uint16Array | Uint8Array;
 
 export function ensureLength<T extends Typed>(a: T, n: number, fill = 0): T {
   if (n <= a.length) return a;

@@ -1,4 +1,5 @@
 import type { Model } from "../training/model.js";
+import { type AttributeCaps, UNCAPPED } from "./attributeCaps.js";
 import type { Attributes } from "./attributeIndex.js";
 import { Catalog } from "./catalog.js";
 import { utf8Text } from "../../src/wire/msgpackCursor.js";
@@ -26,7 +27,7 @@ export interface EventInput {
  * batch (no locks: only the owning thread touches it); the trained model is built elsewhere and swapped in.
  */
 export class OrgIndex {
-  readonly catalog = new Catalog();
+  readonly catalog: Catalog;
   readonly people = new People();
   readonly signals: Signals;
   model: Model | undefined;
@@ -36,7 +37,9 @@ export class OrgIndex {
   constructor(
     readonly org: number,
     nowS = Date.now() / 1000,
+    caps: AttributeCaps = UNCAPPED,
   ) {
+    this.catalog = new Catalog(caps);
     this.signals = new Signals(nowS);
   }
 

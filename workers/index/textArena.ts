@@ -59,6 +59,12 @@ export class TextArena implements StoredTexts {
     out.stored(this.slots[id * SLOT + START]! + from, to - from);
   }
 
+  /** Bytes [from, to) of id's text, decoded (the id must hold a text). */
+  text(id: number, from = 0, to = this.length(id)): string {
+    const start = this.slots[id * SLOT + START]!;
+    return this.store.bytes.toString("utf8", start + from, start + to);
+  }
+
   liveBytes(): number {
     return this.live;
   }

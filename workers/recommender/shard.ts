@@ -2,6 +2,7 @@ import type { BatchPayload } from "../../src/wire/batchRows.js";
 import type { OrgStats, ShardSizes } from "../../src/wire/shardMessages.js";
 import type { RankRequest, RankResult } from "../../src/wire/rank.js";
 import { unpackBatch } from "../../src/wire/batchPack.js";
+import { type AttributeCaps, UNCAPPED } from "../index/attributeCaps.js";
 import { OrgIndex } from "../index/orgIndex.js";
 import { eachPackedEvent, FAMILY } from "../index/packedEvents.js";
 import { rank } from "../strategies/rank.js";
@@ -14,9 +15,12 @@ export class Shard {
   /** What apply() could not apply since the caller last flushed it. */
   readonly skips = new Skips();
 
+  /** `caps`: each organisation's limits inside the index (settings ORG_MAX_ATTRIBUTE_TOKENS and ORG_INDEX_MAX_BYTES). */
+  constructor(private readonly caps: AttributeCaps = UNCAPPED) {}
+
   org(org: number): OrgIndex {
     let index = this.orgs.get(org);
-    if (!index) this.orgs.set(org, (index = new OrgIndex(org)));
+    if (!index) this.orgs.set(org, (index = new OrgIndex(org, undefined, this.caps)));
     return index;
   }
 
@@ -171,6 +175,8 @@ export class Shard {
       items: index.catalog.size,
       users: index.people.ids.size,
       indexBytes: index.people.history.bytes + index.people.earlier.bytes + modelBytes,
+      attributeTokens: index.catalog.tokens.tokenCount,
+      attributeBytes: index.catalog.attributeBytes,
       model: m && { trainedAt: m.trainedAt, trainingMs: m.trainingMs, factors: m.params.factors },
     };
   }

@@ -1,16 +1,16 @@
 import type { FilterValue, RankRequest } from "../../src/wire/rank.js";
-import type { Catalog } from "../index/catalog.js";
+import { type AttributeValues, nameKey, valueKey } from "../index/attributeValues.js";
 import type { OrgIndex } from "../index/orgIndex.js";
+import { work } from "./workBudget.js";
 
 /** Decides, per candidate item, whether a request may return it. */
 export type Eligible = (item: number) => boolean;
 
-type Matcher = (value: unknown) => boolean;
-
 /**
  * Only active items; of the requested type; not excluded by id; not already seen by the user (when asked);
  * passing every filter (CONTRACT 5: equality, any-of, inclusive numeric range; an array attribute matches when
- * it contains a wanted value).
+ * it contains a wanted value), each filter a few binary searches of the item's values (index/attributeValues.ts)
+ * within the request's work budget.
  */
 export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item: number): boolean } | undefined): Eligible {
   const catalog = index.catalog;
@@ -30,34 +30,45 @@ export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item:
     const i = catalog.ids.find(id);
     if (i >= 0) excluded.add(i);
   }
-  const filters = Object.entries(req.filters ?? {}).map(([name, want]) => [name, matcher(want)] as const);
+  const filters = Object.entries(req.filters ?? {}).map(([name, want]) => compile(name, want));
+  const values = catalog.values;
   return (i) => {
     if (!catalog.isActive(i)) return false;
     if (type !== -2 && catalog.type[i] !== type) return false;
     if (excluded.has(i) || seen?.has(i)) return false;
-    return filters.length === 0 || passesFilters(catalog, i, filters);
+    if (filters.length === 0) return true;
+    // Past the request's budget the candidates not checked yet are left out: the answer is what was found.
+    if (!work.filterProbesLeft()) return false;
+    for (const f of filters) if (!passes(values, i, f)) return false;
+    return true;
   };
 }
 
-function passesFilters(catalog: Catalog, i: number, filters: ReadonlyArray<readonly [string, Matcher]>): boolean {
-  const attrs = catalog.attributes[i];
-  if (!attrs) return false;
-  for (const [name, matches] of filters) {
-    const value = attrs[name];
-    if (Array.isArray(value) ? !value.some(matches) : !matches(value)) return false;
-  }
-  return true;
+/** A filter as what an item's values are searched for: keys of wanted text and booleans, [min, max] number ranges. */
+interface Filter {
+  keys: number[];
+  name: number;
+  ranges: number[];
 }
 
-function matcher(want: FilterValue): Matcher {
-  if (Array.isArray(want)) {
-    const options = new Set<unknown>(want);
-    return (v) => options.has(v);
+function compile(name: string, want: FilterValue): Filter {
+  const f: Filter = { keys: [], name: nameKey(name), ranges: [] };
+  const add = (v: string | number | boolean) => (typeof v === "number" ? f.ranges.push(v, v) : f.keys.push(valueKey(name, v)));
+  if (Array.isArray(want)) for (const v of want) add(v);
+  else if (typeof want === "object") f.ranges.push(want.min ?? -Infinity, want.max ?? Infinity);
+  else add(want);
+  return f;
+}
+
+/** Whether the item holds one of the filter's values (each probe a binary search, counted in the request's work). */
+function passes(values: AttributeValues, i: number, f: Filter): boolean {
+  for (const key of f.keys) {
+    work.filterProbes++;
+    if (values.hasKey(i, key)) return true;
   }
-  if (typeof want === "object") {
-    const min = want.min ?? -Infinity;
-    const max = want.max ?? Infinity;
-    return (v) => typeof v === "number" && v >= min && v <= max;
+  for (let r = 0; r < f.ranges.length; r += 2) {
+    work.filterProbes++;
+    if (values.hasNumber(i, f.name, f.ranges[r]!, f.ranges[r + 1]!)) return true;
   }
-  return (v) => v === want;
+  return false;
 }

@@ -1,18 +1,14 @@
 import type { Mode, RankRequest, RankResult } from "../../src/wire/rank.js";
 import { ByteWriter } from "../../src/wire/byteWriter.js";
-import type { Catalog } from "../index/catalog.js";
+import { HEAD_CLOSE, HEAD_OPEN } from "../index/itemText.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { Ranking } from "./types.js";
-
-/** Every item's stored text opens with its id, `{"item_id":"…","score":`: the ids array is copied from there. */
-const HEAD_OPEN = '{"item_id":';
-const HEAD_CLOSE = ',"score":';
 
 /**
  * The requested page, rendered as the response's `results` JSON in UTF-8 (the front thread only splices it in).
  * Each item's text around its score and reason, `{"item_id":…,"score":` and `,"metadata":{…}}`, is rendered
- * once and kept in the catalog until the item changes; a page copies those bytes (see TextStore). Answers that
- * name `fields` render their metadata each time.
+ * at its upsert and kept in the catalog (see itemText.ts); a page copies those bytes (see TextStore), the ids
+ * array from the heads. Answers that name `fields` render their metadata each time.
  */
 export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
   if (!ranking) return { mode, count: 0, items: EMPTY, results: EMPTY, hasNext: false };
@@ -21,7 +17,7 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
   const from = (req.page - 1) * req.limit;
   const to = Math.min(from + req.limit, ranking.items.length);
   // Rendering a text may move the others, so every one is in place before the first copy.
-  for (let k = from; k < to; k++) render(catalog, ranking.items[k]!);
+  for (let k = from; k < to; k++) catalog.renderBare(ranking.items[k]!);
   const store = texts.store;
   const shared = typeof ranking.reasons === "string" ? `,"reason":${JSON.stringify(ranking.reasons)}` : undefined;
   const sharedBytes = shared === undefined ? -1 : store.scratch(shared);
@@ -57,13 +53,6 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
 }
 
 const EMPTY = new TextEncoder().encode("[]");
-
-/** Renders the item's text if it is not held yet; its mark is where the head (up to the score) ends. */
-function render(catalog: Catalog, item: number): void {
-  if (catalog.rendered.has(item)) return;
-  const head = `${HEAD_OPEN}${JSON.stringify(catalog.ids.name(item))}${HEAD_CLOSE}`;
-  catalog.rendered.set(item, `${head},"metadata":${JSON.stringify(catalog.metadata(item, undefined))}}`, Buffer.byteLength(head));
-}
 
 const MICROS = 1_000_000;
 

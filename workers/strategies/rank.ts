@@ -10,6 +10,7 @@ import { personalized } from "./personalized.js";
 import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
 import { similar } from "./similar.js";
 import type { RankContext, StrategyFn } from "./types.js";
+import { work } from "./workBudget.js";
 
 const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boolean; shared?: GlobalStrategy["shared"] }> = {
   personalized: { run: personalized, mode: "personalized", needsUser: true },
@@ -26,6 +27,7 @@ const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boole
 
 /** Runs the request's strategy on the organisation's index; no signal (or a hidden user) falls back to popular. */
 export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000): RankResult {
+  work.reset();
   const shared = STRATEGY[req.strategy].shared;
   const key = shared && sharedAnswerKey(req);
   if (shared && key) return shared(index, key, nowS, () => rankFresh(index, req, nowS));

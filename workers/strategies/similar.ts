@@ -5,6 +5,7 @@ import { END, slotCosine, slotItem } from "../training/neighbourSlots.js";
 import { searchVectors, unitVector } from "../vectors/search.js";
 import { TopK } from "../vectors/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
+import { work, WORK_BUDGET } from "./workBudget.js";
 
 /** Learned vectors carry most of the similarity; shared attributes the rest, and all of it for new items. */
 const VECTOR_SHARE = 0.7;
@@ -15,7 +16,7 @@ const VECTOR_PROBES = 2;
  * Attribute postings walked per request: with vectors, only for items that match on attributes alone (the
  * vector candidates' attribute similarity is computed directly); without, for all candidates.
  */
-const ATTRIBUTE_VISITS = { withVector: 100, alone: 2_000 };
+const ATTRIBUTE_VISITS = { withVector: 100, alone: WORK_BUDGET.attributeVisits };
 const SAME_TYPE_BONUS = 0.05;
 /** The vector candidates of the request being ranked (one thread ranks one request at a time). */
 const offered = new Marks();
@@ -44,7 +45,7 @@ class Candidates {
       vector[k] = VECTOR_SHARE * Math.max(0, near.score(k)) * signals.support(i);
       sameType[k] = catalog.type[i] === type ? 1 : 0;
     }
-    catalog.tokens.similarities(c, items, n, attribute);
+    catalog.tokens.similarities(c, items, n, attribute, work.comparisons);
     return n;
   }
 
@@ -111,7 +112,7 @@ export const similar: StrategyFn = (ctx) => {
     }
   }
   const attributeShare = v ? 1 - VECTOR_SHARE : 1;
-  const byAttributes = catalog.tokens.neighbours(c, v ? ATTRIBUTE_VISITS.withVector : ATTRIBUTE_VISITS.alone);
+  const byAttributes = catalog.tokens.neighbours(c, v ? ATTRIBUTE_VISITS.withVector : ATTRIBUTE_VISITS.alone, work.comparisons);
   for (let k = 0; k < byAttributes.size; k++) {
     const i = byAttributes.items[k]!;
     if (offered.has(i)) continue;

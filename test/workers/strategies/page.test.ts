@@ -27,11 +27,13 @@ describe("page", () => {
     const index = { catalog } as unknown as OrgIndex;
     const attributes = (i: number, round: number) => ({ title: `ítem ${i} “${"x".repeat(i % 200)}”`, round });
     const n = 5_000;
-    for (let i = 0; i < n; i++) catalog.upsert(`id-${i}-é`, "book", "active", attributes(i, 0), 0);
+    const current: ReturnType<typeof attributes>[] = [];
+    const upsert = (i: number, round: number) => catalog.upsert(`id-${i}-é`, "book", "active", (current[i] = attributes(i, round)), 0);
+    for (let i = 0; i < n; i++) upsert(i, 0);
     const req = { page: 1, limit: 100, fields: undefined } as unknown as RankRequest;
     for (let round = 0; round < 6; round++) {
       // Every round re-renders a third of the catalog, leaving the old texts behind in the store.
-      for (let i = round; i < n; i += 3) catalog.upsert(`id-${i}-é`, "book", "active", attributes(i, round), 0);
+      for (let i = round; i < n; i += 3) upsert(i, round);
       for (let start = 0; start < n; start += 100) {
         const items = Int32Array.from({ length: 101 }, (_, k) => (start + k * 37) % n);
         const scores = Float64Array.from(items, (_, k) => 1 - k / 1_000);
@@ -43,7 +45,7 @@ describe("page", () => {
             item_id: `id-${i}-é`,
             score: Math.round(scores[k]! * 1e6) / 1e6,
             reason: typeof reasons === "string" ? reasons : reasons[k],
-            metadata: { ...catalog.attributes[i], item_type: "book" },
+            metadata: { ...current[i], item_type: "book" },
           })),
         );
         expect(JSON.parse(Buffer.from(result.items).toString("utf8"))).toEqual(shown.map((i) => `id-${i}-é`));
