@@ -32,7 +32,7 @@ describe("a MEMBER's dashboard", () => {
       await call(server.url, "POST", "/v1/keys", { token }),
       await call(server.url, "POST", `/v1/keys/${org.keyPairId}/revoke`, { token }),
       await call(server.url, "GET", "/v1/audit-log", { token }),
-      await call(server.url, "POST", "/v1/members", { token, json: { email: "x@example.com", password: "long enough password", role: "MEMBER" } }),
+      await call(server.url, "POST", "/v1/members", { token, json: { email: "x@example.com", role: "MEMBER" } }),
       await call(server.url, "PATCH", `/v1/members/${other.userId}`, { token, json: { role: "MEMBER" } }),
       await call(server.url, "DELETE", `/v1/members/${other.userId}`, { token }),
       await call(server.url, "POST", "/v1/upload/items", { token, raw: "item_id\na\n", contentType: "text/csv" }),

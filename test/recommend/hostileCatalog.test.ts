@@ -56,7 +56,12 @@ describe("recommend on a hostile catalog", () => {
   });
 
   it("still ranks the bystander's ordinary catalog by shared attributes", async () => {
-    const r = await recommend(server.url, bystander, { strategy: "similar", context_item_id: "boot-a", limit: 2 });
+    // A 202 means committed; the shard applies the batch a moment later (within the freshness goal).
+    const { value: r } = await eventually(
+      () => recommend(server.url, bystander, { strategy: "similar", context_item_id: "boot-a", limit: 2 }),
+      (r) => r.status === 200 && r.body.data.mode !== "fallback",
+      10_000,
+    );
     expect(r.status).toBe(200);
     expect(r.body.data.recommended_items[0]).toBe("boot-b");
   });
