@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_ALS } from "./wire/als.js";
 
+const JWT_SECRET_MIN_BYTES = 32;
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 /** An optional setting set to the empty string counts as unset (`METRICS_PORT=` must not mean port 0). */
 const unsetIfEmpty = (v: unknown) => (v === "" ? undefined : v);
@@ -12,7 +13,13 @@ export const ConfigSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   INGEST_ACK: z.enum(["durable", "queued"]).default("durable"),
-  JWT_SECRET: z.string().min(16).optional(),
+  /** HS256 wants a key as long as its hash (RFC 7518 3.2): 32 bytes, counted in UTF-8 as the signer uses it. */
+  JWT_SECRET: z
+    .string()
+    .refine((s) => Buffer.byteLength(s, "utf8") >= JWT_SECRET_MIN_BYTES, {
+      message: `must be at least ${JWT_SECRET_MIN_BYTES} bytes in UTF-8 (for example \`openssl rand -base64 48\`), or unset to have one generated`,
+    })
+    .optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
