@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_TRUSTED_PROXIES, TrustedProxies } from "./http/trustedProxies.js";
 import { DEFAULT_ALS } from "./wire/als.js";
 
 const JWT_SECRET_MIN_BYTES = 32;
@@ -25,6 +26,18 @@ export const ConfigSchema = z.object({
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
   AUTH_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
   TRUST_PROXY: flag.default(false),
+  /**
+   * TRUST_PROXY=1: the proxies whose X-Forwarded-For is believed (addresses and CIDR ranges, comma-separated).
+   * The client is the right-most entry not among them, walking from the socket's peer (src/http/trustedProxies.ts).
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default(DEFAULT_TRUSTED_PROXIES)
+    .transform((text, ctx) => {
+      const parsed = TrustedProxies.parse(text);
+      if (typeof parsed === "string") ctx.addIssue({ code: "custom", message: parsed });
+      return typeof parsed === "string" ? z.NEVER : parsed;
+    }),
   /**
    * This process shares its database with other service processes (behind a load balancer): it announces each
    * committed batch through PostgreSQL and applies the others' to its recommender, and it leases its rate-limit

@@ -122,7 +122,7 @@ async function start(config: Config): Promise<Running> {
     openapiRoutes,
   ])
     routes(services).forEach((r) => router.add(r));
-  const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
+  const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY ? config.TRUSTED_PROXIES : undefined);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
   return { http, metrics, services, writers, embedded, cluster };
 }

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../src/config.js";
+import { TrustedProxies } from "../src/http/trustedProxies.js";
 
 const MAIN = fileURLToPath(new URL("../dist/src/main.js", import.meta.url));
 
@@ -33,5 +34,27 @@ describe("JWT_SECRET", () => {
     expect(loadConfig({ JWT_SECRET: "é".repeat(16) }).JWT_SECRET).toBe("é".repeat(16)); // 32 bytes
     expect(loadConfig({ JWT_SECRET: "x".repeat(32) }).JWT_SECRET).toBe("x".repeat(32));
     expect(loadConfig({}).JWT_SECRET).toBeUndefined();
+  });
+});
+
+describe("TRUSTED_PROXIES", () => {
+  it("trusts loopback, IPv4 and IPv6, when unset", () => {
+    const { TRUSTED_PROXIES } = loadConfig({});
+    expect(TRUSTED_PROXIES.has("127.0.0.1", 4) && TRUSTED_PROXIES.has("127.255.0.9", 4) && TRUSTED_PROXIES.has("::1", 6)).toBe(true);
+    expect(TRUSTED_PROXIES.has("10.0.0.1", 4) || TRUSTED_PROXIES.has("::2", 6)).toBe(false);
+  });
+
+  it("takes the listed addresses and ranges instead of loopback when set", () => {
+    const { TRUSTED_PROXIES } = loadConfig({ TRUSTED_PROXIES: "10.0.0.0/8,fd00::/8" });
+    expect(TRUSTED_PROXIES).toBeInstanceOf(TrustedProxies);
+    expect(TRUSTED_PROXIES.has("10.1.2.3", 4) && TRUSTED_PROXIES.has("fd12::1", 6)).toBe(true);
+    expect(TRUSTED_PROXIES.has("127.0.0.1", 4)).toBe(false);
+  });
+
+  it("refuses to start with an entry that is not an address or CIDR range, naming it", async () => {
+    const { code, out } = await refusedStart({ TRUST_PROXY: "1", TRUSTED_PROXIES: "127.0.0.1,balancer.internal" });
+    expect(code).toBe(1);
+    expect(out).toMatch(/invalid settings: TRUSTED_PROXIES: \W+balancer\.internal\W+ is not an IP address or CIDR range/);
+    expect(out).not.toMatch(/listening on/);
   });
 });
