@@ -90,4 +90,25 @@ describe("canonicalAddress", () => {
     expect(canonicalAddress("2001:0DB8:0000:0000:0000:0000:0000:0001")).toBe("2001:db8::1");
     expect(canonicalAddress("unknown")).toBe("unknown");
   });
+
+  it.each([
+    ["::", "::"],
+    ["1::", "1::"],
+    ["::ffff:1.2.3.4", "1.2.3.4"],
+    ["2001:db8::1.2.3.4", "2001:db8::102:304"],
+    ["1:0:0:1:0:0:0:1", "1:0:0:1::1"],
+    ["1:0:0:2:0:0:3:4", "1::2:0:0:3:4"],
+    ["0:0:0:0:0:0:0:0", "::"],
+    ["1:2:3:4:5:6:7::", "1:2:3:4:5:6:7:0"],
+  ])("spells %s as %s (RFC 5952)", (text, spelled) => {
+    expect(canonicalAddress(text)).toBe(spelled);
+  });
+
+  it.each(["1:2:3:4:5:6:7:8:9", "1::2::3", ":1::", "1:2:3:4:5:6:7:8::", "12345::", "::1.2.3", "::1.2.3.4.5", "g::1", "256.1.1.1", "1.2.3"])(
+    "leaves %s as it is: not an address",
+    (text) => {
+      expect(canonicalAddress(text)).toBe(text);
+      expect(loopback.clientAddress("127.0.0.1", `203.0.113.7, ${text}`)).toBe("127.0.0.1");
+    },
+  );
 });
