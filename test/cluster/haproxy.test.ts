@@ -4,7 +4,7 @@ import { call, freshIp, newOrg, viewEvent, type Org } from "../helpers/api.js";
 import { startHaproxy, type Balancer } from "../helpers/haproxy.js";
 import { startPostgres, stopPostgres } from "../helpers/postgres.js";
 import { eventually } from "../helpers/recommend.js";
-import { freePort, startServer, type TestServer } from "../helpers/server.js";
+import { freePort, startDatabase, startServer, type TestDatabase, type TestServer } from "../helpers/server.js";
 import { notStoredOnce, outcomes, randomRequests, storedCounts, stream } from "../helpers/traffic.js";
 import { parsePrometheusText, valueOf } from "../metrics/prometheusText.js";
 
@@ -20,8 +20,8 @@ const env = (port: number) => ({
   AUTH_RATE_LIMIT_MAX: String(AUTH_RATE_LIMIT_MAX),
 });
 let ports: [number, number];
-/** Owns the embedded PostgreSQL (a process killed with SIGKILL takes its own embedded cluster with it); not behind HAProxy. */
-let database: TestServer;
+/** The embedded PostgreSQL, started by the test itself (a process killed with SIGKILL takes its own embedded cluster with it). */
+let database: TestDatabase;
 let p1: TestServer;
 let p2: TestServer;
 let lb: Balancer;
@@ -29,7 +29,7 @@ let org: Org;
 
 // Two processes on one PostgreSQL (embedded, so the test can stop it), on fixed ports so a process can come back where HAProxy looks.
 beforeAll(async () => {
-  database = await startServer({ embedded: true });
+  database = await startDatabase({ embedded: true });
   ports = [await freePort(), await freePort()];
   p1 = await startServer({ reuse: database, env: env(ports[0]) });
   p2 = await startServer({ reuse: database, env: env(ports[1]) });
