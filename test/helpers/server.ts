@@ -7,6 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
+import { setLogLevel } from "../../src/wire/log.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/src/main.js", import.meta.url));
 
@@ -132,6 +133,7 @@ export async function startDatabase(opts: Pick<StartOptions, "embedded"> = {}): 
     return { databaseUrl, dataDir: undefined, db: db(databaseUrl), cleanup: async () => (await pool?.end(), await drop()) };
   }
   const dataDir = mkdtempSync(path.join(tmpdir(), "recsvc-test-"));
+  setLogLevel("warn"); // as the servers run in tests: its start-up lines would only crowd the test's output
   const embedded = await startEmbeddedDatabase(dataDir);
   return {
     databaseUrl: embedded.url,
