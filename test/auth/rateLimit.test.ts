@@ -45,6 +45,7 @@ describe("per-organisation rate limit", () => {
   });
 
   it("applies an organisation's own limit over the setting", async () => {
+    // Two starts of a fresh server (the first initialises its database): hence the longer timeout.
     // A server of its own, restarted to read the limit (read when an organisation's keys are loaded): a second
     // process beside the file's server would need CLUSTER=1 on both, and test the leased limiter instead.
     const env = { RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_S: "60" };
@@ -64,7 +65,7 @@ describe("per-organisation rate limit", () => {
       await restarted?.stop();
       await first.cleanup();
     }
-  });
+  }, 180_000);
 });
 
 describe("per-IP limit on /auth", () => {
