@@ -21,14 +21,20 @@ interface Range {
  * (isIP, BlockList): that cost about 30 µs an entry, and a header of a few kilobytes holds hundreds.
  */
 export class TrustedProxies {
-  private constructor(private readonly ranges: Range[]) {}
+  private constructor(
+    private readonly ranges: Range[],
+    /** The list as given, its items trimmed and empty ones left out. */
+    private readonly text: string,
+  ) {}
 
   /** A comma-separated list of addresses and CIDR ranges, IPv4 or IPv6; the reason as a string when it is not one. */
   static parse(text: string): TrustedProxies | string {
     const ranges: Range[] = [];
+    const entries: string[] = [];
     for (const raw of text.split(",")) {
       const entry = raw.trim();
       if (entry === "") continue;
+      entries.push(entry);
       const slash = entry.indexOf("/");
       const address = parseAddress(slash < 0 ? entry : entry.slice(0, slash));
       if (address === undefined) return `"${entry}" is not an IP address or CIDR range`;
@@ -37,7 +43,11 @@ export class TrustedProxies {
       if (!/^\d{1,3}$/.test(bits) || Number(bits) > width) return `"${entry}" has no valid prefix length`;
       ranges.push({ words: address.words, bits: Number(bits) + 128 - width });
     }
-    return new TrustedProxies(ranges);
+    return new TrustedProxies(ranges, entries.join(","));
+  }
+
+  toString(): string {
+    return this.text;
   }
 
   /** Whether an address (any spelling, IPv4-mapped IPv6 as its IPv4 address) is one of the trusted proxies. */
