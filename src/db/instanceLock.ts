@@ -61,7 +61,9 @@ export class InstanceLock {
       const take = this.mode === "alone" ? "pg_try_advisory_lock" : "pg_try_advisory_lock_shared";
       const { rows } = await client.query<{ taken: boolean }>(`SELECT ${take}($1) AS taken`, [INSTANCE_LOCK_KEY]);
       if (rows[0].taken) {
-        this.client = client;
+        // Released while this attempt was on its way (a shutdown): the lock goes with the connection.
+        if (this.closed) discard(client);
+        else this.client = client;
         return undefined;
       }
       const holders = await lockHolders(client);
