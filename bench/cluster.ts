@@ -1,7 +1,8 @@
 /**
  * `npm run bench:cluster`: what running two processes behind HAProxy costs against one process, in one run on
- * one PostgreSQL (issue 27). Three processes stay up on that database: one alone (CLUSTER=0), reached directly,
- * and two with CLUSTER=1 behind HAProxy started with docs/haproxy.cfg on loopback ports of its own. Then:
+ * one PostgreSQL (issue 27). Three processes stay up on that server: one alone (CLUSTER=0) on the loaded database,
+ * reached directly, and two with CLUSTER=1 on a copy of it (a process without CLUSTER=1 must be alone on its
+ * database), behind HAProxy started with docs/haproxy.cfg on loopback ports of its own. Then:
  *   1. throughput, the two setups alternated (their order swapped each round), each scenario RUNS times on each:
  *      ingestion with 1,000-event arrays and with single events (a fresh organisation, seeded random events),
  *      and recommend, `personalized` and `popular`, on a synthetic organisation (bench:recommend's, scaled)
@@ -68,7 +69,7 @@ const PREBUILT_BODIES = 20_000;
 interface Scenario {
   name: string;
   connections: number;
-  run(url: string): Promise<RunFigures>;
+  run(setup: Setup): Promise<RunFigures>;
 }
 
 function asked(strategy: Strategy, spec: ReturnType<typeof benchSpec>): string {
@@ -92,7 +93,9 @@ async function main(): Promise<void> {
     const m = topology.model;
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
     const postgresVersion = await serverVersion(db);
-    const ingestOrg = await registerOrg(topology.single.url);
+    const urls: Record<Setup, string> = { lone: topology.single.url, pair: topology.balancer.url };
+    // One per setup: the lone process and the pair are on databases of their own.
+    const ingestOrgs = { lone: await registerOrg(urls.lone), pair: await registerOrg(urls.pair) };
     const events = new SeededEvents(SEED, INGEST_USERS, INGEST_ITEMS);
     const watched: Watched = {
       lone: topology.single.child.proc.pid!,
@@ -100,7 +103,6 @@ async function main(): Promise<void> {
       haproxy: topology.balancer.child.proc.pid!,
       dataDir: storage.dataDir,
     };
-    const urls: Record<Setup, string> = { lone: topology.single.url, pair: topology.balancer.url };
 
     const scenarios: Scenario[] = [
       ...[1000, 1].map((n) => {
@@ -108,13 +110,14 @@ async function main(): Promise<void> {
         return {
           name: n === 1 ? "ingest, single events" : "ingest, 1,000-event arrays",
           connections,
-          run: (url: string) => ingestRun(url, ingestOrg.pk, n, connections, events, watched, DURATION_S, WARMUP_S),
+          run: (setup: Setup) => ingestRun(urls[setup], ingestOrgs[setup].pk, n, connections, events, watched, DURATION_S, WARMUP_S),
         };
       }),
       ...RECOMMEND_STRATEGIES.map((s) => ({
         name: `recommend, ${s}`,
         connections: CONNECTIONS.recommend,
-        run: (url: string) => recommendRun(url, org.pk, recommendBodies(s, spec, SEED), CONNECTIONS.recommend, watched, DURATION_S, WARMUP_S),
+        run: (setup: Setup) =>
+          recommendRun(urls[setup], org.pk, recommendBodies(s, spec, SEED), CONNECTIONS.recommend, watched, DURATION_S, WARMUP_S),
       })),
     ];
     const runs: ScenarioRun[] = [];
@@ -127,7 +130,7 @@ async function main(): Promise<void> {
           );
           const settledMs = await settle(watched, SETTLE_MAX_MS);
           if (settledMs > 1000) log(`  waited ${(settledMs / 1000).toFixed(1)}s for the processes to be quiet`);
-          const figures = await s.run(urls[setup]);
+          const figures = await s.run(setup);
           log(
             `  ${Math.round(Number.isNaN(figures.eventsPerS) ? figures.reqPerS : figures.eventsPerS).toLocaleString("en-US")}/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`,
           );
@@ -148,7 +151,7 @@ async function main(): Promise<void> {
         rate > 0
           ? await startPaced({
               url: `${topology.balancer.url}/v1/events/ingest`,
-              headers: { "content-type": "application/json", "x-api-key": ingestOrg.pk },
+              headers: { "content-type": "application/json", "x-api-key": ingestOrgs.pair.pk },
               body: () => events.body(10),
               connections: 8,
               rate,

@@ -1,6 +1,8 @@
 import { z } from "zod";
+import { DEFAULT_TRUSTED_PROXIES, TrustedProxies } from "./http/trustedProxies.js";
 import { DEFAULT_ALS } from "./wire/als.js";
 
+const JWT_SECRET_MIN_BYTES = 32;
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
 /** An optional setting set to the empty string counts as unset (`METRICS_PORT=` must not mean port 0). */
 const unsetIfEmpty = (v: unknown) => (v === "" ? undefined : v);
@@ -12,7 +14,13 @@ export const ConfigSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   DATA_DIR: z.string().min(1).default("./.data"),
   INGEST_ACK: z.enum(["durable", "queued"]).default("durable"),
-  JWT_SECRET: z.string().min(16).optional(),
+  /** HS256 wants a key as long as its hash (RFC 7518 3.2): 32 bytes, counted in UTF-8 as the signer uses it. */
+  JWT_SECRET: z
+    .string()
+    .refine((s) => Buffer.byteLength(s, "utf8") >= JWT_SECRET_MIN_BYTES, {
+      message: `must be at least ${JWT_SECRET_MIN_BYTES} bytes in UTF-8 (for example \`openssl rand -base64 48\`), or unset to have one generated`,
+    })
+    .optional(),
   RATE_LIMIT_MAX: z.coerce.number().int().positive().default(1000),
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
   AUTH_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(10),
@@ -39,6 +47,18 @@ export const ConfigSchema = z.object({
   /** Invitations an organisation may have waiting at once. */
   INVITATIONS_PENDING_MAX: z.coerce.number().int().min(1).max(10_000).default(100),
   TRUST_PROXY: flag.default(false),
+  /**
+   * TRUST_PROXY=1: the proxies whose X-Forwarded-For is believed (addresses and CIDR ranges, comma-separated).
+   * The client is the right-most entry not among them, walking from the socket's peer (src/http/trustedProxies.ts).
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default(DEFAULT_TRUSTED_PROXIES)
+    .transform((text, ctx) => {
+      const parsed = TrustedProxies.parse(text);
+      if (typeof parsed === "string") ctx.addIssue({ code: "custom", message: parsed });
+      return typeof parsed === "string" ? z.NEVER : parsed;
+    }),
   /**
    * This process shares its database with other service processes (behind a load balancer): it announces each
    * committed batch through PostgreSQL and applies the others' to its recommender, and it leases its rate-limit

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import pg from "pg";
 import { createApiKeyAuth } from "./auth/apiKeyAuth.js";
 import { KeyCache } from "./auth/keyCache.js";
@@ -9,6 +10,7 @@ import { TokenSigner } from "./auth/tokens.js";
 import { loadConfig, type Config } from "./config.js";
 import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded.js";
 import { DatabaseHealth } from "./db/health.js";
+import { InstanceLock } from "./db/instanceLock.js";
 import { migrate } from "./db/migrate.js";
 import { createPool } from "./db/pool.js";
 import { DEFAULT_ALS } from "./wire/als.js";
@@ -50,11 +52,24 @@ interface Running {
   embedded: EmbeddedDatabase | undefined;
   /** CLUSTER=1: what this process shares with the others on its database. */
   cluster: Cluster | undefined;
+  instanceLock: InstanceLock;
 }
 
-async function start(config: Config): Promise<Running> {
+/** `onLockTaken`: another process took this one's database while its lock was lost (src/db/instanceLock.ts). */
+async function start(config: Config, onLockTaken: (reason: string) => void): Promise<Running> {
   const embedded = config.DATABASE_URL ? undefined : await startEmbeddedDatabase(config.DATA_DIR);
   const databaseUrl = config.DATABASE_URL ?? embedded!.url;
+  // Before anything is written: a process that is not to share this database must find it to itself.
+  const mode = config.CLUSTER ? "cluster" : "alone";
+  const lockConnection = () =>
+    new pg.Client({
+      connectionString: databaseUrl,
+      connectionTimeoutMillis: 2000,
+      keepAlive: true,
+      // Named so that a process refused at start can say which ones hold the database.
+      application_name: `recsvc ${config.CLUSTER ? "CLUSTER=1" : "CLUSTER=0"} pid ${process.pid} on ${hostname()}`.slice(0, 63),
+    });
+  const instanceLock = await InstanceLock.take(lockConnection, mode, onLockTaken);
   const pool = createPool(databaseUrl);
   await migrate(pool);
 
@@ -139,9 +154,9 @@ async function start(config: Config): Promise<Running> {
     openapiRoutes,
   ])
     routes(services).forEach((r) => router.add(r));
-  const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY);
+  const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY ? config.TRUSTED_PROXIES : undefined);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  return { http, metrics, services, writers, embedded, cluster };
+  return { http, metrics, services, writers, embedded, cluster, instanceLock };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
@@ -160,6 +175,8 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.services.keys.stop();
   r.services.health.stop();
   await r.services.pool.end();
+  // Last before the database itself: a successor may start once nothing of this process writes any more.
+  await r.instanceLock.release();
   await r.embedded?.stop();
   log.info("stopped");
 }
@@ -173,26 +190,32 @@ async function main(): Promise<void> {
   setLogLevel(config.LOG_LEVEL);
   setHeapGrowth(config.HEAP_GROWTH_PERCENT);
   collectProcessMetrics();
-  const running = await start(config);
+  // Filled once started: the lock may be lost, and the process told to stop, while it still starts.
+  const started: { running?: Running } = {};
+  let stopping = false;
+  /** Shuts down and exits with `code`; `reason` is a signal's name or why the process may not go on. */
+  const stop = (reason: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (started.running === undefined) process.exit(code);
+    shutdown(started.running, reason).then(
+      () => process.exit(code),
+      (err) => {
+        log.error("shutdown failed", { error: (err as Error).stack });
+        process.exit(1);
+      },
+    );
+  };
+  const running = await start(config, (reason) => {
+    log.error("stopping: another process took this database while its instance lock was lost", { reason });
+    stop("instance lock taken", 1);
+  });
+  started.running = running;
   const url = httpUrl(config.HOST, running.http.port);
   // The service's line comes first: scripts and tests take the first "listening on" URL as the service's.
   process.stdout.write(`recommendation service listening on ${url}\nweb dashboard: ${url}/dashboard\n`);
   if (running.metrics) process.stdout.write(`metrics listening on ${httpUrl(config.METRICS_HOST, running.metrics.port)}/metrics\n`);
-
-  let stopping = false;
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      shutdown(running, signal).then(
-        () => process.exit(0),
-        (err) => {
-          log.error("shutdown failed", { error: (err as Error).stack });
-          process.exit(1);
-        },
-      );
-    });
-  }
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => stop(signal, 0));
 }
 
 main().catch((err) => {

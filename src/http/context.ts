@@ -2,6 +2,7 @@ import type { HttpRequest, HttpResponse } from "uWebSockets.js";
 import type { LimitResult } from "../auth/rateLimit.js";
 import type { AppError } from "../errors.js";
 import type { RouteStats } from "../metrics/routeStats.js";
+import { canonicalAddress, type TrustedProxies } from "./trustedProxies.js";
 
 const decoder = new TextDecoder();
 
@@ -42,14 +43,15 @@ export class RequestContext {
   bodyText: string | undefined = undefined;
   /** Why the body could not be read (too large), reported when the handler asks for it. */
   bodyError: AppError | undefined = undefined;
-  /** X-Forwarded-For as sent (only read when trusted); split on first use of `ip`. */
+  /** Every X-Forwarded-For header as sent, joined (only read with TRUST_PROXY=1); walked on first use of `ip`. */
   private readonly forwarded: string;
   private address: string | undefined = undefined;
 
+  /** `proxies`: the trusted proxies with TRUST_PROXY=1; undefined, the socket's peer is the client. */
   constructor(
     readonly res: HttpResponse,
     req: HttpRequest,
-    trustProxy: boolean,
+    private readonly proxies: TrustedProxies | undefined,
   ) {
     const lengthHeader = req.getHeader("content-length");
     this.method = req.getMethod().toUpperCase();
@@ -62,7 +64,7 @@ export class RequestContext {
     this.host = req.getHeader("host") || undefined;
     this.contentType = req.getHeader("content-type") || undefined;
     this.contentLength = lengthHeader === "" ? undefined : Number(lengthHeader);
-    this.forwarded = trustProxy ? req.getHeader("x-forwarded-for") : "";
+    this.forwarded = proxies === undefined ? "" : forwardedFor(req);
     this.startedAt = performance.now();
   }
 
@@ -75,10 +77,29 @@ export class RequestContext {
   /** The client address; worked out on first use (most requests never need it). */
   get ip(): string {
     if (this.address === undefined) {
-      const forwarded = this.forwarded === "" ? "" : this.forwarded.split(",")[0].trim();
       // The socket's address stays readable until the response is written or aborted.
-      this.address = forwarded || (this.aborted || this.answered ? "unknown" : decoder.decode(this.res.getRemoteAddressAsText()));
+      if (this.aborted || this.answered) this.address = "unknown";
+      else {
+        const peer = decoder.decode(this.res.getRemoteAddressAsText());
+        this.address = this.proxies === undefined ? canonicalAddress(peer) : this.proxies.clientAddress(peer, this.forwarded);
+      }
     }
     return this.address;
   }
+}
+
+/**
+ * X-Forwarded-For, every header of that name in order, joined as one list: a proxy that adds its own header
+ * beside the client's must not leave the client's as the only one read (uWS's getHeader gives the first).
+ */
+function forwardedFor(req: HttpRequest): string {
+  const first = req.getHeader("x-forwarded-for");
+  // None (most requests): no walk over the headers. An empty first one followed by a proxy's only makes the
+  // request count as the proxy's own address, which costs nobody but the client that sent it empty.
+  if (first === "") return "";
+  let all = "";
+  req.forEach((name, value) => {
+    if (name === "x-forwarded-for") all = all === "" ? value : `${all},${value}`;
+  });
+  return all;
 }

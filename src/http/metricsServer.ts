@@ -13,14 +13,14 @@ import { listen, type HttpServer } from "./server.js";
 export function startMetricsServer(host: string, port: number): Promise<HttpServer> {
   const app = uWS.App();
   app.get("/metrics", (res, req) => {
-    const ctx = new RequestContext(res, req, false);
+    const ctx = new RequestContext(res, req, undefined);
     res.onAborted(() => {
       ctx.aborted = true;
     });
     answerScrape(ctx).catch((err: unknown) => sendError(ctx, err));
   });
   app.any("/*", (res, req) => {
-    const ctx = new RequestContext(res, req, false);
+    const ctx = new RequestContext(res, req, undefined);
     sendError(ctx, new AppError("not_found", "this listener serves only GET /metrics"));
   });
   return listen(app, host, port);

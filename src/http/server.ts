@@ -4,6 +4,7 @@ import { routeStats, UNMATCHED } from "../metrics/routeStats.js";
 import { readBody } from "./body.js";
 import { answerPreflight } from "./cors.js";
 import { RequestContext } from "./context.js";
+import type { TrustedProxies } from "./trustedProxies.js";
 import { sendError, sendReply } from "./respond.js";
 import { ANSWERS_LATER, type Handler, type Match, type Outcome, type Router } from "./router.js";
 
@@ -13,11 +14,14 @@ export interface HttpServer {
   stopListening(): void;
 }
 
-/** One catch-all uWS route feeds our router, so 404/405 and the `/api` aliases live in one place. */
-export function startHttpServer(router: Router, host: string, port: number, trustProxy: boolean): Promise<HttpServer> {
+/**
+ * One catch-all uWS route feeds our router, so 404/405 and the `/api` aliases live in one place. `proxies`: whose
+ * X-Forwarded-For is believed (TRUST_PROXY=1); undefined, none.
+ */
+export function startHttpServer(router: Router, host: string, port: number, proxies: TrustedProxies | undefined): Promise<HttpServer> {
   const app = uWS.App();
   app.any("/*", (res, req) => {
-    const ctx = new RequestContext(res, req, trustProxy);
+    const ctx = new RequestContext(res, req, proxies);
     res.onAborted(() => {
       ctx.aborted = true;
       ctx.onAbort?.();

@@ -42,9 +42,10 @@ export interface RankResult {
 /**
  * A global strategy asked for nothing of the caller's own (no filters, type, exclusions or seen items): every
  * such request of the organisation with the same page, limit and fields has the same answer, so it is shared.
+ * `fields` goes in as JSON, last: distinct lists (and no list, `null`) never make one key, whatever their names hold.
  */
 export function sharedAnswerKey(req: RankRequest): string | undefined {
   if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length) return undefined;
   if (req.excludeSeen && req.userId !== undefined) return undefined;
-  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${req.fields?.join("\u0000") ?? "*"}`;
+  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${JSON.stringify(req.fields ?? null)}`;
 }

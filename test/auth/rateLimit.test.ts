@@ -45,19 +45,27 @@ describe("per-organisation rate limit", () => {
   });
 
   it("applies an organisation's own limit over the setting", async () => {
-    const org = await newOrg(server.url);
-    await server.db().query("UPDATE organisations SET rate_limit_max = 2, rate_limit_window_s = 30 WHERE id = $1", [org.orgId]);
-    const fresh = await startServer({ reuse: server, env: { RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_S: "60" } });
+    // Two starts of a fresh server (the first initialises its database): hence the longer timeout.
+    // A server of its own, restarted to read the limit (read when an organisation's keys are loaded): a second
+    // process beside the file's server would need CLUSTER=1 on both, and test the leased limiter instead.
+    const env = { RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_S: "60" };
+    const first = await startServer({ env });
+    let restarted: TestServer | undefined;
     try {
+      const org = await newOrg(first.url);
+      await first.db().query("UPDATE organisations SET rate_limit_max = 2, rate_limit_window_s = 30 WHERE id = $1", [org.orgId]);
+      expect(await first.stop()).toBe(0);
+      restarted = await startServer({ reuse: first, env });
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) {
-        statuses.push((await call(fresh.url, "POST", "/v1/events/ingest", { json: viewEvent("u", "i"), apiKey: org.pk })).status);
+        statuses.push((await call(restarted.url, "POST", "/v1/events/ingest", { json: viewEvent("u", "i"), apiKey: org.pk })).status);
       }
       expect(statuses).toEqual([202, 202, 429]);
     } finally {
-      await fresh.stop();
+      await restarted?.stop();
+      await first.cleanup();
     }
-  });
+  }, 180_000);
 });
 
 describe("per-IP limit on /auth", () => {

@@ -5,13 +5,13 @@ import { startServer, type TestServer } from "../helpers/server.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Two processes on one embedded PostgreSQL, which restarts between them and the revocation. */
+/** Two processes (CLUSTER=1, as processes sharing a database must be) on one embedded PostgreSQL, which restarts between them and the revocation. */
 describe("revocation across processes after a database restart", () => {
   let first: TestServer;
   let second: TestServer;
   beforeAll(async () => {
-    first = await startServer({ embedded: true });
-    second = await startServer({ reuse: first });
+    first = await startServer({ embedded: true, env: { CLUSTER: "1" } });
+    second = await startServer({ reuse: first, env: { CLUSTER: "1" } });
   });
   afterAll(async () => {
     await second?.stop();

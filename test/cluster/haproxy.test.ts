@@ -1,19 +1,27 @@
 import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, newOrg, viewEvent, type Org } from "../helpers/api.js";
+import { call, freshIp, newOrg, viewEvent, type Org } from "../helpers/api.js";
 import { startHaproxy, type Balancer } from "../helpers/haproxy.js";
 import { startPostgres, stopPostgres } from "../helpers/postgres.js";
 import { eventually } from "../helpers/recommend.js";
-import { freePort, startServer, type TestServer } from "../helpers/server.js";
+import { freePort, startDatabase, startServer, type TestDatabase, type TestServer } from "../helpers/server.js";
 import { notStoredOnce, outcomes, randomRequests, storedCounts, stream } from "../helpers/traffic.js";
 import { parsePrometheusText, valueOf } from "../metrics/prometheusText.js";
 
 const METRICS_TOKEN = "cluster-test-metrics-token";
+/** The per-IP sign-in limit (the setting's default, named here for the test that counts it). */
+const AUTH_RATE_LIMIT_MAX = 10;
 /** As several processes run (docs/scaling.md), with an organisation limit the mixed load cannot reach. */
-const env = (port: number) => ({ METRICS_TOKEN, PORT: String(port), CLUSTER: "1", RATE_LIMIT_MAX: "1000000" });
+const env = (port: number) => ({
+  METRICS_TOKEN,
+  PORT: String(port),
+  CLUSTER: "1",
+  RATE_LIMIT_MAX: "1000000",
+  AUTH_RATE_LIMIT_MAX: String(AUTH_RATE_LIMIT_MAX),
+});
 let ports: [number, number];
-/** Owns the embedded PostgreSQL (a process killed with SIGKILL takes its own embedded cluster with it); not behind HAProxy. */
-let database: TestServer;
+/** The embedded PostgreSQL, started by the test itself (a process killed with SIGKILL takes its own embedded cluster with it). */
+let database: TestDatabase;
 let p1: TestServer;
 let p2: TestServer;
 let lb: Balancer;
@@ -21,7 +29,7 @@ let org: Org;
 
 // Two processes on one PostgreSQL (embedded, so the test can stop it), on fixed ports so a process can come back where HAProxy looks.
 beforeAll(async () => {
-  database = await startServer({ embedded: true });
+  database = await startDatabase({ embedded: true });
   ports = [await freePort(), await freePort()];
   p1 = await startServer({ reuse: database, env: env(ports[0]) });
   p2 = await startServer({ reuse: database, env: env(ports[1]) });
@@ -95,6 +103,24 @@ describe("two processes on one PostgreSQL behind HAProxy (docs/haproxy.cfg)", ()
     expect([me.status, me.body.data?.organisation?.id]).toEqual([200, o.orgId]);
     expect((await call(p2.url, "POST", "/v1/events/ingest", { apiKey: o.pk, json: viewEvent("u-1", "i-1") })).status).toBe(202);
     expect((await call(p2.url, "POST", "/v1/keys", { token: o.token })).status).toBe(201);
+  });
+
+  it("counts sign-ins through HAProxy by the real address whatever X-Forwarded-For the client forges: 429 past the per-IP limit, and the real address audited", async () => {
+    // Through HAProxy the test's own address is 127.0.0.1; the forged headers claim a new address each time.
+    const forged = () => ({ "x-forwarded-for": `${freshIp()}, ${freshIp()}` });
+    const ok = await call(lb.url, "POST", "/auth/login", { json: { email: org.email, password: org.password }, headers: forged() });
+    expect(ok.status).toBe(200);
+    const { rows } = await database.db().query("SELECT ip FROM audit_log WHERE action = 'auth.login' AND target = $1", [org.email]);
+    expect(rows).toEqual([{ ip: "127.0.0.1" }]);
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const r = await call(lb.url, "POST", "/auth/login", { json: { email: org.email, password: "not the password" }, headers: forged() });
+      statuses.push(r.status);
+    }
+    // The registration and the login above counted too; the two processes lease the limit (a chunk may be unspent).
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(AUTH_RATE_LIMIT_MAX);
+    expect(statuses.slice(-15)).toEqual(Array(15).fill(429));
   });
 
   it("moves the traffic off a process killed with SIGKILL under mixed load, storing every acknowledged event exactly once", async () => {

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newOrg, type Org } from "../helpers/api.js";
 import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../helpers/recommend.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { startDatabase, startServer, type TestDatabase, type TestServer } from "../helpers/server.js";
 import { seededRandom } from "../../workers/training/linalg.js";
 
 /**
  * Processes with CLUSTER=1 on one PostgreSQL share each organisation's training: one trains, the others load its
- * model. The database belongs to a process of its own (CLUSTER=0, it takes no part), so that the trainer can be
- * killed without taking an embedded PostgreSQL with it.
+ * model. The test starts the database itself (no service process of its own), so that the trainer can be killed
+ * without taking an embedded PostgreSQL with it.
  */
 const ITEMS = Array.from({ length: 60 }, (_, i) => `item-${String(i).padStart(2, "0")}`);
 const USERS = Array.from({ length: 200 }, (_, u) => `user-${u}`);
@@ -15,7 +15,7 @@ const ASKED = USERS.filter((_, u) => u % 20 === 0);
 /** LOG_LEVEL=info for the recommender threads' lines; a short lease, so that a killed trainer's runs out soon; no rate limit on the polling. */
 const ENV = { CLUSTER: "1", LOG_LEVEL: "info", TRAINING_LEASE_S: "6", RATE_LIMIT_MAX: "1000000" };
 
-let database: TestServer;
+let database: TestDatabase;
 let p1: TestServer;
 let p2: TestServer;
 let p3: TestServer | undefined;
@@ -56,7 +56,7 @@ async function answers(p: TestServer): Promise<string[][]> {
 const answered = (a: string[][]): boolean => a.every((items) => items[0] !== "fallback" && items.length > 0);
 
 beforeAll(async () => {
-  database = await startServer();
+  database = await startDatabase();
   p1 = await startServer({ reuse: database, env: ENV });
   org = await newOrg(p1.url);
   // p1 numbers the items in this (reversed) order; p2, started after, in item_id order, as it loads them.

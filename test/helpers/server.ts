@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { startEmbeddedDatabase } from "../../src/db/embedded.js";
+import { setLogLevel } from "../../src/wire/log.js";
 
 const MAIN = fileURLToPath(new URL("../../dist/src/main.js", import.meta.url));
 
@@ -107,6 +109,40 @@ export async function startServer(opts: StartOptions = {}): Promise<TestServer> 
         rmSync(dataDir, { recursive: true, force: true });
       }
       await dropDatabase?.();
+    },
+  };
+}
+
+/**
+ * A PostgreSQL with no service process on it, for processes started with `reuse: database`: they may all be
+ * CLUSTER=1 (a process without it must be alone on its database) and be killed without taking it with them.
+ */
+export interface TestDatabase {
+  databaseUrl: string;
+  dataDir: string | undefined;
+  db(): pg.Pool;
+  cleanup(): Promise<void>;
+}
+
+/** As startServer chooses its database: embedded (own DATA_DIR) by default, or a fresh one on TEST_DATABASE_URL. */
+export async function startDatabase(opts: Pick<StartOptions, "embedded"> = {}): Promise<TestDatabase> {
+  let pool: pg.Pool | undefined;
+  const db = (url: string) => () => (pool ??= testPool(url));
+  if (process.env.TEST_DATABASE_URL && !opts.embedded) {
+    const { databaseUrl, drop } = await createTestDatabase(process.env.TEST_DATABASE_URL);
+    return { databaseUrl, dataDir: undefined, db: db(databaseUrl), cleanup: async () => (await pool?.end(), await drop()) };
+  }
+  const dataDir = mkdtempSync(path.join(tmpdir(), "recsvc-test-"));
+  setLogLevel("warn"); // as the servers run in tests: its start-up lines would only crowd the test's output
+  const embedded = await startEmbeddedDatabase(dataDir);
+  return {
+    databaseUrl: embedded.url,
+    dataDir,
+    db: db(embedded.url),
+    async cleanup() {
+      await pool?.end();
+      await embedded.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

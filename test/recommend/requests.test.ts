@@ -165,6 +165,21 @@ describe("recommend: filters and restrictions", () => {
     expect(await recommended(server.url, org, { strategy: "popular", limit: 3 })).toEqual(["p29", "p28", "p27"]);
   });
 
+  it('gives fields ["*"] and no fields, and ["colour\\u0000price"] and ["colour", "price"], each their own answer when asked back to back', async () => {
+    const meta = async (fields: string[] | undefined) =>
+      (await recommend(server.url, org, { strategy: "popular", limit: 1, fields })).body.data.results[0].metadata;
+    const whole = { colour: "blue", price: 290, tags: ["odd"], title: "Product 29", item_type: "product" };
+    // Back to back, each order several times: the second of a pair comes within the shared answer's 100 ms.
+    for (let round = 0; round < 5; round++) {
+      expect(await meta(["*"])).toEqual({ item_type: "product" });
+      expect(await meta(undefined)).toEqual(whole);
+      expect(await meta(["*"])).toEqual({ item_type: "product" });
+      expect(await meta(["colour\u0000price"])).toEqual({ item_type: "product" });
+      expect(await meta(["colour", "price"])).toEqual({ colour: "blue", price: 290, item_type: "product" });
+      expect(await meta(["colour\u0000price"])).toEqual({ item_type: "product" });
+    }
+  });
+
   it("copies only the attributes named in fields into metadata (item_type always)", async () => {
     const r = await recommend(server.url, org, { strategy: "popular", item_type: "product", fields: ["price", "nope"], limit: 1 });
     expect(r.body.data.results[0].metadata).toEqual({ price: 290, item_type: "product" });
