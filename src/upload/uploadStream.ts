@@ -9,9 +9,15 @@ import { ItemSchema, UserSchema } from "../ingest/schemas.js";
 import { issueMessage } from "../ingest/validate.js";
 import type { UploadKind } from "./csvRecords.js";
 import type { RecordSink } from "./parser.js";
+import type { Flow } from "./uploadFeed.js";
 
-/** Rows per submission to the batcher, and how many may wait for their commit before the socket is paused. */
+/**
+ * A submission to the batcher holds at most this many rows, and rows of at most this much text: the batch
+ * is packed on the front thread in one go, so its size bounds that pause. How many submissions may wait for
+ * their commit before the body is paused.
+ */
 const CHUNK_ROWS = 10_000;
+const CHUNK_UNITS = 1024 * 1024;
 const CHUNKS_IN_FLIGHT = 4;
 /** The answer lists the first errors only (CONTRACT 3). */
 export const MAX_REPORTED_ERRORS = 100;
@@ -31,12 +37,6 @@ export const UploadResultSchema = z.strictObject({
     .meta({ description: `The first ${MAX_REPORTED_ERRORS} rejected rows.` }),
 });
 export type UploadResult = z.infer<typeof UploadResultSchema>;
-
-/** Throttles the body: the upload pauses the socket while its stored rows lag behind. */
-export interface Flow {
-  pause(): void;
-  resume(): void;
-}
 
 type Row = ItemRow | UserRow;
 
@@ -60,6 +60,7 @@ const RULES: Record<UploadKind, KindRules> = {
 export class UploadStream implements RecordSink {
   private readonly rules: KindRules;
   private rows: Row[] = [];
+  private rowUnits = 0;
   private accepted = 0;
   private rejected = 0;
   private readonly errors: UploadError[] = [];
@@ -76,7 +77,7 @@ export class UploadStream implements RecordSink {
     this.rules = RULES[kind];
   }
 
-  record(value: unknown, line: number): void {
+  record(value: unknown, line: number, units: number): void {
     if (this.failure) throw this.failure; // a chunk could not be stored: stop reading the body
     let record = value;
     if (!this.rules.vouch(value)) {
@@ -88,7 +89,8 @@ export class UploadStream implements RecordSink {
       record = r.data;
     }
     this.rows.push(this.rules.row(this.orgSeq, record as never));
-    if (this.rows.length >= CHUNK_ROWS) this.send();
+    this.rowUnits += units;
+    if (this.rows.length >= CHUNK_ROWS || this.rowUnits >= CHUNK_UNITS) this.send();
   }
 
   invalid(line: number, message: string): void {
@@ -114,6 +116,7 @@ export class UploadStream implements RecordSink {
     if (this.rows.length === 0) return;
     const rows = this.rows;
     this.rows = [];
+    this.rowUnits = 0;
     const sent: Promise<void> = this.batcher
       .submit(this.rules.submission(rows), true)
       .then(

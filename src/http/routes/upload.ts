@@ -1,9 +1,11 @@
 import { AppError, isAppError } from "../../errors.js";
 import { requireRole, type Role } from "../../auth/roles.js";
-import { recordAudit } from "../../accounts/audit.js";
+import { recordAuditPatiently } from "../../accounts/audit.js";
 import { authenticateAccount, organisationSeq, type Account } from "../../accounts/session.js";
 import type { UploadKind } from "../../upload/csvRecords.js";
 import { parserFor, uploadFormat, type UploadFormat } from "../../upload/formats.js";
+import { UploadFeed } from "../../upload/uploadFeed.js";
+import { UploadSlots } from "../../upload/uploadSlots.js";
 import { UploadStream, type UploadResult } from "../../upload/uploadStream.js";
 import type { Services } from "../../services.js";
 import { BodyStream } from "../bodyStream.js";
@@ -20,36 +22,49 @@ function auditTarget(format: UploadFormat, stored: number, result: UploadResult 
 }
 
 /**
- * body (streamed) → parser → per-row validation → batcher → COPY → 202 with the counts and the first errors.
- * The socket is held paused until the caller's account and role are checked, then throttled by the commits.
+ * body (streamed) → feed (a slice per event-loop turn) → parser → per-row validation → batcher → COPY → 202
+ * with the counts and the first errors. The socket is held paused until the caller's account, role and upload
+ * slot are settled, then throttled by the parsing backlog and the commits.
  */
-async function receiveUpload(s: Services, ctx: RequestContext, kind: UploadKind): Promise<Reply> {
+async function receiveUpload(s: Services, slots: UploadSlots, ctx: RequestContext, kind: UploadKind): Promise<Reply> {
   const ip = ctx.ip;
   const body = new BodyStream(ctx, s.config.UPLOAD_MAX_BYTES);
   let format: UploadFormat;
   let who: Account;
-  let stream: UploadStream;
+  let seq: number;
+  let release: () => void;
   try {
     format = uploadFormat(ctx.contentType);
     who = await authenticateAccount(s.pool, s.tokens, ctx);
     requireRole(who.role, UPLOADERS, "upload files");
-    stream = new UploadStream(kind, await organisationSeq(s.pool, who.orgId), s.batcher, body);
+    seq = await organisationSeq(s.pool, who.orgId);
+    release = slots.acquire(who.orgId);
   } catch (err) {
     body.abandon();
     throw err;
   }
-  let result: UploadResult | undefined;
-  let failure: unknown;
   try {
-    await body.pipe(parserFor(format, kind, stream));
-    result = await stream.finish();
-  } catch (err) {
-    failure = err;
+    // The stream pauses the feed while its commits lag; the feed exists once the parser feeding the stream does.
+    const stream = new UploadStream(kind, seq, s.batcher, { pause: () => feed.pause(), resume: () => feed.resume() });
+    const feed: UploadFeed = new UploadFeed(parserFor(format, kind, stream, s.config.UPLOAD_MAX_COLUMNS), body);
+    let result: UploadResult | undefined;
+    let failure: unknown;
+    try {
+      await Promise.all([body.pipe(feed), feed.done]);
+      result = await stream.finish();
+    } catch (err) {
+      failure = err;
+      feed.stop();
+      body.abandon();
+    }
+    const stored = await stream.settled();
+    // The rows are stored whatever happens to the audit entry: its failure is logged, never the upload's answer.
+    await recordAuditPatiently(s.pool, who, { action: `upload.${kind}`, target: auditTarget(format, stored, result, failure), ip });
+    if (failure !== undefined) throw stoppedAfter(failure, stored);
+    return { status: 202, message: `${result!.accepted} ${kind} stored, ${result!.rejected} rejected`, data: result };
+  } finally {
+    release();
   }
-  const stored = await stream.settled();
-  await recordAudit(s.pool, who, { action: `upload.${kind}`, target: auditTarget(format, stored, result, failure), ip });
-  if (failure !== undefined) throw stoppedAfter(failure, stored);
-  return { status: 202, message: `${result!.accepted} ${kind} stored, ${result!.rejected} rejected`, data: result };
 }
 
 /** The error that stopped an upload, saying how much of it was stored before. */
@@ -63,10 +78,11 @@ function stoppedAfter(err: unknown, stored: number): unknown {
 }
 
 export function uploadRoutes(s: Services): Route[] {
+  const slots = new UploadSlots(s.config.UPLOAD_MAX_PER_ORG, s.config.UPLOAD_MAX_CONCURRENT);
   return (["items", "users"] as const).map((kind) => ({
     method: "POST",
     pattern: `/v1/upload/${kind}`,
     body: "stream" as const,
-    handler: (ctx: RequestContext) => receiveUpload(s, ctx, kind),
+    handler: (ctx: RequestContext) => receiveUpload(s, slots, ctx, kind),
   }));
 }
