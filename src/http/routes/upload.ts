@@ -3,8 +3,9 @@ import { requireRole, type Role } from "../../auth/roles.js";
 import { recordAuditPatiently } from "../../accounts/audit.js";
 import { authenticateAccount, organisationSeq, type Account } from "../../accounts/session.js";
 import type { UploadKind } from "../../upload/csvRecords.js";
-import { parserFor, uploadFormat, type UploadFormat } from "../../upload/formats.js";
-import { UploadFeed } from "../../upload/uploadFeed.js";
+import { uploadFormat, type UploadFormat } from "../../upload/formats.js";
+import type { ParseSession } from "../../upload/parseSession.js";
+import { UploadParsers } from "../../upload/uploadParsers.js";
 import { UploadSlots } from "../../upload/uploadSlots.js";
 import { UploadStream, type UploadResult } from "../../upload/uploadStream.js";
 import type { Services } from "../../services.js";
@@ -21,12 +22,18 @@ function auditTarget(format: UploadFormat, stored: number, result: UploadResult 
   return `${format}: ${counts}${stop}`;
 }
 
+/** What every upload of the process shares: the concurrency slots and the parse thread. */
+interface Uploads {
+  slots: UploadSlots;
+  parsers: UploadParsers;
+}
+
 /**
- * body (streamed) → feed (a slice per event-loop turn) → parser → per-row validation → batcher → COPY → 202
+ * body (streamed) → parse thread (parser, per-row validation, rows packed in chunks) → batcher → COPY → 202
  * with the counts and the first errors. The socket is held paused until the caller's account, role and upload
- * slot are settled, then throttled by the parsing backlog and the commits.
+ * slot are settled, then throttled by the parse thread's backlog and the commits.
  */
-async function receiveUpload(s: Services, slots: UploadSlots, ctx: RequestContext, kind: UploadKind): Promise<Reply> {
+async function receiveUpload(s: Services, uploads: Uploads, ctx: RequestContext, kind: UploadKind): Promise<Reply> {
   const ip = ctx.ip;
   const body = new BodyStream(ctx, s.config.UPLOAD_MAX_BYTES);
   let format: UploadFormat;
@@ -38,23 +45,27 @@ async function receiveUpload(s: Services, slots: UploadSlots, ctx: RequestContex
     who = await authenticateAccount(s.pool, s.tokens, ctx);
     requireRole(who.role, UPLOADERS, "upload files");
     seq = await organisationSeq(s.pool, who.orgId);
-    release = slots.acquire(who.orgId);
+    release = uploads.slots.acquire(who.orgId);
   } catch (err) {
     body.abandon();
     throw err;
   }
   try {
-    // The stream pauses the feed while its commits lag; the feed exists once the parser feeding the stream does.
-    const stream = new UploadStream(kind, seq, s.batcher, { pause: () => feed.pause(), resume: () => feed.resume() });
-    const feed: UploadFeed = new UploadFeed(parserFor(format, kind, stream, s.config.UPLOAD_MAX_COLUMNS), body);
+    // The stream throttles and stops the session, which hands the stream its rows.
+    const stream = new UploadStream(kind, s.batcher, {
+      pause: () => session.pause(),
+      resume: () => session.resume(),
+      fail: (err) => session.fail(err),
+    });
+    const session: ParseSession = uploads.parsers.open({ format, kind, org: seq, maxColumns: s.config.UPLOAD_MAX_COLUMNS }, body, stream);
     let result: UploadResult | undefined;
     let failure: unknown;
     try {
-      await Promise.all([body.pipe(feed), feed.done]);
-      result = await stream.finish();
+      const [, parsed] = await Promise.all([body.pipe(session), session.done]);
+      result = await stream.finish(parsed);
     } catch (err) {
       failure = err;
-      feed.stop();
+      session.fail(err);
       body.abandon();
     }
     const stored = await stream.settled();
@@ -78,11 +89,11 @@ function stoppedAfter(err: unknown, stored: number): unknown {
 }
 
 export function uploadRoutes(s: Services): Route[] {
-  const slots = new UploadSlots(s.config.UPLOAD_MAX_PER_ORG, s.config.UPLOAD_MAX_CONCURRENT);
+  const uploads: Uploads = { slots: new UploadSlots(s.config.UPLOAD_MAX_PER_ORG, s.config.UPLOAD_MAX_CONCURRENT), parsers: new UploadParsers() };
   return (["items", "users"] as const).map((kind) => ({
     method: "POST",
     pattern: `/v1/upload/${kind}`,
     body: "stream" as const,
-    handler: (ctx: RequestContext) => receiveUpload(s, slots, ctx, kind),
+    handler: (ctx: RequestContext) => receiveUpload(s, uploads, ctx, kind),
   }));
 }
