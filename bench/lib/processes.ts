@@ -15,11 +15,15 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Starts the server on a free loopback port, without rate limits; resolves once it listens. `env`: extra settings. */
+/**
+ * Starts the server on a free loopback port, without rate limits; resolves once it listens. `env`: extra settings.
+ * `main`: another build's src/main.js (a baseline measured in the same run), instead of this one's.
+ */
 export async function startServer(
   storage: Storage,
   env: NodeJS.ProcessEnv = {},
   timeoutMs = START_TIMEOUT_MS,
+  main = MAIN,
 ): Promise<{ server: Child; url: string }> {
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -37,7 +41,7 @@ export async function startServer(
   delete serverEnv.DATABASE_URL;
   if (storage.databaseUrl) serverEnv.DATABASE_URL = storage.databaseUrl;
   if (storage.dataDir) serverEnv.DATA_DIR = storage.dataDir;
-  const { child, match } = await startChild(MAIN, serverEnv, /listening on (http:\/\/\S+)/, SERVER_NODE_ARGS, timeoutMs);
+  const { child, match } = await startChild(main, serverEnv, /listening on (http:\/\/\S+)/, SERVER_NODE_ARGS, timeoutMs);
   return { server: child, url: match[1] };
 }
 

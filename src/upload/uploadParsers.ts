@@ -20,6 +20,10 @@ export class UploadParsers {
   private readonly sessions = new Map<number, ParseSession>();
   private nextId = 0;
 
+  constructor() {
+    this.thread();
+  }
+
   open(opening: Opening, socket: Flow, stream: UploadStream): ParseSession {
     const worker = this.thread();
     const id = ++this.nextId;
