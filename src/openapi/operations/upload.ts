@@ -15,7 +15,9 @@ function upload(kind: "items" | "users", record: "Item" | "User", csvExample: st
     description:
       `OWNER, ADMIN or DEVELOPER. The body (\`text/csv\`, \`application/x-ndjson\` or a JSON array) is streamed, never held whole; ` +
       "each valid row is stored as an upsert, invalid rows are counted and the first 100 reported by line. " +
-      "In CSV the header names the columns; every column that is not a field becomes an attribute.",
+      "In CSV the header names the columns (at most UPLOAD_MAX_COLUMNS, 1,000); every column that is not a field becomes an attribute. " +
+      "A record (CSV row, NDJSON line, JSON array element) may be 1 MiB of UTF-8 (413 beyond). " +
+      "At most UPLOAD_MAX_PER_ORG (2) uploads of an organisation run at once (429 beyond), and UPLOAD_MAX_CONCURRENT (4) in the process (503 beyond).",
     auth: "bearer",
     body: { kind: "file", schema: { name: record, schema: kind === "items" ? ItemSchema : UserSchema }, csvExample },
     success: {
@@ -26,7 +28,15 @@ function upload(kind: "items" | "users", record: "Item" | "User", csvExample: st
       data: RESULT,
       example: { accepted: 2, rejected: 1, errors: [{ line: 4, message: 'status: Invalid option: expected one of "active"|"inactive"|"deleted"' }] },
     },
-    errors: ["validation_error", "invalid_token", "forbidden_role", "payload_too_large", "unsupported_media_type", ...DATABASE_ERRORS],
+    errors: [
+      "validation_error",
+      "invalid_token",
+      "forbidden_role",
+      "payload_too_large",
+      "unsupported_media_type",
+      "rate_limited",
+      ...DATABASE_ERRORS,
+    ],
   };
 }
 
