@@ -12,22 +12,35 @@ afterAll(async () => {
 
 const SMALL = "item_id,item_type,status\nx,t,active\n";
 
-/** An upload whose body stays open, a row every 200 ms (an idle connection would be closed), until `finish()`. */
+/**
+ * An upload whose body stays open until `finish()`, 50 rows every 200 ms (uWS closes a connection that sends
+ * less than about 16 KB in 10 s). A probe may take the slot it was going for: an attempt refused before
+ * `finish()` (the server answers 429 and closes) is made again, so that it ends up holding a slot.
+ */
 function openUpload(org: Org): { finish(): Promise<ApiResponse> } {
   let open = true;
-  let row = 0;
   const encoder = new TextEncoder();
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      controller.enqueue(encoder.encode("item_id,item_type,status\n"));
-    },
-    async pull(controller) {
-      if (!open) return controller.close();
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      controller.enqueue(encoder.encode(`held-${row++},t,active\n`));
-    },
-  });
-  const answer = call(server.url, "POST", "/v1/upload/items", { token: org.token, raw: body, contentType: "text/csv" });
+  const attempt = (): Promise<ApiResponse> => {
+    let row = 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode("item_id,item_type,status\n"));
+      },
+      async pull(controller) {
+        if (!open) return controller.close();
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        controller.enqueue(encoder.encode(Array.from({ length: 50 }, () => `held-${row++},t,active\n`).join("")));
+      },
+    });
+    return call(server.url, "POST", "/v1/upload/items", { token: org.token, raw: body, contentType: "text/csv" }).then(
+      (r) => (open ? attempt() : r),
+      (err: unknown) => {
+        if (open) return attempt();
+        throw err;
+      },
+    );
+  };
+  const answer = attempt();
   return {
     finish: () => {
       open = false;
