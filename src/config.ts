@@ -132,6 +132,11 @@ export const ConfigSchema = z.object({
     .min(0)
     .max(Number.MAX_SAFE_INTEGER)
     .default(256 * 1024 ** 2),
+  /** A CSV upload whose header has more columns than this is refused (400) before any row is read. */
+  UPLOAD_MAX_COLUMNS: z.coerce.number().int().min(8).max(100_000).default(1000),
+  /** Uploads running at once per organisation (429 beyond) and in the process (503 beyond). */
+  UPLOAD_MAX_PER_ORG: z.coerce.number().int().min(1).max(64).default(2),
+  UPLOAD_MAX_CONCURRENT: z.coerce.number().int().min(1).max(256).default(4),
   /** Heap growth between full collections, in percent of the live heap (0: V8's own choice); see src/heapGrowth.ts. */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),

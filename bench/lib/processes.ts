@@ -16,8 +16,8 @@ export interface Child {
 }
 
 /**
- * Starts the server on a free loopback port, without rate limits; resolves once it listens. `env`: extra settings;
- * `main`: another build's dist/src/main.js (to compare builds in one run).
+ * Starts the server on a free loopback port, without rate limits; resolves once it listens. `env`: extra settings.
+ * `main`: another build's src/main.js (a baseline measured in the same run), instead of this one's.
  */
 export async function startServer(
   storage: Storage,

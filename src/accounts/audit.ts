@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { z } from "zod";
 import { query } from "../db/transaction.js";
+import { log } from "../wire/log.js";
+import { isUnavailable } from "../wire/pgErrors.js";
 import type { Account } from "./session.js";
 
 export const AuditActionSchema = z.enum([
@@ -42,6 +45,36 @@ export async function recordAudit(db: Queryable, actor: Pick<Account, "orgId" | 
     entry.target,
     entry.ip,
   ]);
+}
+
+/** How long recordAuditPatiently keeps trying while the database has no connection to spare. */
+const PATIENT_AUDIT_MS = 30_000;
+
+/**
+ * recordAudit for an action that has already taken effect (an upload's rows are stored): a busy pool (no
+ * connection free within its connect timeout) or a short outage is waited out, retrying for up to
+ * PATIENT_AUDIT_MS, rather than turning the action's answer into an error. False, with the entry in the
+ * server's log, if it could not be written.
+ */
+export async function recordAuditPatiently(pool: pg.Pool, actor: Pick<Account, "orgId" | "userId" | "email">, entry: AuditEntry): Promise<boolean> {
+  const deadline = performance.now() + PATIENT_AUDIT_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await recordAudit(pool, actor, entry);
+      return true;
+    } catch (err) {
+      if (!isUnavailable(err) || performance.now() > deadline) {
+        log.error("an audit entry could not be written", {
+          org: actor.orgId,
+          actor: actor.email,
+          ...entry,
+          error: (err as Error)?.message ?? String(err),
+        });
+        return false;
+      }
+      await sleep(Math.min(1000, 100 * attempt));
+    }
+  }
 }
 
 export const AuditQuerySchema = z.strictObject({

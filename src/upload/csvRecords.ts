@@ -38,19 +38,31 @@ export function checkCsvHeader(kind: UploadKind, columns: string[]): void {
 }
 
 /**
- * A CSV row as the record the upsert schema checks: fields as text, other cells as attributes (numbers when
- * they read as one). Empty cells are absent, so a missing required field is reported as such.
+ * CSV rows as the records the upsert schema checks: fields as text, other cells as attributes (numbers when
+ * they read as one). Empty cells are absent, so a missing required field is reported as such. Which column is
+ * a field is settled once, from the header, so a row costs one step per cell.
  */
-export function csvRecord(kind: UploadKind, row: Record<string, string>): Record<string, unknown> {
-  const fields: readonly string[] = CSV_FIELDS[kind];
-  const out: Record<string, unknown> = {};
-  let attributes: Record<string, unknown> | undefined;
-  for (const key in row) {
-    const cell = row[key];
-    if (cell === "") continue;
-    if (fields.includes(key)) out[key] = cell;
-    else (attributes ??= {})[key] = cellValue(cell);
+export class CsvRecords {
+  private readonly isField: boolean[];
+
+  constructor(
+    kind: UploadKind,
+    private readonly columns: readonly string[],
+  ) {
+    const fields: readonly string[] = CSV_FIELDS[kind];
+    this.isField = columns.map((c) => fields.includes(c));
   }
-  if (attributes) out.attributes = attributes;
-  return out;
+
+  record(cells: readonly string[]): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    let attributes: Record<string, unknown> | undefined;
+    for (let i = 0; i < cells.length; i++) {
+      const cell = cells[i];
+      if (cell === "") continue;
+      if (this.isField[i]) out[this.columns[i]] = cell;
+      else (attributes ??= {})[this.columns[i]] = cellValue(cell);
+    }
+    if (attributes) out.attributes = attributes;
+    return out;
+  }
 }

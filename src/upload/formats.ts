@@ -1,5 +1,5 @@
 import { AppError } from "../errors.js";
-import { checkCsvHeader, csvRecord, type UploadKind } from "./csvRecords.js";
+import { checkCsvHeader, CsvRecords, type UploadKind } from "./csvRecords.js";
 import { CsvParser } from "./csv.js";
 import { JsonArrayParser } from "./jsonArray.js";
 import { NdjsonParser } from "./ndjson.js";
@@ -24,12 +24,20 @@ export function uploadFormat(contentType: string | undefined): UploadFormat {
   return format;
 }
 
-export function parserFor(format: UploadFormat, kind: UploadKind, sink: RecordSink): RecordParser {
+/** The parser of one upload; a CSV header of more than `maxColumns` columns is refused. */
+export function parserFor(format: UploadFormat, kind: UploadKind, sink: RecordSink, maxColumns: number): RecordParser {
   if (format === "ndjson") return new NdjsonParser(sink);
   if (format === "json") return new JsonArrayParser(sink);
-  const rows: RecordSink = {
-    record: (row, line) => sink.record(csvRecord(kind, row as Record<string, string>), line),
-    invalid: (line, message) => sink.invalid(line, message),
-  };
-  return new CsvParser(rows, (columns) => checkCsvHeader(kind, columns));
+  let records: CsvRecords | undefined;
+  return new CsvParser(
+    {
+      header: (columns) => {
+        checkCsvHeader(kind, columns);
+        records = new CsvRecords(kind, columns);
+      },
+      row: (cells, line, units) => sink.record(records!.record(cells), line, units),
+      invalid: (line, message) => sink.invalid(line, message),
+    },
+    maxColumns,
+  );
 }

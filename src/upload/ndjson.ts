@@ -1,46 +1,50 @@
-import { MAX_RECORD_CHARS, recordTooLong, type RecordParser, type RecordSink } from "./parser.js";
+import { MAX_RECORD_BYTES, overCap, recordTooLong, type RecordParser, type RecordSink } from "./parser.js";
 
-/** `application/x-ndjson`: one JSON value per line; blank lines are skipped. */
+/** `application/x-ndjson`: one JSON value per line (LF or CRLF); blank lines are skipped. */
 export class NdjsonParser implements RecordParser {
-  private readonly decoder = new TextDecoder();
-  private rest = "";
+  /** The unfinished line's text from earlier chunks, and its length. */
+  private pieces: string[] = [];
+  private pending = 0;
   private line = 1;
 
   constructor(private readonly sink: RecordSink) {}
 
-  write(chunk: Uint8Array): void {
-    this.drain(this.rest + this.decoder.decode(chunk, { stream: true }), false);
-  }
-
-  end(): void {
-    this.drain(this.rest + this.decoder.decode(), true);
-  }
-
-  private drain(text: string, final: boolean): void {
+  write(text: string): void {
     let start = 0;
     for (;;) {
       const nl = text.indexOf("\n", start);
-      if (nl === -1 && !final) break;
-      const end = nl === -1 ? text.length : nl;
-      this.take(text.slice(start, end));
-      this.line++;
-      start = end + 1;
       if (nl === -1) break;
+      const tail = text.slice(start, nl);
+      this.take(this.pieces.length === 0 ? tail : this.pieces.join("") + tail);
+      this.pieces = [];
+      this.pending = 0;
+      start = nl + 1;
     }
-    this.rest = start >= text.length ? "" : text.slice(start);
-    if (this.rest.length > MAX_RECORD_CHARS) throw recordTooLong(this.line);
+    if (start === text.length) return;
+    this.pieces.push(text.slice(start));
+    this.pending += text.length - start;
+    // One more unit than the cap may be the CR of a CRLF, which is not the record's.
+    if (this.pending > MAX_RECORD_BYTES + 1) throw recordTooLong(this.line);
+  }
+
+  end(): void {
+    if (this.pieces.length > 0) this.take(this.pieces.join(""));
+    this.pieces = [];
   }
 
   private take(raw: string): void {
-    const text = raw.trim();
+    const line = this.line++;
+    const record = raw.charCodeAt(raw.length - 1) === 0x0d ? raw.slice(0, -1) : raw;
+    if (overCap(record)) throw recordTooLong(line);
+    const text = record.trim();
     if (text.length === 0) return;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      this.sink.invalid(this.line, `not valid JSON: ${(err as Error).message}`);
+      this.sink.invalid(line, `not valid JSON: ${(err as Error).message}`);
       return;
     }
-    this.sink.record(value, this.line);
+    this.sink.record(value, line, record.length);
   }
 }

@@ -15,7 +15,9 @@ function upload(kind: "items" | "users", record: "Item" | "User", csvExample: st
     description:
       `OWNER, ADMIN or DEVELOPER. The body (\`text/csv\`, \`application/x-ndjson\` or a JSON array) is streamed, never held whole; ` +
       "each valid row is stored as an upsert, invalid rows are counted and the first 100 reported by line. " +
-      "In CSV the header names the columns; every column that is not a field becomes an attribute. " +
+      "In CSV the header names the columns (at most UPLOAD_MAX_COLUMNS, 1,000); every column that is not a field becomes an attribute. " +
+      "A record (CSV row, NDJSON line, JSON array element) may be 1 MiB of UTF-8 (413 beyond). " +
+      "At most UPLOAD_MAX_PER_ORG (2) uploads of an organisation run at once (429 beyond), and UPLOAD_MAX_CONCURRENT (4) in the process (503 beyond). " +
       "Rows that would take the organisation past its quota (items, users, attribute bytes) are rejected with the quota's message, the others stored; " +
       "403 `quota_exceeded` only when another upload or process took the last of the quota between the check and the commit (the message says how many rows were stored before).",
     auth: "bearer",
@@ -35,6 +37,7 @@ function upload(kind: "items" | "users", record: "Item" | "User", csvExample: st
       "quota_exceeded",
       "payload_too_large",
       "unsupported_media_type",
+      "rate_limited",
       ...DATABASE_ERRORS,
     ],
   };
