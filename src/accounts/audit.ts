@@ -4,7 +4,6 @@ import { z } from "zod";
 import { query } from "../db/transaction.js";
 import { log } from "../wire/log.js";
 import { isUnavailable } from "../wire/pgErrors.js";
-import type { Account } from "./session.js";
 
 export const AuditActionSchema = z.enum([
   "key_pair.generated",
@@ -36,7 +35,7 @@ export interface AuditEntry {
 
 type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
 
-export async function recordAudit(db: Queryable, actor: Pick<Account, "orgId" | "userId" | "email">, entry: AuditEntry): Promise<void> {
+export async function recordAudit(db: Queryable, actor: AuditActor, entry: AuditEntry): Promise<void> {
   await db.query("INSERT INTO audit_log (org_id, actor_id, actor_email, action, target, ip) VALUES ($1, $2, $3, $4, $5, $6)", [
     actor.orgId,
     actor.userId,
@@ -56,7 +55,7 @@ const PATIENT_AUDIT_MS = 30_000;
  * PATIENT_AUDIT_MS, rather than turning the action's answer into an error. False, with the entry in the
  * server's log, if it could not be written.
  */
-export async function recordAuditPatiently(pool: pg.Pool, actor: Pick<Account, "orgId" | "userId" | "email">, entry: AuditEntry): Promise<boolean> {
+export async function recordAuditPatiently(pool: pg.Pool, actor: AuditActor, entry: AuditEntry): Promise<boolean> {
   const deadline = performance.now() + PATIENT_AUDIT_MS;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -126,4 +125,9 @@ export async function listAudit(pool: pg.Pool, orgId: string, q: AuditQuery): Pr
   }));
   const next = entries.length === q.limit ? entries[entries.length - 1].id : null;
   return { entries, next_before: next };
+} /** Who did it: an account (session.ts's Account has these, and more), named here so that audit.ts imports no session. */
+export interface AuditActor {
+  orgId: string;
+  userId: string;
+  email: string;
 }
