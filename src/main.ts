@@ -211,11 +211,13 @@ async function main(): Promise<void> {
     stop("instance lock taken", 1);
   });
   started.running = running;
+  // Before the URL is printed: whoever reads it may send SIGTERM at once, and a signal with no handler yet
+  // kills the process without the flush (a test saw exit by signal under load).
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => stop(signal, 0));
   const url = httpUrl(config.HOST, running.http.port);
   // The service's line comes first: scripts and tests take the first "listening on" URL as the service's.
   process.stdout.write(`recommendation service listening on ${url}\nweb dashboard: ${url}/dashboard\n`);
   if (running.metrics) process.stdout.write(`metrics listening on ${httpUrl(config.METRICS_HOST, running.metrics.port)}/metrics\n`);
-  for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => stop(signal, 0));
 }
 
 main().catch((err) => {

@@ -84,7 +84,7 @@ describe("the feed of batches other processes log (CLUSTER=1)", () => {
     const live = () => p.db().query<{ live: boolean }>("SELECT seen_at > now() - interval '1 minute' AS live FROM batch_log_readers");
     try {
       expect((await live()).rows).toEqual([{ live: true }, { live: true }]);
-      expect(await q.stop()).toBe(0);
+      expect(await q.stop(), q.output()).toBe(0);
       expect((await live()).rows).toEqual([{ live: true }]);
     } finally {
       await q.stop();
