@@ -3,13 +3,12 @@ import type pg from "pg";
 import { z } from "zod";
 import { AppError } from "../errors.js";
 import { requireRole, RoleSchema } from "../auth/roles.js";
-import { isUniqueViolation } from "../wire/pgErrors.js";
 import { inTransaction } from "../db/transaction.js";
 import { recordAudit } from "./audit.js";
 import type { Mailer } from "./mailer.js";
 import { MANAGERS, requireOwnerFor } from "./members.js";
 import { consumeToken, issueToken, peekToken } from "./oneTimeTokens.js";
-import { Email, Password, session, type SessionData, type SignIn } from "./registration.js";
+import { Email, emailSalt, Password, session, type SessionData, type SignIn } from "./registration.js";
 import type { Account } from "./session.js";
 import { startSession } from "./sessionStore.js";
 
@@ -73,41 +72,37 @@ export async function inviteMember(deps: InviteDeps, actor: Account, input: Invi
     text:
       `${actor.email} invites you to join their organisation as ${input.role}. The token below works once, until ` +
       `${expiresAt.toISOString()}: POST /auth/invitations/accept {"token": "${token}", "password": "…"} sets your password ` +
-      `and signs you in. An email that already has an account cannot accept (an account belongs to one organisation).`,
+      `and signs you in. An account belongs to one organisation: if you have one elsewhere, this makes another.`,
   });
   return { email: input.email, role: input.role, expires_at: expiresAt.toISOString() };
 }
 
 /**
- * POST /auth/invitations/accept: creates the account with the invitation's email and role and signs it in. Only
- * the holder of the mailed token gets here, so telling them that their email already has an account (409) tells
- * nobody else anything.
+ * POST /auth/invitations/accept: creates the account with the invitation's email and role and signs it in. The
+ * email may have accounts in other organisations (the new one shares their salt). An organisation holds one
+ * invitation per email, and none for a member's email, so the account is new in it.
  */
 export async function acceptInvitation(deps: SignIn, input: AcceptInvitationInput, ip: string): Promise<SessionData> {
   const invalid = () => new AppError("invalid_token", "this invitation is unknown, used or expired; ask for a new one");
   // A bad token is refused before a hash is paid for.
-  if (!(await peekToken(deps.pool, "invitation", input.token))) throw invalid();
-  const passwordHash = await deps.passwords.hash(input.password);
-  try {
-    return await inTransaction(deps.pool, async (c) => {
-      const grant = await consumeToken(c, "invitation", input.token);
-      if (!grant?.org_id || !grant.role) throw invalid();
-      const org = await c.query<{ name: string }>("SELECT name FROM organisations WHERE id = $1", [grant.org_id]);
-      if (org.rows.length === 0) throw invalid();
-      const account: Account = { userId: randomUUID(), orgId: grant.org_id, email: grant.email, role: grant.role, sessionId: "" };
-      await c.query("INSERT INTO accounts (id, org_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)", [
-        account.userId,
-        account.orgId,
-        account.email,
-        passwordHash,
-        account.role,
-      ]);
-      await recordAudit(c, account, { action: "member.joined", target: `${account.email} as ${account.role}`, ip });
-      account.sessionId = await startSession(c, account.userId, deps.sessionsMax);
-      return session(deps.tokens, account, org.rows[0].name);
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "this email already has an account; an account belongs to one organisation");
-    throw err;
-  }
+  const invited = await peekToken(deps.pool, "invitation", input.token);
+  if (!invited) throw invalid();
+  const passwordHash = await deps.passwords.hash(input.password, await emailSalt(deps.pool, invited.email));
+  return inTransaction(deps.pool, async (c) => {
+    const grant = await consumeToken(c, "invitation", input.token);
+    if (!grant?.org_id || !grant.role) throw invalid();
+    const org = await c.query<{ name: string }>("SELECT name FROM organisations WHERE id = $1", [grant.org_id]);
+    if (org.rows.length === 0) throw invalid();
+    const account: Account = { userId: randomUUID(), orgId: grant.org_id, email: grant.email, role: grant.role, sessionId: "" };
+    await c.query("INSERT INTO accounts (id, org_id, email, password_hash, role, signed_in_at) VALUES ($1, $2, $3, $4, $5, now())", [
+      account.userId,
+      account.orgId,
+      account.email,
+      passwordHash,
+      account.role,
+    ]);
+    await recordAudit(c, account, { action: "member.joined", target: `${account.email} as ${account.role}`, ip });
+    account.sessionId = await startSession(c, account.userId, deps.sessionsMax);
+    return session(deps.tokens, account, org.rows[0].name);
+  });
 }

@@ -37,7 +37,7 @@ export async function changePassword(deps: PasswordDeps, actor: Account, input: 
     throw new AppError("invalid_credentials", "the old password is wrong");
   }
   await deps.throttle.succeeded(actor.email);
-  const passwordHash = await deps.passwords.hash(input.new_password);
+  const passwordHash = await deps.passwords.hash(input.new_password, rows[0].password_hash);
   await inTransaction(deps.pool, async (c) => {
     await c.query("UPDATE accounts SET password_hash = $1 WHERE id = $2", [passwordHash, actor.userId]);
     await endOtherSessions(c, actor.userId, actor.sessionId);
@@ -54,29 +54,39 @@ export function requestPasswordReset(deps: PasswordDeps & { mailer: Mailer; ttlS
   void sendReset(deps, email, ip).catch((err: unknown) => log.error("password reset mail failed", { error: String(err) }));
 }
 
+/** An email's accounts a reset mail covers, most recently signed-in first. */
+const RESET_ACCOUNTS_MAX = 10;
+
 async function sendReset(deps: { pool: pg.Pool; mailer: Mailer; ttlS: number }, email: string, ip: string): Promise<void> {
-  const token = await inTransaction(deps.pool, async (c) => {
-    const { rows } = await c.query<{ id: string; org_id: string }>("SELECT id, org_id FROM accounts WHERE email = $1 FOR UPDATE", [email]);
-    const account = rows[0];
-    if (!account) return undefined;
-    // One mail a minute per account at most, whoever asks from however many addresses (the row lock orders the askers).
-    const recent = await c.query(
-      "SELECT 1 FROM account_tokens WHERE purpose = 'password_reset' AND account_id = $1 AND created_at > now() - interval '60 seconds'",
-      [account.id],
+  const tokens = await inTransaction(deps.pool, async (c) => {
+    const { rows } = await c.query<{ id: string; org_id: string; name: string }>(
+      `SELECT a.id, a.org_id, o.name FROM accounts a JOIN organisations o ON o.id = a.org_id WHERE a.email = $1
+       ORDER BY a.signed_in_at DESC NULLS LAST, a.created_at DESC LIMIT ${RESET_ACCOUNTS_MAX} FOR UPDATE OF a`,
+      [email],
     );
-    if (recent.rows.length > 0) return undefined;
-    const issued = await issueToken(c, { purpose: "password_reset", email, accountId: account.id, ttlS: deps.ttlS });
-    await recordAudit(c, { userId: account.id, orgId: account.org_id, email }, { action: "auth.password_reset_requested", target: email, ip });
+    const issued: Array<{ organisation: string; token: string }> = [];
+    for (const account of rows) {
+      // One mail a minute per account at most, whoever asks from however many addresses (the row lock orders the askers).
+      const recent = await c.query(
+        "SELECT 1 FROM account_tokens WHERE purpose = 'password_reset' AND account_id = $1 AND created_at > now() - interval '60 seconds'",
+        [account.id],
+      );
+      if (recent.rows.length > 0) continue;
+      const token = await issueToken(c, { purpose: "password_reset", email, accountId: account.id, ttlS: deps.ttlS });
+      await recordAudit(c, { userId: account.id, orgId: account.org_id, email }, { action: "auth.password_reset_requested", target: email, ip });
+      issued.push({ organisation: account.name, token });
+    }
     return issued;
   });
-  if (token === undefined) return;
+  if (tokens.length === 0) return;
   await deps.mailer.send({
     to: email,
     subject: "Reset your password",
     text:
-      `Someone (we hope you) asked to reset this account's password. The token below works once, for ` +
-      `${Math.round(deps.ttlS / 60)} minutes: POST /auth/password-reset/confirm {"token": "${token}", "new_password": "…"}, ` +
-      `or open the dashboard's reset page. Ignore this mail if it was not you.`,
+      `Someone (we hope you) asked to reset the password of this email's accounts, one per organisation. Each token ` +
+      `below works once, for ${Math.round(deps.ttlS / 60)} minutes, in the dashboard's reset page or as shown. ` +
+      `Ignore this mail if it was not you.\n` +
+      tokens.map((t) => `${t.organisation}: POST /auth/password-reset/confirm {"token": "${t.token}", "new_password": "…"}`).join("\n"),
   });
 }
 
@@ -84,23 +94,25 @@ async function sendReset(deps: { pool: pg.Pool; mailer: Mailer; ttlS: number }, 
 export async function confirmPasswordReset(deps: PasswordDeps, input: PasswordResetConfirmInput, ip: string): Promise<void> {
   const invalid = () => new AppError("invalid_token", "this reset token is unknown, used or expired; ask for a new one");
   // A bad token is refused before a hash is paid for.
-  if (!(await peekToken(deps.pool, "password_reset", input.token))) throw invalid();
-  const passwordHash = await deps.passwords.hash(input.new_password);
+  const grant = await peekToken(deps.pool, "password_reset", input.token);
+  if (!grant?.account_id) throw invalid();
+  const current = await query<{ password_hash: string }>(deps.pool, "SELECT password_hash FROM accounts WHERE id = $1", [grant.account_id]);
+  const passwordHash = await deps.passwords.hash(input.new_password, current[0]?.password_hash);
   const email = await inTransaction(deps.pool, async (c) => {
-    const grant = await consumeToken(c, "password_reset", input.token);
-    if (!grant?.account_id) throw invalid();
+    const used = await consumeToken(c, "password_reset", input.token);
+    if (!used?.account_id) throw invalid();
     const { rows } = await c.query<{ org_id: string }>("UPDATE accounts SET password_hash = $1 WHERE id = $2 RETURNING org_id", [
       passwordHash,
-      grant.account_id,
+      used.account_id,
     ]);
     if (rows.length === 0) throw invalid();
-    await endAllSessions(c, grant.account_id);
+    await endAllSessions(c, used.account_id);
     await recordAudit(
       c,
-      { userId: grant.account_id, orgId: rows[0].org_id, email: grant.email },
-      { action: "auth.password_reset", target: grant.email, ip },
+      { userId: used.account_id, orgId: rows[0].org_id, email: used.email },
+      { action: "auth.password_reset", target: used.email, ip },
     );
-    return grant.email;
+    return used.email;
   });
   // Whoever reads the mailbox may sign in again at once, even if guesses had locked the email.
   await deps.throttle.clear(email);

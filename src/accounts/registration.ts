@@ -2,10 +2,9 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { AppError } from "../errors.js";
-import { DECOY_HASH, type PasswordHasher } from "../auth/passwords.js";
+import type { PasswordHasher } from "../auth/passwords.js";
 import type { TokenSigner } from "../auth/tokens.js";
 import { RoleSchema, type Role } from "../auth/roles.js";
-import { isUniqueViolation } from "../wire/pgErrors.js";
 import { inTransaction, query } from "../db/transaction.js";
 import { recordAudit } from "./audit.js";
 import type { LoginThrottle } from "./loginThrottle.js";
@@ -21,7 +20,18 @@ export const RegisterSchema = z.strictObject({
   password: Password,
   organisation: z.string().trim().min(1).max(200),
 });
-export const LoginSchema = z.strictObject({ email: Email, password: z.string().max(1024) });
+export const LoginSchema = z.strictObject({
+  email: Email,
+  password: z.string().max(1024),
+  organisation_id: z
+    .uuid()
+    .optional()
+    .meta({
+      description:
+        "Which organisation to sign in to, for an email with accounts in several. Without it, the account the password " +
+        "matches that signed in most recently.",
+    }),
+});
 
 export type RegisterInput = z.infer<typeof RegisterSchema>;
 export type LoginInput = z.infer<typeof LoginSchema>;
@@ -55,28 +65,41 @@ export interface SignIn {
   sessionsMax: number;
 }
 
+/**
+ * Creates the organisation and its OWNER. An email may have accounts in several organisations, so registering
+ * with one that is taken creates another account, as for a new email: the answer never says which emails exist.
+ */
 export async function register(deps: SignIn, input: RegisterInput): Promise<SessionData> {
   // Hashed before a connection is taken: the pool is never held while scrypt runs.
-  const passwordHash = await deps.passwords.hash(input.password);
+  const passwordHash = await deps.passwords.hash(input.password, await emailSalt(deps.pool, input.email));
   const orgId = randomUUID();
   const userId = randomUUID();
-  try {
-    const sessionId = await inTransaction(deps.pool, async (c) => {
-      await c.query("INSERT INTO organisations (id, name) VALUES ($1, $2)", [orgId, input.organisation]);
-      await c.query("INSERT INTO accounts (id, org_id, email, password_hash, role) VALUES ($1, $2, $3, $4, 'OWNER')", [
-        userId,
-        orgId,
-        input.email,
-        passwordHash,
-      ]);
-      return startSession(c, userId, deps.sessionsMax);
-    });
-    return session(deps.tokens, { userId, orgId, email: input.email, role: "OWNER", sessionId }, input.organisation);
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError("conflict", "an account with this email already exists");
-    throw err;
-  }
+  const sessionId = await inTransaction(deps.pool, async (c) => {
+    await c.query("INSERT INTO organisations (id, name) VALUES ($1, $2)", [orgId, input.organisation]);
+    await c.query("INSERT INTO accounts (id, org_id, email, password_hash, role, signed_in_at) VALUES ($1, $2, $3, $4, 'OWNER', now())", [
+      userId,
+      orgId,
+      input.email,
+      passwordHash,
+    ]);
+    return startSession(c, userId, deps.sessionsMax);
+  });
+  return session(deps.tokens, { userId, orgId, email: input.email, role: "OWNER", sessionId }, input.organisation);
 }
+
+/**
+ * A hash of one of the email's accounts, whose salt a new hash for the email takes (src/auth/passwords.ts): sign-in
+ * then checks a password against all the email's accounts with one scrypt.
+ */
+export async function emailSalt(pool: pg.Pool, email: string): Promise<string | undefined> {
+  const rows = await query<{ password_hash: string }>(pool, "SELECT password_hash FROM accounts WHERE email = $1 ORDER BY created_at LIMIT 1", [
+    email,
+  ]);
+  return rows[0]?.password_hash;
+}
+
+/** The accounts sign-in looks at for one email; one further back is reached by naming its organisation. */
+const LOGIN_ACCOUNTS_MAX = 50;
 
 interface LoginRow {
   id: string;
@@ -89,21 +112,28 @@ interface LoginRow {
 
 /**
  * The same answer, after the same work, whether the email or the password is wrong; and, past the email's
- * failure limit, the same 429 whether it has an account or not.
+ * failure limit, the same 429 whether it has an account or not. The email's accounts share a salt, so one scrypt
+ * checks the password against all of them; the most recently signed-in account it matches wins.
  */
 export async function login(deps: SignIn & { throttle: LoginThrottle }, input: LoginInput, ip: string): Promise<SessionData> {
   await deps.throttle.attempt(input.email);
   const rows = await query<LoginRow>(
     deps.pool,
     `SELECT a.id, a.org_id, a.email, a.role, a.password_hash, o.name
-     FROM accounts a JOIN organisations o ON o.id = a.org_id WHERE a.email = $1`,
-    [input.email],
+     FROM accounts a JOIN organisations o ON o.id = a.org_id
+     WHERE a.email = $1 AND ($2::uuid IS NULL OR a.org_id = $2)
+     ORDER BY a.signed_in_at DESC NULLS LAST, a.created_at DESC LIMIT ${LOGIN_ACCOUNTS_MAX}`,
+    [input.email, input.organisation_id ?? null],
   );
-  const row = rows[0];
-  const ok = await deps.passwords.verify(input.password, row?.password_hash ?? DECOY_HASH);
-  if (!row || !ok) throw new AppError("invalid_credentials", "wrong email or password");
+  const matched = await deps.passwords.firstMatch(
+    input.password,
+    rows.map((r) => r.password_hash),
+  );
+  const row = rows[matched];
+  if (!row) throw new AppError("invalid_credentials", "wrong email or password");
   await deps.throttle.succeeded(input.email);
   const sessionId = await inTransaction(deps.pool, async (c) => {
+    await c.query("UPDATE accounts SET signed_in_at = now() WHERE id = $1", [row.id]);
     await recordAudit(c, { userId: row.id, orgId: row.org_id, email: row.email }, { action: "auth.login", target: row.email, ip });
     return startSession(c, row.id, deps.sessionsMax);
   });

@@ -70,10 +70,12 @@ describe("adding members (invitations)", () => {
     });
     expect(await accountsWith(other.email)).toBe(1);
     expect((await call(server.url, "GET", "/v1/me", { token: other.token })).body.data.organisation.id).toBe(other.orgId);
-    // Only the invitee, who holds the mailed token, learns that an account already has the email.
+    // The invitee joins with a second account, in the inviting organisation; the first one is untouched.
     const accepted = await acceptAs(await tokenMailedTo(server, other.email, INVITATION_SUBJECT));
-    expect(accepted.status).toBe(409);
-    expect(accepted.body.error).toBe("conflict");
+    expect(accepted.status).toBe(201);
+    expect(accepted.body.data.organisation.id).toBe(org.orgId);
+    expect(await accountsWith(other.email)).toBe(2);
+    expect((await call(server.url, "GET", "/v1/me", { token: other.token })).body.data.organisation.id).toBe(other.orgId);
   });
 
   it("answers 409 conflict for an email already a member of this organisation", async () => {

@@ -114,6 +114,28 @@ describe("password reset", () => {
     expect((await login(other.email, other.password)).status).toBe(200);
   });
 
+  it("mails an email with accounts in two organisations one token for each, and each token resets its own account only", async () => {
+    const org = await newOrg(server.url);
+    const second = await call(server.url, "POST", "/auth/register", {
+      json: { email: org.email, password: "the second password", organisation: "Second" },
+      headers: { "x-forwarded-for": freshIp() },
+    });
+    expect(second.status).toBe(201);
+    await askReset(org.email);
+    await tokenMailedTo(server, org.email, RESET);
+    const mail = mailsTo(server, org.email).at(-1)!;
+    const tokens = [...mail.text.matchAll(/^(.+): POST \/auth\/password-reset\/confirm \{"token": "([\w-]+)"/gm)].map((m) => ({
+      org: m[1],
+      token: m[2],
+    }));
+    expect(tokens.map((t) => t.org).sort()).toEqual([`Org ${org.email}`, "Second"].sort());
+    const forSecond = tokens.find((t) => t.org === "Second")!;
+    expect((await confirm(forSecond.token, NEW_PASSWORD)).status).toBe(200);
+    const signedIn = await login(org.email, NEW_PASSWORD);
+    expect(signedIn.body.data.organisation.id).toBe(second.body.data.organisation.id);
+    expect((await login(org.email, org.password)).body.data.organisation.id).toBe(org.orgId);
+  });
+
   it("stores only a digest of the token, and mails one token a minute per account however often it is asked", async () => {
     const org = await newOrg(server.url);
     for (let i = 0; i < 5; i++) expect((await askReset(org.email)).status).toBe(202);

@@ -52,12 +52,42 @@ describe("register and log in", () => {
     expect(bad.status).toBe(400);
   });
 
-  it("answers 409 conflict when the email is registered already", async () => {
+  it("registers another organisation for an email that has one, answered as for a new email, and never says the email is known", async () => {
     const email = `dup-${randomUUID()}@example.com`;
-    expect((await post("/auth/register", { email, password: "1234567890", organisation: "A" })).status).toBe(201);
-    const again = await post("/auth/register", { email, password: "1234567890", organisation: "B" });
-    expect(again.status).toBe(409);
-    expect(again.body.error).toBe("conflict");
+    const first = await post("/auth/register", { email, password: "first password", organisation: "A" });
+    const again = await post("/auth/register", { email, password: "second password", organisation: "B" });
+    const fresh = await post("/auth/register", { email: `new-${email}`, password: "second password", organisation: "B" });
+    expect([first.status, again.status, fresh.status]).toEqual([201, 201, 201]);
+    const shape = (r: typeof again) => ({
+      ...r.body,
+      data: { ...r.body.data, token: "", user: { ...r.body.data.user, id: "", email: "" }, organisation: { ...r.body.data.organisation, id: "" } },
+    });
+    expect(shape(again)).toEqual(shape(fresh));
+    expect(again.body.data.organisation.id).not.toBe(first.body.data.organisation.id);
+    // The email's accounts share one salt, so sign-in checks a password against all of them with one scrypt.
+    const { rows } = await server
+      .db()
+      .query<{ salts: number; n: number }>(
+        "SELECT count(DISTINCT split_part(password_hash, '$', 5))::int AS salts, count(*)::int AS n FROM accounts WHERE email = $1",
+        [email],
+      );
+    expect(rows[0]).toEqual({ salts: 1, n: 2 });
+  });
+
+  it("signs an email with several accounts in to the one its password matches, the most recently signed-in first, or to the organisation it names", async () => {
+    const email = `multi-${randomUUID()}@example.com`;
+    const orgOf = (r: Awaited<ReturnType<typeof post>>) => r.body.data?.organisation?.id as string | undefined;
+    const a = orgOf(await post("/auth/register", { email, password: "password one", organisation: "A" }));
+    const b = orgOf(await post("/auth/register", { email, password: "password two", organisation: "B" }));
+    const c = orgOf(await post("/auth/register", { email, password: "password one", organisation: "C" }));
+    expect(orgOf(await post("/auth/login", { email, password: "password two" }))).toBe(b);
+    expect(orgOf(await post("/auth/login", { email, password: "password one" }))).toBe(c);
+    expect(orgOf(await post("/auth/login", { email, password: "password one", organisation_id: a }))).toBe(a);
+    // Having signed in to A, the same password now reaches A first.
+    expect(orgOf(await post("/auth/login", { email, password: "password one" }))).toBe(a);
+    const wrong = await post("/auth/login", { email, password: "password two", organisation_id: a });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.error).toBe("invalid_credentials");
   });
 
   it("logs in with the right password and records auth.login in the audit log", async () => {

@@ -19,7 +19,10 @@ export const AUTH_OPERATIONS: Operation[] = [
     operationId: "register",
     tag: "Accounts",
     summary: "Register an organisation and its owner",
-    description: `Creates the organisation and its OWNER account and signs in: the token is in the answer and in a session cookie. ${LIMITED}`,
+    description:
+      "Creates the organisation and its OWNER account and signs in: the token is in the answer and in a session cookie. " +
+      "An account belongs to one organisation, and an email may have accounts in several: registering with an email that " +
+      `has one creates another, answered as for a new email, so the answer never tells whether an email is known. ${LIMITED}`,
     auth: "none",
     rateLimit: "ip",
     body: {
@@ -36,7 +39,7 @@ export const AUTH_OPERATIONS: Operation[] = [
       example: SESSION_EXAMPLE,
       setsCookie: true,
     },
-    errors: [...JSON_BODY_ERRORS, "conflict", "rate_limited", "unavailable", "internal_error"],
+    errors: [...JSON_BODY_ERRORS, "rate_limited", "unavailable", "internal_error"],
   },
   {
     method: "post",
@@ -46,6 +49,8 @@ export const AUTH_OPERATIONS: Operation[] = [
     summary: "Sign in",
     description:
       `Answers a dashboard token for an email and password; a wrong email or password is 401 \`invalid_credentials\` alike. ${LIMITED} ` +
+      "For an email with accounts in several organisations, `organisation_id` picks one; without it the password signs in " +
+      "to the account it matches that signed in most recently (the accounts of one email cost one password check together). " +
       "Besides, 10 wrong passwords for one email within 15 minutes (by default), from any addresses, make sign-ins for that " +
       "email 429 `rate_limited` until the window ends, whether it has an account or not.",
     auth: "none",
@@ -92,8 +97,8 @@ export const AUTH_OPERATIONS: Operation[] = [
     summary: "Accept an invitation",
     description:
       "Creates the invited account (the invitation's email and role) with this password and signs it in, as login does. " +
-      "An unknown, used or expired token is 401 `invalid_token`; an email that already has an account is 409 `conflict` " +
-      `(an account belongs to one organisation). Audited as \`member.joined\`. ${LIMITED}`,
+      "An unknown, used or expired token is 401 `invalid_token`. The email may have accounts in other organisations: this " +
+      `makes one more, in the inviting organisation. Audited as \`member.joined\`. ${LIMITED}`,
     auth: "none",
     rateLimit: "ip",
     body: {
@@ -110,7 +115,7 @@ export const AUTH_OPERATIONS: Operation[] = [
       example: { ...SESSION_EXAMPLE, user: { ...SESSION_EXAMPLE.user, role: "DEVELOPER" } },
       setsCookie: true,
     },
-    errors: [...JSON_BODY_ERRORS, "invalid_token", "conflict", "rate_limited", "unavailable", "internal_error"],
+    errors: [...JSON_BODY_ERRORS, "invalid_token", "rate_limited", "unavailable", "internal_error"],
   },
   {
     method: "post",
