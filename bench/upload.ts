@@ -16,14 +16,14 @@
  * BENCH_UPLOAD_SCENARIO=hostile: three hostile uploads at once, each from its own organisation, for
  * BENCH_HOSTILE_S seconds (default 20), while GET /healthz is sent at a paced rate (BENCH_HEALTHZ_PER_S, default
  * 50; latency counted from when each request was due, so a stalled server cannot hide its stall); first the same
- * polling on the idle server. Prints /healthz p50/p99/max and each upload's answer and throughput. The uploads:
+ * polling on the idle server. The poller runs on a thread of its own, so the bodies built here do not delay it. Prints /healthz p50/p99/max and each upload's answer and throughput. The uploads:
  * a CSV of 1,000 columns whose rows are just under the 1 MiB record cap; NDJSON lines just under the cap, each an
  * item whose attributes hold ~90,000 keys; a JSON array whose elements, just under the cap, hold ~350,000 empty
  * arrays. With BENCH_UPLOAD_BASELINE, alternated as above.
  */
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { randomUUID } from "node:crypto";
-import { Agent, request } from "node:http";
+import { request } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -35,6 +35,7 @@ import { registerOrg } from "./lib/org.js";
 import { startServer, stopChild, type Child } from "./lib/processes.js";
 import { log } from "./lib/settings.js";
 import { runBenchmark } from "./lib/run.js";
+import { pollHealthz } from "./lib/upload/healthzPoller.js";
 
 const ROWS = Number(process.env.BENCH_UPLOAD_ROWS ?? 1_000_000);
 const SCENARIO = process.env.BENCH_UPLOAD_SCENARIO ?? "normal";
@@ -283,45 +284,6 @@ function uploadBody(url: string, token: string, contentType: string, body: Reada
   });
 }
 
-/** GET /healthz at HEALTHZ_PER_S for `seconds`: each latency counted from when the request was due. */
-async function pollHealthz(url: string, seconds: number): Promise<{ latencies: number[]; failed: number; worstAt: number }> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-  const latencies: number[] = [];
-  let worst = 0;
-  let worstAt = 0;
-  let failed = 0;
-  const every = 1000 / HEALTHZ_PER_S;
-  const start = performance.now();
-  const pending: Array<Promise<void>> = [];
-  for (let k = 0; k < seconds * HEALTHZ_PER_S; k++) {
-    const due = start + k * every;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    pending.push(
-      new Promise<void>((resolve) => {
-        const req = request(`${url}/healthz`, { agent }, (res) => {
-          res.resume();
-          res.on("end", () => {
-            const ms = performance.now() - due;
-            if (res.statusCode === 200) latencies.push(ms);
-            else failed++;
-            if (ms > worst) [worst, worstAt] = [ms, (due - start) / 1000];
-            resolve();
-          });
-        });
-        req.on("error", () => {
-          failed++;
-          resolve();
-        });
-        req.end();
-      }),
-    );
-  }
-  await Promise.all(pending);
-  agent.destroy();
-  return { latencies, failed, worstAt };
-}
-
 /**
  * The front thread's event-loop delay since the last call (the server's own monitor, prom-client's, which
  * resets at each scrape; 10 ms resolution): unlike /healthz timed from here, it excludes this process's delays.
@@ -352,11 +314,11 @@ async function hostile(): Promise<void> {
     await withServer(build, async (url) => {
       const tokens = await Promise.all([0, 1, 2].map(async () => (await registerOrg(url)).token));
       await loopDelay(url);
-      const idle = await pollHealthz(url, 5);
+      const idle = await pollHealthz(url, 5, HEALTHZ_PER_S);
       const idleLoop = await loopDelay(url);
       const deadline = performance.now() + (HOSTILE_S - 2) * 1000;
       const uploads = hostileBodies(deadline).map((h, i) => ({ name: h.name, answer: uploadBody(url, tokens[i]!, h.contentType, h.body) }));
-      const busy = await pollHealthz(url, HOSTILE_S);
+      const busy = await pollHealthz(url, HOSTILE_S, HEALTHZ_PER_S);
       const answers = await Promise.all(uploads.map((u) => u.answer));
       const busyLoop = await loopDelay(url);
       const sorted = [...busy.latencies].sort((a, b) => a - b);
