@@ -4,6 +4,7 @@ import { AttributeValues } from "./attributeValues.js";
 import { ensureLength } from "./growable.js";
 import { Interner } from "./interner.js";
 import { itemHead, itemMetadata, METADATA_OPEN } from "./itemText.js";
+import { projectFields } from "./metadataFields.js";
 import { TextArena } from "./textArena.js";
 
 export const STATUS = { unknown: 0, active: 1, inactive: 2, deleted: 3 } as const;
@@ -83,19 +84,18 @@ export class Catalog {
   }
 
   /**
-   * `fields`: attribute names to copy (all when undefined); `item_type` is always included. Parsed from the
-   * item's text: callers ask for a page's items, not for candidates.
+   * The item's metadata as JSON text: every attribute and `item_type`, or only the attributes `fields` names
+   * (with `item_type`), cut out of the item's text unparsed. Callers ask for a page's items, not for candidates.
    */
-  metadata(i: number, fields: string[] | undefined): Attributes {
+  metadataJson(i: number, fields: readonly string[] | undefined): string {
     const texts = this.rendered;
-    const all = texts.has(i)
-      ? (JSON.parse(texts.text(i, texts.mark(i) + METADATA_OPEN.length, texts.length(i) - 1)) as Attributes)
-      : { item_type: null };
-    if (!fields) return all;
-    const out: Attributes = {};
-    for (const f of fields) if (Object.hasOwn(all, f)) out[f] = all[f];
-    out.item_type = all.item_type;
-    return out;
+    if (!texts.has(i)) return '{"item_type":null}';
+    const object = texts.text(i, texts.mark(i) + METADATA_OPEN.length, texts.length(i) - 1);
+    return fields ? projectFields(object, fields) : object;
+  }
+
+  metadata(i: number, fields: readonly string[] | undefined): Attributes {
+    return JSON.parse(this.metadataJson(i, fields)) as Attributes;
   }
 
   /** Gives an item never upserted (known from events only) the text of an item without attributes or type. */

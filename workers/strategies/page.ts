@@ -8,7 +8,7 @@ import type { Ranking } from "./types.js";
  * The requested page, rendered as the response's `results` JSON in UTF-8 (the front thread only splices it in).
  * Each item's text around its score and reason, `{"item_id":…,"score":` and `,"metadata":{…}}`, is rendered
  * at its upsert and kept in the catalog (see itemText.ts); a page copies those bytes (see TextStore), the ids
- * array from the heads. Answers that name `fields` render their metadata each time.
+ * array from the heads. Answers that name `fields` cut those members out of the stored text each time.
  */
 export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
   if (!ranking) return { mode, count: 0, items: EMPTY, results: EMPTY, hasNext: false };
@@ -30,7 +30,7 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
     writeScore(out, ranking.scores[k]!);
     if (sharedBytes >= 0) out.stored(store.scratchAt, sharedBytes);
     else out.text(shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])}`);
-    if (req.fields) out.text(`,"metadata":${JSON.stringify(catalog.metadata(item, req.fields))}}`);
+    if (req.fields) out.text(`,"metadata":${catalog.metadataJson(item, req.fields)}}`);
     else texts.writeTo(out, item, head);
   }
   out.text("]");
