@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
+import { memberToken } from "../helpers/members.js";
 import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
@@ -149,6 +150,16 @@ describe("POST /v1/users/erase", () => {
       expect([foreign.status, foreign.body.error]).toEqual([404, "not_found"]);
     }
     expect((await erasure(server.url, "not-a-uuid", { apiKey: org.sk })).status).toBe(404);
+  });
+
+  it("answers 403 forbidden_role to a DEVELOPER's dashboard token, for the request and its state alike", async () => {
+    const token = await memberToken(server, org, "DEVELOPER");
+    const post = await call(server.url, "POST", "/v1/users/erase", { token, json: { user_ids: ["keep"] } });
+    expect([post.status, post.body.error]).toEqual([403, "forbidden_role"]);
+    const r = await call(server.url, "POST", "/v1/users/erase", { apiKey: org.sk, json: { user_ids: ["nobody-either"] } });
+    const read = await erasure(server.url, r.body.data.erasure_id as string, { token });
+    expect([read.status, read.body.error]).toEqual([403, "forbidden_role"]);
+    expect((await rowsOf("keep")).users).toBe(1);
   });
 
   it("keeps the user gone after a restart, and the erasure's state with it", async () => {
