@@ -132,6 +132,13 @@ export const ConfigSchema = z.object({
     .min(0)
     .max(Number.MAX_SAFE_INTEGER)
     .default(256 * 1024 ** 2),
+  /**
+   * Erasure (README, Erasure): erasures of one organisation running at once (429 beyond), blocks of a table (8 KiB
+   * each) one DELETE of an erasure scans, and how long a done erasure's counts are kept.
+   */
+  ERASURES_PENDING_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  ERASURE_CHUNK_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(4096),
+  ERASURES_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   /** A CSV upload whose header has more columns than this is refused (400) before any row is read. */
   UPLOAD_MAX_COLUMNS: z.coerce.number().int().min(8).max(100_000).default(1000),
   /** Uploads running at once per organisation (429 beyond) and in the process (503 beyond). */

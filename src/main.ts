@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import pg from "pg";
 import { createApiKeyAuth } from "./auth/apiKeyAuth.js";
@@ -42,6 +43,12 @@ import { analyticsRoutes } from "./http/routes/analytics.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
 import { Cluster } from "./cluster/cluster.js";
+import { ErasureRunner } from "./erasure/erasureRunner.js";
+import { erasureRoutes } from "./http/routes/erasure.js";
+
+/** An erasure's claim lasts this long unless its holder renews it (each chunk does); erasures nobody holds are looked for this often. */
+const ERASURE_CLAIM_S = 30;
+const ERASURE_SWEEP_MS = 10_000;
 
 interface Running {
   http: HttpServer;
@@ -119,6 +126,14 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
   });
   // CLUSTER=1: every process counts against the same limits, leased from PostgreSQL (docs/scaling.md).
   const limiter = (name: string): Limiter => cluster?.limiter(name) ?? new RateLimiter();
+  // Erasures left running by a process that stopped resume here (once their claim lapses).
+  const erasures = new ErasureRunner(pool, {
+    chunkBlocks: config.ERASURE_CHUNK_BLOCKS,
+    retentionDays: config.ERASURES_RETENTION_DAYS,
+    claimS: ERASURE_CLAIM_S,
+    sweepMs: ERASURE_SWEEP_MS,
+  });
+  erasures.start();
   readQueuesFrom({ ingestRecords: () => batcher.queued, recommendWaiting: () => recommender.waiting });
   const services: Services = {
     config,
@@ -136,6 +151,8 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     quotas,
     recommender,
     attribution: new Attribution(writers),
+    erasures,
+    origin: cluster?.origin ?? randomUUID(),
   };
 
   const router = new Router();
@@ -146,6 +163,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     settingsRoutes,
     uploadRoutes,
     ingestRoutes,
+    erasureRoutes,
     recommendRoutes,
     analyticsRoutes,
     dashboardPageRoutes,
@@ -167,6 +185,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
   await r.services.batcher.close();
+  await r.services.erasures.stop();
   await r.cluster?.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();

@@ -7,6 +7,7 @@ import type { PasswordHasher } from "./auth/passwords.js";
 import type { Limiter } from "./auth/rateLimit.js";
 import type { TokenSigner } from "./auth/tokens.js";
 import type { Config } from "./config.js";
+import type { ErasureRunner } from "./erasure/erasureRunner.js";
 import type { DatabaseHealth } from "./db/health.js";
 import type { Batcher } from "./ingest/batcher.js";
 import type { OrgQuotas } from "./ingest/quotas.js";
@@ -31,4 +32,7 @@ export interface Services {
   quotas: OrgQuotas;
   recommender: RecommenderPool;
   attribution: Attribution;
+  erasures: ErasureRunner;
+  /** This process, as its erasure notices name it (CLUSTER=1: the cluster's origin). */
+  origin: string;
 }

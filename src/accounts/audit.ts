@@ -24,6 +24,7 @@ export const AuditActionSchema = z.enum([
   "identity_verification.enabled",
   "identity_verification.disabled",
   "identity_verification.secret_rotated",
+  "users.erased",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
@@ -125,9 +126,12 @@ export async function listAudit(pool: pg.Pool, orgId: string, q: AuditQuery): Pr
   }));
   const next = entries.length === q.limit ? entries[entries.length - 1].id : null;
   return { entries, next_before: next };
-} /** Who did it: an account (session.ts's Account has these, and more), named here so that audit.ts imports no session. */
+} /**
+ * Who did it: an account (session.ts's Account has these, and more), named here so that audit.ts imports no
+ * session; or the organisation's secret key (no account: user id and email null, the entry's target names the key).
+ */
 export interface AuditActor {
   orgId: string;
-  userId: string;
-  email: string;
+  userId: string | null;
+  email: string | null;
 }

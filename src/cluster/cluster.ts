@@ -5,14 +5,15 @@ import type { RecommenderPool } from "../recommend/recommenderPool.js";
 import { unpackBatch } from "../wire/batchPack.js";
 import { BatchFeed } from "./batchFeed.js";
 import { BatchNotifier } from "./batchNotifier.js";
+import { ErasureFeed } from "./erasureFeed.js";
 import { LeasedRateLimiter } from "./leasedRateLimiter.js";
 import { ModelFeed } from "./modelFeed.js";
 import { QuotaStore } from "./quotaStore.js";
 
 /**
  * CLUSTER=1: what this process shares with the other service processes on its database (docs/scaling.md) —
- * the batches each logs and the others apply, the models one trains and the others load, and the rate-limit
- * quota they lease. Started around the recommender's load: the feed's horizon is taken before it, and the
+ * the batches each logs and the others apply, the models one trains and the others load, the users one erases
+ * and the others forget, and the rate-limit quota they lease. Started around the recommender's load: the feed's horizon is taken before it, and the
  * others' batches and models flow in once it is done.
  */
 export class Cluster {
@@ -21,6 +22,7 @@ export class Cluster {
   private recommender: RecommenderPool | undefined;
   private readonly feed: BatchFeed;
   private readonly models: ModelFeed;
+  private readonly erasures: ErasureFeed;
   private readonly notifier: BatchNotifier;
   private readonly quota: QuotaStore;
   private readonly limiters: LeasedRateLimiter[] = [];
@@ -30,13 +32,15 @@ export class Cluster {
       this.loaded().publish(unpackBatch(packed), packed, notStored, xid),
     );
     this.models = new ModelFeed(pool, connect, this.origin, (org, version) => this.loaded().modelStored(org, version));
+    this.erasures = new ErasureFeed(pool, connect, this.origin);
     this.notifier = new BatchNotifier(pool, this.origin);
     this.quota = new QuotaStore(pool);
   }
 
   /** Before the recommender loads the tables: what is logged from here on is read from the log. */
-  beforeLoad(): Promise<void> {
-    return this.feed.markStart();
+  async beforeLoad(): Promise<void> {
+    await this.feed.markStart();
+    await this.erasures.listen();
   }
 
   /**
@@ -47,6 +51,7 @@ export class Cluster {
     this.recommender = recommender;
     await this.feed.listen();
     await this.models.listen();
+    await this.erasures.attach(recommender);
     await recommender.settled();
   }
 
@@ -69,6 +74,7 @@ export class Cluster {
     await Promise.all(this.limiters.map((l) => l.stop()));
     await this.quota.stop();
     await this.models.stop();
+    await this.erasures.stop();
   }
 
   /** Once the recommender threads have stopped (none can renew a lease or store a model any more). */

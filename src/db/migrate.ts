@@ -16,6 +16,7 @@ import { sql as orgQuotas } from "./migrations/013_org_quotas.js";
 import { sql as accountSessions } from "./migrations/014_account_sessions.js";
 import { sql as identityProtection } from "./migrations/015_identity_protection.js";
 import { sql as accountsPerOrganisation } from "./migrations/016_accounts_per_organisation.js";
+import { sql as erasures } from "./migrations/017_erasures.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -35,6 +36,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 14, name: "account sessions", sql: accountSessions },
   { id: 15, name: "identity protection", sql: identityProtection },
   { id: 16, name: "accounts per organisation", sql: accountsPerOrganisation },
+  { id: 17, name: "erasures", sql: erasures },
 ];
 
 /** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */

@@ -60,7 +60,7 @@ function operationObject(op: Operation, registry: SchemaRegistry): Record<string
     summary: op.summary,
     description: op.description,
     tags: [op.tag],
-    security: op.auth === "none" ? [] : [{ [op.auth]: [] }],
+    security: op.auth === "none" ? [] : [op.auth].flat().map((a) => ({ [a]: [] })),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(op.body ? { requestBody: requestBody(op.body, registry) } : {}),
     responses: responses(op, registry),

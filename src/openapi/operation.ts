@@ -55,7 +55,8 @@ export interface Operation {
   tag: string;
   summary: string;
   description: string;
-  auth: Auth;
+  /** Several: any one of them will do. */
+  auth: Auth | readonly Auth[];
   /** Which rate limit the answers report in RateLimit-* headers: the organisation's (API key) or the client IP's. */
   rateLimit?: "key" | "ip";
   pathParams?: Record<string, { schema: z.ZodType; description: string; example: string }>;

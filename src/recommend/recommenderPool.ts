@@ -179,6 +179,11 @@ export class RecommenderPool {
     }
   }
 
+  /** Erased users: the shard owning the organisation drops their state, after the batches sent before. */
+  erase(org: number, userIds: string[]): void {
+    post(this.threadOf(org), { t: "erase", org, userIds });
+  }
+
   /** CLUSTER=1: another process stored this organisation's model; its shard loads it. */
   modelStored(org: number, version: number): void {
     post(this.threadOf(org), { t: "model", org, version });

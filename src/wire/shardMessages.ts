@@ -88,7 +88,12 @@ export type ToShard =
   /** Answered with `settled` once every batch sent before it is applied (batches are applied in slices, between requests). */
   | { t: "settle"; id: number }
   /** CLUSTER=1: another process stored the organisation's model, this version (the shard loads it). */
-  | { t: "model"; org: number; version: number };
+  | { t: "model"; org: number; version: number }
+  /**
+   * Users erased (src/erasure/): their histories, statuses and aliases leave the index. Ordered with the
+   * committed batches (what was applied before it is erased), and kept while the shard loads as batches are.
+   */
+  | { t: "erase"; org: number; userIds: string[] };
 
 export interface OrgStats {
   items: number;

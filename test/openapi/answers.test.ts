@@ -199,6 +199,15 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("POST /v1/recommend", 401, "/v1/recommend", { json: { strategy: "popular" } });
   });
 
+  it("answers erasure and its errors as documented", async () => {
+    const r = await expectDocumented("POST /v1/users/erase", 202, "/v1/users/erase", { apiKey: org.sk, json: { user_ids: ["doc-erased"] } });
+    await expectDocumented("POST /v1/users/erase", 400, "/v1/users/erase", { apiKey: org.sk, json: { user_ids: [] } });
+    await expectDocumented("POST /v1/users/erase", 403, "/v1/users/erase", { apiKey: org.pk, json: { user_ids: ["doc-erased"] } });
+    await expectDocumented("POST /v1/users/erase", 401, "/v1/users/erase", { json: { user_ids: ["doc-erased"] } });
+    await expectDocumented("GET /v1/users/erase/{erasure_id}", 200, `/v1/users/erase/${r.body.data.erasure_id}`, { token: org.token });
+    await expectDocumented("GET /v1/users/erase/{erasure_id}", 404, `/v1/users/erase/${randomUUID()}`, { apiKey: org.sk });
+  });
+
   it("answers analytics and its errors as documented", async () => {
     await expectDocumented("GET /v1/analytics/strategies", 200, "/v1/analytics/strategies", { token: org.token });
     await expectDocumented("GET /v1/analytics/strategies", 400, "/v1/analytics/strategies?from=yesterday", { token: org.token });

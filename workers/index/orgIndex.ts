@@ -68,6 +68,14 @@ export class OrgIndex {
     this.people.intern(user);
   }
 
+  /**
+   * Erased users: their histories, statuses and aliases go; what they added to item counters and co-occurrence
+   * stays (aggregates, README Erasure). Their interactions count as changes, so the model is retrained without them.
+   */
+  eraseUsers(userIds: readonly string[]): void {
+    this.eventsSinceTraining += this.people.erase(userIds);
+  }
+
   applyEvent(e: EventInput, nowS: number): void {
     if (e.name === "identify" && e.previousUserId) {
       this.applyAlias(e.previousUserId, e.userId);

@@ -99,6 +99,27 @@ export class People {
     }
   }
 
+  /**
+   * Forgets these users: their history and earlier items, their status (an id used again later starts anew), and
+   * every alias from or to them (an id merged into one of them keeps its own later events). Their rows' versions
+   * move, so no vector folded in from the old history is used again. Returns the interactions they held.
+   */
+  erase(userIds: readonly string[]): number {
+    const erased = new Set(userIds);
+    for (const [previous, target] of this.aliases) if (erased.has(previous) || erased.has(target)) this.aliases.delete(previous);
+    let held = 0;
+    for (const id of erased) {
+      const u = this.ids.find(id);
+      if (u < 0) continue;
+      held += this.history.size(u) + this.earlier.size(u);
+      this.history.wipe(u);
+      this.earlier.wipe(u);
+      this.status[u] = STATUS.unknown;
+      this.version[u]!++;
+    }
+    return held;
+  }
+
   /** identify: `previous`'s history joins `user`'s (in time order) and its later events go to `user`. */
   alias(previous: string, user: string): void {
     const target = this.canonical(user);

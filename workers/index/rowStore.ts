@@ -102,6 +102,15 @@ export class RowStore {
     if (r < this.length.length) this.length[r] = 0;
   }
 
+  /** clear(), with the row's entries zeroed in the slab: nothing it held stays readable (an erased user's history). */
+  wipe(r: number): void {
+    if (r >= this.length.length) return;
+    const start = this.offset[r]!;
+    const end = start + this.length[r]!;
+    for (const col of this.each(this.cols)) col.fill(0, start, end);
+    this.length[r] = 0;
+  }
+
   get bytes(): number {
     return this.cols.key.length * (4 + this.cols.value.BYTES_PER_ELEMENT + (this.timed ? 5 : 0)) + this.offset.length * 12;
   }

@@ -8,8 +8,8 @@ const MARK = 2;
 const SLOT = 3;
 
 /**
- * UTF-8 text per dense id, kept in the thread's TextStore (one WebAssembly memory): no string per item for the
- * garbage collector to walk, and a page of answers is assembled by copying bytes within that memory. A
+ * UTF-8 text per dense id, kept in the thread's TextStore (one ArrayBuffer): no string per item for the
+ * garbage collector to walk, and a page of answers is assembled by copying bytes within that buffer. A
  * replaced text leaves its old bytes behind until the store compacts.
  */
 export class TextArena implements StoredTexts {

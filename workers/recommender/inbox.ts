@@ -11,8 +11,9 @@ const ALL = (): boolean => true;
 /**
  * A shard's messages while it loads. Until the load's snapshot is taken, committed batches are dropped: they
  * were committed before it, so the load reads them. After it, a batch is applied at once to the organisations
- * already read in full and kept for the others until the load ends. Requests are handled at once: the front
- * thread sends them only for organisations the shard has said it has read.
+ * already read in full and kept for the others until the load ends. Erasures go the same way (one committed
+ * before the snapshot is in what the load reads: it leaves the erasure's users out). Requests are handled at
+ * once: the front thread sends them only for organisations the shard has said it has read.
  */
 export class Inbox {
   private phase: Phase = "before-snapshot";
@@ -24,7 +25,7 @@ export class Inbox {
   ) {}
 
   take(m: ToShard): void {
-    if (this.phase === "open" || m.t !== "batch") {
+    if (this.phase === "open" || (m.t !== "batch" && m.t !== "erase")) {
       this.handle(m, ALL);
     } else if (this.phase === "loading") {
       const mark = this.progress.mark;

@@ -30,8 +30,8 @@ const EVENTS_PER_QUERY = 200_000;
 /**
  * Builds this shard's organisations from PostgreSQL, in one snapshot: identity aliases as the writers decided
  * them (in commit order, migration 015: replaying identify events by time could settle them otherwise), items
- * and users, then the events in time order (the same path as live events, so co-occurrence windows replay as
- * they happened; an alias set first sends an id's events to its user, where identify moved them live). `bySize` (a restart, while the service serves): organisation by organisation, smallest first,
+ * and users, then the events in time order, but those of users an erasure is still deleting (the same path as
+ * live events, so co-occurrence windows replay as they happened; an alias set first sends an id's events to its user, where identify moved them live). `bySize` (a restart, while the service serves): organisation by organisation, smallest first,
  * each reported once read in full.
  */
 export async function loadShard(
@@ -85,6 +85,14 @@ export async function loadShard(
       }
       users++;
     });
+    // Users of an erasure still deleting their events: what is left of those is not read (their rows and aliases went at once).
+    const erasing = new Map<number, Set<string>>();
+    await readCopy(client, `SELECT org, unnest(user_ids) FROM erasures WHERE done_at IS NULL AND ${mine}`, (r) => {
+      const org = Number(r[0]);
+      let users = erasing.get(org);
+      if (!users) erasing.set(org, (users = new Set()));
+      users.add(r[1]!);
+    });
     let events = 0;
     const eventsOf = async (where: string, order: string): Promise<void> => {
       await readCopy(
@@ -92,6 +100,7 @@ export async function loadShard(
         `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)
          FROM events WHERE ${where} AND event_family <> 'exposure' AND event_name <> 'identify' ORDER BY ${order}`,
         (r) => {
+          if (erasing.size > 0 && erasing.get(Number(r[0]))?.has(r[1]!)) return;
           try {
             orgIndex(Number(r[0])).applyEvent(
               { userId: r[1]!, itemId: r[2], family: r[3]!, name: r[4]!, weight: Number(r[5]), previousUserId: r[6], atS: Number(r[7]) },

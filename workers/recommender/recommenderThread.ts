@@ -119,6 +119,11 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
       case "model":
         if (ownsOrg(m.org)) shared?.notice(m.org, m.version);
         return;
+      case "erase":
+        if (!ownsOrg(m.org) || !loaded(m.org)) return;
+        // Behind the batches already queued: what they carry of these users is erased with the rest.
+        batches.add([].values(), () => shard.erase(m.org, m.userIds));
+        return;
       case "settle":
         // A job of no steps, queued behind the batches: it is done when they are.
         batches.add([].values(), () => send({ t: "settled", id: m.id }));

@@ -28,6 +28,11 @@ export class Shard {
     return this.orgs.values();
   }
 
+  /** Erased users leave the organisation's index (when this shard holds it). */
+  erase(org: number, userIds: readonly string[]): void {
+    this.orgs.get(org)?.eraseUsers(userIds);
+  }
+
   rank(req: RankRequest): RankResult {
     return rank(this.org(req.org), req);
   }

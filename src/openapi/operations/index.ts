@@ -2,6 +2,7 @@ import type { Operation } from "../operation.js";
 import { ACCOUNT_OPERATIONS } from "./accounts.js";
 import { ANALYTICS_OPERATIONS } from "./analytics.js";
 import { AUTH_OPERATIONS } from "./auth.js";
+import { ERASURE_OPERATIONS } from "./erasure.js";
 import { HEALTH_OPERATIONS } from "./health.js";
 import { INGEST_OPERATIONS } from "./ingest.js";
 import { RECOMMEND_OPERATIONS } from "./recommend.js";
@@ -16,6 +17,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...SETTINGS_OPERATIONS,
   ...UPLOAD_OPERATIONS,
   ...INGEST_OPERATIONS,
+  ...ERASURE_OPERATIONS,
   ...RECOMMEND_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...HEALTH_OPERATIONS,

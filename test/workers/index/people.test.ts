@@ -59,3 +59,29 @@ describe("a user's record beyond their history", () => {
     expect(items.length).toBe(30);
   });
 });
+
+describe("erasing users from the index", () => {
+  it("forgets a user's history, earlier items, status and aliases from and to them, zeroes their rows, and leaves others and new events alone", () => {
+    const index = heavyUser(2 * HISTORY_MAX);
+    const people = index.people;
+    index.upsertUser("heavy", "inactive");
+    index.applyEvent({ userId: "other", itemId: "i1", family: "engagement", name: "view", weight: 1, previousUserId: null, atS: 5 }, 5);
+    index.applyAlias("anon-1", "heavy");
+    index.applyAlias("heavy-old", "other");
+    const u = people.find("heavy");
+    const { start, size } = { start: people.history.start(u), size: people.history.size(u) };
+    const changes = index.eventsSinceTraining;
+
+    index.eraseUsers(["heavy", "heavy-old"]);
+    expect([people.history.size(u), people.earlier.size(u), people.isHidden(u)]).toEqual([0, 0, false]);
+    expect(Array.from(people.history.cols.key.subarray(start, start + size)).every((k) => k === 0)).toBe(true);
+    expect(strengthsOf(index, "heavy").size).toBe(0);
+    expect(index.eventsSinceTraining).toBeGreaterThan(changes + HISTORY_MAX);
+    // The anonymous id no longer leads to the erased user, nor the erased alias to the other one.
+    expect([people.canonical("anon-1"), people.canonical("heavy-old")]).toEqual(["anon-1", "heavy-old"]);
+    expect([...strengthsOf(index, "other").keys()]).toEqual(["i1"]);
+    // The id used again is a new user.
+    index.applyEvent({ userId: "heavy", itemId: "i3", family: "engagement", name: "view", weight: 1, previousUserId: null, atS: 9 }, 9);
+    expect([...strengthsOf(index, "heavy").keys()]).toEqual(["i3"]);
+  });
+});

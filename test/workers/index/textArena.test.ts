@@ -24,6 +24,15 @@ describe("TextArena", () => {
     expect([arena.has(2), arena.length(2)]).toEqual([false, 0]);
   });
 
+  it("writes texts of every length from 0 to 300 bytes byte for byte, whole and from any offset, one after another", () => {
+    const arena = new TextArena(new TextStore());
+    const texts = Array.from({ length: 301 }, (_, n) => Array.from({ length: n }, (_, i) => String.fromCharCode(33 + ((n * 7 + i) % 90))).join(""));
+    texts.forEach((text, id) => arena.set(id, text));
+    const out = arena.store.writer.reset();
+    for (let id = 0; id <= 300; id++) arena.writeTo(out, id, id % 5);
+    expect(out.view().toString("latin1")).toBe(texts.map((t, id) => t.slice(id % 5)).join(""));
+  });
+
   it("compacts the bytes replaced texts left behind, and every kept text of every arena in the store survives it", () => {
     const store = new TextStore(4096);
     const arenas = [new TextArena(store), new TextArena(store)];

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import type { AuditActor } from "../../accounts/audit.js";
+import { authenticateAccount, organisationSeq } from "../../accounts/session.js";
+import { requireRole } from "../../auth/roles.js";
+import { readErasure, requestErasure, type ErasureCaller } from "../../erasure/erasures.js";
+import { EraseRequestSchema } from "../../erasure/schemas.js";
+import { AppError } from "../../errors.js";
+import type { Services } from "../../services.js";
+import type { RequestContext } from "../context.js";
+import type { Route } from "../router.js";
+import { parseBody } from "./parse.js";
+
+const ErasureId = z.uuid();
+
+/**
+ * The secret key (a server of the organisation), or a dashboard token of an OWNER or ADMIN. A request with an
+ * `X-API-KEY` is judged by its key alone.
+ */
+async function caller(s: Services, ctx: RequestContext): Promise<ErasureCaller> {
+  if (ctx.apiKey === undefined && ctx.authorization === undefined && ctx.cookie === undefined) {
+    throw new AppError("missing_api_key", "send the secret key in X-API-KEY, or a dashboard token of an OWNER or ADMIN");
+  }
+  if (ctx.apiKey !== undefined) {
+    const key = await s.apiKeys.authenticate(ctx, "secret");
+    const actor: AuditActor = { orgId: key.orgId, userId: null, email: null };
+    return { org: key.orgSeq, actor, via: `the secret key of key pair ${key.keyPairId}`, ip: ctx.ip };
+  }
+  const who = await authenticateAccount(s.pool, s.tokens, ctx);
+  requireRole(who.role, ["OWNER", "ADMIN"], "erase users");
+  return { org: await organisationSeq(s.pool, who.orgId), actor: who, via: who.email, ip: ctx.ip };
+}
+
+/** POST /v1/users/erase and GET /v1/users/erase/{id} (CONTRACT 7, README Erasure). */
+export function erasureRoutes(s: Services): Route[] {
+  return [
+    {
+      method: "POST",
+      pattern: "/v1/users/erase",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await caller(s, ctx);
+        const { user_ids } = await parseBody(ctx, EraseRequestSchema);
+        const erasure = await requestErasure(s.pool, who, user_ids, s.config.ERASURES_PENDING_MAX, s.origin);
+        // This process's threads at once (the others hear of it from the notice), before the answer: a request
+        // this client sends next finds the users gone.
+        s.recommender.erase(who.org, [...new Set(user_ids)]);
+        s.erasures.kick();
+        return {
+          status: 202,
+          message: `erasure of ${erasure.users} users accepted; their events are being deleted`,
+          data: { erasure_id: erasure.id },
+        };
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/users/erase/:erasure_id",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await caller(s, ctx);
+        const id = ctx.params[0]!;
+        if (!ErasureId.safeParse(id).success) throw new AppError("not_found", `no erasure ${id} in this organisation`);
+        const erasure = await readErasure(s.pool, who.org, id);
+        return { status: 200, message: `erasure ${erasure.status}`, data: erasure };
+      },
+    },
+  ];
+}
