@@ -24,6 +24,7 @@ export const AuditActionSchema = z.enum([
   "identity_verification.enabled",
   "identity_verification.disabled",
   "identity_verification.secret_rotated",
+  "retention.changed",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
