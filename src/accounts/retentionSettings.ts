@@ -31,12 +31,10 @@ export function setRetentionSchema(serviceDays: number) {
     .meta({ description: "Sets the organisation's retention of events (null: the service's).", examples: [{ events_retention_days: 90 }] });
 }
 /** For the OpenAPI description: the body's shape (the upper bound is the running service's EVENTS_RETENTION_DAYS). */
-export const SetRetentionSchema = z
-  .strictObject({ events_retention_days: z.number().int().min(1).nullable() })
-  .meta({
-    description: "Sets the organisation's retention of events (null: the service's); at most `EVENTS_RETENTION_DAYS`.",
-    examples: [{ events_retention_days: 90 }],
-  });
+export const SetRetentionSchema = z.strictObject({ events_retention_days: z.number().int().min(1).nullable() }).meta({
+  description: "Sets the organisation's retention of events (null: the service's); at most `EVENTS_RETENTION_DAYS`.",
+  examples: [{ events_retention_days: 90 }],
+});
 
 function shown(days: number | null, serviceDays: number): Retention {
   return { events_retention_days: days, service_retention_days: serviceDays, effective_days: Math.min(days ?? serviceDays, serviceDays) };
