@@ -64,6 +64,45 @@ describe("events retention", () => {
     expect(rows.every((r) => r.p !== null)).toBe(true);
   });
 
+  it("creates and drops partitions while a long reader holds events, and ingestion goes on meanwhile", async () => {
+    const org = await newOrg(server.url);
+    const seq = await seqOf(org);
+    await ingest(org, [viewEvent("reader-user", "item")]);
+    const expired = await arrivedDaysAgo([seq], RETENTION_DAYS + 10);
+    const reader = await server.db().connect();
+    try {
+      // As a recommender thread loading at start: a long transaction that has read `events`.
+      await reader.query("BEGIN ISOLATION LEVEL REPEATABLE READ");
+      await reader.query("SELECT count(*) FROM events");
+      const creator = await server.db().connect();
+      try {
+        await creator.query("SET lock_timeout = '5s'");
+        const { rows } = await creator.query<{ p: string }>("SELECT ensure_events_partition(now() + interval '35 days') AS p");
+        expect(rows[0]!.p).toMatch(/^events_w\d{8}$/);
+      } finally {
+        creator.release();
+      }
+      // The retention task's concurrent detach of the expired week waits for the reader; the writers do not.
+      await eventually(
+        async () =>
+          (await server.db().query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'ALTER TABLE events DETACH%'"))
+            .rows[0]!.n,
+        (n) => n > 0,
+        10_000,
+      );
+      await ingest(org, [viewEvent("during-detach", "item")]);
+      expect(await stored(seq, "during-detach")).toBe(1);
+    } finally {
+      await reader.query("COMMIT");
+      reader.release();
+    }
+    await eventually(
+      async () => (await server.db().query<{ r: string | null }>("SELECT to_regclass($1)::text AS r", [expired])).rows[0]!.r,
+      (r) => r === null,
+      10_000,
+    );
+  }, 60_000);
+
   it("drops a week's partition once all of it arrived longer ago than EVENTS_RETENTION_DAYS; a restart then answers without its events", async () => {
     const org = await newOrg(server.url);
     const seq = await seqOf(org);

@@ -43,14 +43,19 @@ CREATE TABLE events (
 CREATE FUNCTION events_week(t timestamptz) RETURNS timestamptz LANGUAGE sql IMMUTABLE AS
   $$ SELECT date_trunc('week', t AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' $$;
 
--- The partition of the week holding t, created if missing; its name.
+-- The partition of the week holding t, created if missing; its name. Made apart and attached: CREATE TABLE …
+-- PARTITION OF would take an ACCESS EXCLUSIVE lock on events, queueing every writer's COPY behind any long reader
+-- (a recommender thread loading), where ATTACH PARTITION takes SHARE UPDATE EXCLUSIVE, which COPY does not wait for.
 CREATE FUNCTION ensure_events_partition(t timestamptz) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
   week timestamptz := events_week(t);
   name text := 'events_w' || to_char(week AT TIME ZONE 'UTC', 'YYYYMMDD');
 BEGIN
+  -- Processes starting together (CLUSTER=1) create each week once.
+  PERFORM pg_advisory_xact_lock(727021);
   IF to_regclass(name) IS NULL THEN
-    EXECUTE format('CREATE TABLE %I PARTITION OF events FOR VALUES FROM (%L) TO (%L)', name, week, week + interval '7 days');
+    EXECUTE format('CREATE TABLE %I (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', name);
+    EXECUTE format('ALTER TABLE events ATTACH PARTITION %I FOR VALUES FROM (%L) TO (%L)', name, week, week + interval '7 days');
   END IF;
   RETURN name;
 END $$;
