@@ -23,8 +23,8 @@ const connection = new WriterConnection("recsvc-writer", async (c) => {
 /**
  * CLUSTER=1: the process's uuid. Each batch is then logged for the other processes in the transaction that
  * writes it (src/wire/batchLog.ts), so a batch is logged exactly when it is committed, and the row carries the
- * transaction's id. The direct COPY becomes one simple query of two statements, one implicit transaction: the
- * events' COPY and the log row's COPY, still one round trip and one commit.
+ * transaction's id. The direct COPY, already one simple query of two statements (the events, their ids), gets a
+ * third, the log row's COPY: still one implicit transaction, one round trip and one commit.
  */
 const announceAs = (workerData as WriterThreadData).announceAs;
 const DIRECT_STATEMENT = announceAs === undefined ? sql.COPY_EVENTS_DIRECT_BINARY : `${sql.COPY_EVENTS_DIRECT_BINARY}; ${COPY_LOG_BINARY}`;
