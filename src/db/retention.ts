@@ -137,10 +137,19 @@ async function chunkedDelete(c: pg.Client, table: string, condition: string, val
   return deleted;
 }
 
-/** Ids received before the dedup window and the day before it leave `event_ids` (so the window is always whole). */
+/**
+ * Ids received before the dedup window and the day before it leave `event_ids` (so the window is always whole).
+ * One pass over the table a day, whichever process makes it: the day it pruned up to is kept in `settings`.
+ */
 async function pruneEventIds(c: pg.Client, now: number, dedupDays: number): Promise<number> {
-  const today = Math.floor(now / DAY_MS);
-  return chunkedDelete(c, "event_ids", "day < $1", today - dedupDays - 1);
+  const before = Math.floor(now / DAY_MS) - dedupDays - 1;
+  const done = await c.query<{ value: string }>("SELECT value FROM settings WHERE name = 'event_ids_pruned_before'");
+  if (done.rows.length > 0 && Number(done.rows[0]!.value) >= before) return 0;
+  const deleted = await chunkedDelete(c, "event_ids", "day < $1", before);
+  await c.query(`INSERT INTO settings (name, value) VALUES ('event_ids_pruned_before', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [
+    String(before),
+  ]);
+  return deleted;
 }
 
 /**

@@ -36,6 +36,8 @@ async function arrivedDaysAgo(seqs: number[], days: number): Promise<string> {
     const { rows } = await c.query<{ p: string }>("SELECT ensure_events_partition(now() - $1 * interval '1 day') AS p", [days]);
     await c.query("UPDATE events SET received_at = now() - $2 * interval '1 day' WHERE org = ANY($1)", [seqs, days]);
     await c.query("UPDATE event_ids SET day = events_day(now() - $2 * interval '1 day') WHERE org = ANY($1)", [seqs, days]);
+    // The task prunes `event_ids` once a day; these ids are older than the day it last pruned up to.
+    await c.query("DELETE FROM settings WHERE name = 'event_ids_pruned_before'");
     await c.query("COMMIT");
     return rows[0]!.p;
   } finally {
