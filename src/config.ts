@@ -113,6 +113,15 @@ export const ConfigSchema = z.object({
   ALS_ITERATIONS: z.coerce.number().int().min(1).max(50).default(DEFAULT_ALS.iterations),
   ALS_REGULARIZATION: z.coerce.number().positive().default(DEFAULT_ALS.regularization),
   ALS_ALPHA: z.coerce.number().positive().default(DEFAULT_ALS.alpha),
+  /**
+   * Events are kept this many days from their arrival: `events` is partitioned by week of receipt, and a week's
+   * partition is dropped once all of it is older (docs/operations.md). An organisation may set a shorter one.
+   */
+  EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
+  /** A resent event_id arriving within this many days of the first is stored once (`event_ids` keeps them). */
+  EVENTS_DEDUP_DAYS: z.coerce.number().int().min(7).max(90).default(7),
+  /** How often the retention task runs (partitions ahead, expired ones dropped, `event_ids` pruned). */
+  EVENTS_RETENTION_CHECK_S: z.coerce.number().int().min(1).max(86_400).default(3600),
   /** Largest file accepted by the bulk upload endpoints; the body is streamed, never held whole. */
   UPLOAD_MAX_BYTES: z.coerce
     .number()

@@ -13,6 +13,7 @@ import { startEmbeddedDatabase, type EmbeddedDatabase } from "./db/embedded.js";
 import { DatabaseHealth } from "./db/health.js";
 import { InstanceLock } from "./db/instanceLock.js";
 import { migrate } from "./db/migrate.js";
+import { RetentionTask } from "./db/retention.js";
 import { createPool } from "./db/pool.js";
 import { DEFAULT_ALS } from "./wire/als.js";
 import { jwtSecret } from "./db/settings.js";
@@ -60,6 +61,7 @@ interface Running {
   /** CLUSTER=1: what this process shares with the others on its database. */
   cluster: Cluster | undefined;
   instanceLock: InstanceLock;
+  retention: RetentionTask;
 }
 
 /** `onLockTaken`: another process took this one's database while its lock was lost (src/db/instanceLock.ts). */
@@ -82,6 +84,13 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
 
   const health = new DatabaseHealth(pool);
   const connect = () => new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2000 });
+  // Before any writer: the week's partition of `events` must exist (docs/operations.md).
+  const retention = new RetentionTask(
+    connect,
+    { retentionDays: config.EVENTS_RETENTION_DAYS, dedupDays: config.EVENTS_DEDUP_DAYS },
+    config.EVENTS_RETENTION_CHECK_S * 1000,
+  );
+  await retention.start();
   const keys = new KeyCache(pool, connect);
   await keys.start();
   // CLUSTER=1: each batch is logged for the other processes in the transaction that writes it (docs/scaling.md).
@@ -174,7 +183,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY ? config.TRUSTED_PROXIES : undefined);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  return { http, metrics, services, writers, embedded, cluster, instanceLock };
+  return { http, metrics, services, writers, embedded, cluster, instanceLock, retention };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
@@ -192,6 +201,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.cluster?.releaseLeases();
   await r.writers.close();
   await r.services.keys.stop();
+  await r.retention.stop();
   r.services.health.stop();
   await r.services.pool.end();
   // Last before the database itself: a successor may start once nothing of this process writes any more.

@@ -48,7 +48,7 @@ export async function copyCeiling(databaseUrl: string, org: number, clients: num
   }
 }
 
-/** A fresh table shaped like `events`, keyed by (org, event_id) as `events` is. */
+/** A fresh table shaped like `events`, keyed by (org, event_id): the one unique B-tree per event the service pays too (in `event_ids`). */
 export async function createEventsLike(admin: pg.Client, table: string): Promise<void> {
   await admin.query(`DROP TABLE IF EXISTS ${table}`);
   await admin.query(`CREATE TABLE ${table} (LIKE events INCLUDING DEFAULTS INCLUDING CONSTRAINTS, PRIMARY KEY (org, event_id))`);

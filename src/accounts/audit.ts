@@ -25,6 +25,7 @@ export const AuditActionSchema = z.enum([
   "identity_verification.disabled",
   "identity_verification.secret_rotated",
   "users.erased",
+  "retention.changed",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 

@@ -17,6 +17,7 @@ import { sql as accountSessions } from "./migrations/014_account_sessions.js";
 import { sql as identityProtection } from "./migrations/015_identity_protection.js";
 import { sql as accountsPerOrganisation } from "./migrations/016_accounts_per_organisation.js";
 import { sql as erasures } from "./migrations/017_erasures.js";
+import { sql as eventsPartitions } from "./migrations/018_events_partitions.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -37,10 +38,14 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 15, name: "identity protection", sql: identityProtection },
   { id: 16, name: "accounts per organisation", sql: accountsPerOrganisation },
   { id: 17, name: "erasures", sql: erasures },
+  { id: 18, name: "events partitions", sql: eventsPartitions },
 ];
 
-/** Applies pending migrations in order, each in its own transaction; safe when several processes start at once. */
-export async function migrate(pool: pg.Pool): Promise<void> {
+/**
+ * Applies pending migrations in order, each in its own transaction; safe when several processes start at once.
+ * `through`: the last to apply (tests build a database as an older version left it).
+ */
+export async function migrate(pool: pg.Pool, through = Infinity): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock(727274)");
@@ -49,13 +54,15 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     const { rows } = await client.query<{ id: number }>("SELECT id FROM schema_migrations");
     const applied = new Set(rows.map((r) => r.id));
     for (const m of MIGRATIONS) {
-      if (applied.has(m.id)) continue;
+      if (applied.has(m.id) || m.id > through) continue;
+      const started = performance.now();
       await client.query("BEGIN");
       try {
         await client.query(m.sql);
         await client.query("INSERT INTO schema_migrations (id, name) VALUES ($1, $2)", [m.id, m.name]);
         await client.query("COMMIT");
-        log.info("applied migration", { id: m.id, name: m.name });
+        // Some move every row of a big table (018 moves `events` into partitions): the log says what start-up waited for.
+        log.info("applied migration", { id: m.id, name: m.name, ms: Math.round(performance.now() - started) });
       } catch (err) {
         await client.query("ROLLBACK");
         throw err;

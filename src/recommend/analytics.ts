@@ -47,7 +47,8 @@ WITH served AS (
          bool_or(event_family = 'engagement' AND weight > 0) AS clicked,
          bool_or(event_family = 'conversion') AS converted
   FROM events
-  WHERE org = $1 AND recommendation_id IN (SELECT rid FROM served)
+  -- An event follows the answer it names: only the weeks' partitions received since the period began (a day's slack for clocks).
+  WHERE org = $1 AND recommendation_id IN (SELECT rid FROM served) AND received_at >= $2::timestamptz - interval '1 day'
   GROUP BY recommendation_id
 )
 SELECT s.strategy, count(*)::int AS served,

@@ -149,6 +149,19 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("POST /v1/events/ingest", 403, "/v1/events/ingest", { apiKey: own.pk, json: identify });
   });
 
+  it("answers the retention settings, and their errors, as documented", async () => {
+    const own = await newOrg(server.url);
+    const member = await memberToken(server, own, "MEMBER");
+    const path = "/v1/settings/retention";
+    await expectDocumented("GET /v1/settings/retention", 200, path, { token: own.token });
+    await expectDocumented("GET /v1/settings/retention", 403, path, { token: member });
+    await expectDocumented("PATCH /v1/settings/retention", 200, path, { token: own.token, json: { events_retention_days: 30 } });
+    await expectDocumented("PATCH /v1/settings/retention", 200, path, { token: own.token, json: { events_retention_days: null } });
+    await expectDocumented("PATCH /v1/settings/retention", 400, path, { token: own.token, json: { events_retention_days: 100_000 } });
+    await expectDocumented("PATCH /v1/settings/retention", 403, path, { token: member, json: { events_retention_days: 30 } });
+    await expectDocumented("PATCH /v1/settings/retention", 401, path, { json: { events_retention_days: 30 } });
+  });
+
   it("answers uploads and their errors as documented", async () => {
     const member = await memberToken(server, org, "MEMBER");
     const csv = "item_id,item_type,status,brand\nup-1,product,active,Acme\nup-2,product,gone,Acme\n";

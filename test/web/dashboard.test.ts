@@ -218,7 +218,7 @@ describe("web dashboard", () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: "Generate key pair" }).click();
     await page.getByLabel("Secret key", { exact: true }).waitFor();
-    for (const view of ["start", "keys", "members", "upload", "analytics", "identity", "audit"]) {
+    for (const view of ["start", "keys", "members", "upload", "analytics", "identity", "retention", "audit"]) {
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${dashboard()}#${view}`);
@@ -252,6 +252,23 @@ describe("web dashboard", () => {
     expect((await ask({ user_hash: createHmac("sha256", secret).update("u-1").digest("hex") })).status).toBe(200);
     await page.getByRole("link", { name: "Audit log" }).click();
     await expect.poll(() => page.locator("#audit-rows").textContent()).toContain("identity_verification.enabled");
+  });
+
+  it("lets an OWNER keep the organisation's events for fewer days than the service, audited, and go back to the service's", async () => {
+    await register();
+    await page.getByRole("link", { name: "Data retention" }).click();
+    await expect.poll(() => page.locator("#retention-status").textContent()).toContain("kept 400 days (the service's");
+    await page.getByLabel("Keep events for (days)").fill("90");
+    await page.getByRole("button", { name: "Save retention" }).click();
+    await expect.poll(() => page.locator("#retention-status").textContent()).toContain("kept 90 days (your organisation's");
+    await screenshots(page, "data-retention");
+    await page.getByLabel("Keep events for (days)").fill("401");
+    await page.getByRole("button", { name: "Save retention" }).click();
+    await expect.poll(() => page.locator("#view-retention [data-error]").textContent()).toContain("at most the service's retention, 400 days");
+    await page.getByRole("button", { name: "Use the service's" }).click();
+    await expect.poll(() => page.locator("#retention-status").textContent()).toContain("kept 400 days (the service's");
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await expect.poll(() => page.locator("#audit-rows").textContent()).toContain("events_retention_days=90");
   });
 
   it("charts served recommendations, click-through and conversion per strategy", async () => {

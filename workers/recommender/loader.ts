@@ -31,8 +31,10 @@ const EVENTS_PER_QUERY = 200_000;
  * Builds this shard's organisations from PostgreSQL, in one snapshot: identity aliases as the writers decided
  * them (in commit order, migration 015: replaying identify events by time could settle them otherwise), items
  * and users, then the events in time order, but those of users an erasure is still deleting (the same path as
- * live events, so co-occurrence windows replay as they happened; an alias set first sends an id's events to its user, where identify moved them live). `bySize` (a restart, while the service serves): organisation by organisation, smallest first,
- * each reported once read in full.
+ * live events, so co-occurrence windows replay as they happened; an alias set first sends an id's events to its
+ * user, where identify moved them live). The events are those `events` still holds, none past the retention
+ * (src/db/retention.ts): a load holds no expired event. `bySize` (a restart, while the service serves):
+ * organisation by organisation, smallest first, each reported once read in full.
  */
 export async function loadShard(
   databaseUrl: string,

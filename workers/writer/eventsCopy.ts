@@ -22,8 +22,15 @@ const SPARE_MAX_BYTES = 16 * 1024 * 1024;
 
 export interface EventsCopy {
   message: Buffer;
+  /** The CopyData and CopyDone of the second COPY the statement names: the batch's ids, into `event_ids`. */
+  ids: Buffer;
   events: number;
 }
+
+/** Bytes of one `event_ids` row: field count, then org and uuid with their lengths. */
+const ID_ROW_BYTES = 2 + 4 + 4 + 4 + 16;
+/** Reused from batch to batch: a writer has one batch in flight, and the server has read it all once its COPY ended. */
+let idsOut = Buffer.alloc(0);
 
 /**
  * The direct COPY of a batch made only of events, in PostgreSQL's binary format, built straight from the
@@ -34,6 +41,9 @@ export interface EventsCopy {
  * Undefined when the batch needs the general path: it holds items or users, an identify with a previous id,
  * an event id twice, or a value this does not convert (a string context, a time spelled otherwise than
  * postgresMicros reads). Give the message back with reuseEventsCopy once its COPY has succeeded.
+ *
+ * `statement` must then name a second COPY, `event_ids (org, event_id) FROM STDIN (FORMAT binary)`: its rows,
+ * the same ids, go in `ids`, to be sent right after the message.
  */
 export function directEventsCopy(packed: Uint8Array, statement: string): EventsCopy | undefined {
   try {
@@ -75,6 +85,12 @@ function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string):
   const start = writeCopyHead(out, statement);
   let at = start + BINARY_HEADER.copy(out, start);
   seen.reset(rows);
+  const idsBytes = 1 + 4 + BINARY_HEADER.length + ID_ROW_BYTES * rows + BINARY_TRAILER.length + 5;
+  if (idsOut.length < idsBytes) idsOut = Buffer.allocUnsafeSlow(Math.max(idsBytes, 2 * idsOut.length));
+  const ids = idsOut;
+  ids[0] = 0x64; // 'd'
+  ids.writeInt32BE(4 + idsBytes - 1 - 4 - 5, 1);
+  let idAt = 5 + BINARY_HEADER.copy(ids, 5);
   let timeAt = -1;
   let timeBytes = 0;
   for (let r = 0; r < rows; r++) {
@@ -92,6 +108,10 @@ function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string):
           if (n !== UUID_BYTES || !parseUuid(c.bytes, c.at, uuid) || !seen.add(org, uuid)) return undefined;
           c.at += n;
           at = int32(out, int32(out, int32(out, int32(out, int32(out, at, 16), uuid[0]!), uuid[1]!), uuid[2]!), uuid[3]!);
+          ids[idAt++] = 0;
+          ids[idAt++] = 2;
+          idAt = int32(ids, int32(ids, idAt, 4), org);
+          idAt = int32(ids, int32(ids, int32(ids, int32(ids, int32(ids, idAt, 16), uuid[0]!), uuid[1]!), uuid[2]!), uuid[3]!);
           break;
         }
         case EVENT_COLUMN.weight: {
@@ -147,7 +167,10 @@ function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string):
     }
   }
   at += BINARY_TRAILER.copy(out, at);
-  return { message: endCopyMessage(out, start, at), events: rows };
+  idAt += BINARY_TRAILER.copy(ids, idAt);
+  ids[idAt++] = 0x63; // 'c'
+  idAt = ids.writeInt32BE(4, idAt);
+  return { message: endCopyMessage(out, start, at), ids: ids.subarray(0, idAt), events: rows };
 }
 
 /** A context's JSON as the text path writes it, null for none; undefined for a string, which that path would not quote. */

@@ -17,28 +17,38 @@ CREATE TEMP TABLE IF NOT EXISTS stage_users (
 `;
 
 export const COPY_EVENTS = "COPY stage_events FROM STDIN";
-/** Straight into the real table; its primary key refuses the whole COPY if an event id is already stored. */
+/**
+ * Straight into the real tables: the events, and their ids into `event_ids`, whose primary key (org, event_id)
+ * refuses the whole transaction if an id is already held there (every id received in the dedup window: migration
+ * 020). `events` itself is partitioned by week of receipt and has no unique key.
+ */
 export const COPY_EVENTS_DIRECT = `COPY events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id,
   recommendation_id, context, occurred_at) FROM STDIN`;
+export const COPY_EVENT_IDS = "COPY event_ids (org, event_id) FROM STDIN";
 /** The same in PostgreSQL's binary format, as workers/writer/eventsCopy.ts writes a batch of events only. */
-export const COPY_EVENTS_DIRECT_BINARY = `${COPY_EVENTS_DIRECT} (FORMAT binary)`;
+export const COPY_EVENTS_DIRECT_BINARY = `${COPY_EVENTS_DIRECT} (FORMAT binary); ${COPY_EVENT_IDS} (FORMAT binary)`;
 export const COPY_ITEMS = "COPY stage_items FROM STDIN";
 export const COPY_USERS = "COPY stage_users FROM STDIN";
 
 /**
- * Dedup by (organisation, event_id): a repeated event is stored once. Returns the ids that were already stored
- * (so that the index does not count them twice); repeats inside one batch are left to the caller.
+ * Dedup by (organisation, event_id) within the window `event_ids` holds: a repeated event is stored once. Its id
+ * enters `event_ids` first, and only the events whose id was new are stored (the first of a batch's repeats, in
+ * the staging table's order, which is the batch's). Returns the ids that were already held (so that the index
+ * does not count them twice); repeats inside one batch are left to the caller.
  */
 export const MERGE_EVENTS = `
-WITH inserted AS (
-  INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at)
-  SELECT org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at
-  FROM stage_events
+WITH fresh AS (
+  INSERT INTO event_ids (org, event_id) SELECT org, event_id FROM stage_events
   ON CONFLICT (org, event_id) DO NOTHING
   RETURNING org, event_id
+), inserted AS (
+  INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at)
+  SELECT DISTINCT ON (s.org, s.event_id) s.org, s.event_id, user_id, item_id, event_family, event_name, weight, previous_user_id, recommendation_id, context, occurred_at
+  FROM stage_events s JOIN fresh f ON f.org = s.org AND f.event_id = s.event_id
+  ORDER BY s.org, s.event_id, s.ctid
 )
 SELECT DISTINCT s.org, s.event_id::text AS event_id FROM stage_events s
-WHERE NOT EXISTS (SELECT 1 FROM inserted i WHERE i.org = s.org AND i.event_id = s.event_id)`;
+WHERE NOT EXISTS (SELECT 1 FROM fresh f WHERE f.org = s.org AND f.event_id = s.event_id)`;
 
 /**
  * Upsert by id (the last record of a batch wins); triggers keep every status change (migration 004) and the

@@ -23,8 +23,8 @@ const connection = new WriterConnection("recsvc-writer", async (c) => {
 /**
  * CLUSTER=1: the process's uuid. Each batch is then logged for the other processes in the transaction that
  * writes it (src/wire/batchLog.ts), so a batch is logged exactly when it is committed, and the row carries the
- * transaction's id. The direct COPY becomes one simple query of two statements, one implicit transaction: the
- * events' COPY and the log row's COPY, still one round trip and one commit.
+ * transaction's id. The direct COPY, already one simple query of two statements (the events, their ids), gets a
+ * third, the log row's COPY: still one implicit transaction, one round trip and one commit.
  */
 const announceAs = (workerData as WriterThreadData).announceAs;
 const DIRECT_STATEMENT = announceAs === undefined ? sql.COPY_EVENTS_DIRECT_BINARY : `${sql.COPY_EVENTS_DIRECT_BINARY}; ${COPY_LOG_BINARY}`;
@@ -40,6 +40,13 @@ function copyInto(c: pg.Client, statement: string, text: string): Promise<void> 
  */
 const MERGE_AFTER_CONFLICT = 16;
 let mergeBatchesLeft = 0;
+
+/** The batch's events' ids as `event_ids` rows (COPY text). */
+function idRows(events: BatchPayload["events"]): string {
+  let text = "";
+  for (const e of events) text += `${e[0]}\t${e[1]}\n`;
+  return text;
+}
 
 /** `org/event_id` in the database's spelling of a uuid (lower case), whatever the client's. */
 function eventKey(org: number, eventId: string): string {
@@ -95,24 +102,22 @@ interface Written {
  * index must skip (those it did not store, none on the direct path, which stores all or fails, and the
  * identify events it refused), and the usage of the organisations whose items or users it wrote.
  *
- * Events take one of two paths. Direct: COPY straight into `events`; the primary key (org, event_id) refuses
- * the whole COPY if any id is already stored, so dedup stays exact, and PostgreSQL's multi-row COPY insert
- * costs about half of an INSERT … ON CONFLICT per row. A batch of events only (the usual case) is then one
- * autocommit COPY: one statement, one commit. Merge: COPY into the staging table and INSERT … ON CONFLICT DO
- * NOTHING, used when the direct COPY met a duplicate (the batch is then written again this way).
+ * Events take one of two paths. Direct: COPY straight into `events`, and their ids into `event_ids`, whose
+ * primary key (org, event_id) refuses the whole transaction if any id is already held (every id of the dedup
+ * window), so dedup stays exact, and PostgreSQL's multi-row COPY insert costs about half of an INSERT … ON
+ * CONFLICT per row. Merge: COPY into the staging table, then ids and events by INSERT … ON CONFLICT DO NOTHING,
+ * used when the direct COPY met a duplicate (the batch is then written again this way). The usual batch, events
+ * only, does not come here: storedDirectly writes it in one simple query.
  */
 async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, packed: Uint8Array): Promise<Written> {
   const identifies = batch.events.some(isIdentify);
-  if (direct && !identifies && batch.items.length === 0 && batch.users.length === 0 && announceAs === undefined) {
-    await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
-    return { notStored: [], usage: undefined };
-  }
   await c.query("BEGIN");
   try {
     let notStored: number[] = [];
     if (batch.events.length > 0) {
       if (direct) {
         await copyInto(c, sql.COPY_EVENTS_DIRECT, copyRows(batch.events));
+        await copyInto(c, sql.COPY_EVENT_IDS, idRows(batch.events));
       } else {
         await copyInto(c, sql.COPY_EVENTS, copyRows(batch.events));
         notStored = positionsNotStored(batch.events, (await c.query<{ org: number; event_id: string }>(sql.MERGE_EVENTS)).rows);
@@ -152,8 +157,9 @@ async function writeRows(c: pg.Client, batch: BatchPayload, direct: boolean, pac
  */
 async function storedDirectly(c: pg.Client, copy: EventsCopy, packed: Uint8Array): Promise<boolean> {
   try {
-    // After a failed COPY PostgreSQL ignores the log row's CopyData and CopyDone that follow (not in copy mode then).
-    await new PipelinedCopy(copy.message, announceAs === undefined ? [] : logRowMessages(announceAs, packed)).run(c);
+    // After a failed COPY PostgreSQL ignores the CopyData and CopyDone that follow (not in copy mode then); a
+    // failed second COPY (an id already held) rolls the first back: one simple query is one transaction.
+    await new PipelinedCopy(copy.message, announceAs === undefined ? [copy.ids] : [copy.ids, ...logRowMessages(announceAs, packed)]).run(c);
   } catch (err) {
     if (isUniqueViolation(err)) return false;
     throw err;

@@ -4,6 +4,7 @@ import {
   setIdentityVerification,
   SetIdentityVerificationSchema,
 } from "../../accounts/identitySettings.js";
+import { getRetention, setRetention, setRetentionSchema } from "../../accounts/retentionSettings.js";
 import { authenticateAccount } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
 import type { Route } from "../router.js";
@@ -12,7 +13,25 @@ import { parseBody } from "./parse.js";
 /** The organisation's settings on the dashboard (OWNER, ADMIN), authenticated by the dashboard's bearer token. */
 export function settingsRoutes(s: Services): Route[] {
   const account = (ctx: Parameters<typeof authenticateAccount>[2]) => authenticateAccount(s.pool, s.tokens, ctx);
+  const serviceDays = s.config.EVENTS_RETENTION_DAYS;
+  const SetRetention = setRetentionSchema(serviceDays);
   return [
+    {
+      method: "GET",
+      pattern: "/v1/settings/retention",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "retention", data: await getRetention(s.pool, await account(ctx), serviceDays) }),
+    },
+    {
+      method: "PATCH",
+      pattern: "/v1/settings/retention",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const { events_retention_days: days } = await parseBody(ctx, SetRetention);
+        return { status: 200, message: "retention set", data: await setRetention(s.pool, who, days, serviceDays, ctx.ip) };
+      },
+    },
     {
       method: "GET",
       pattern: "/v1/settings/identity-verification",

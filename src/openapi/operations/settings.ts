@@ -1,4 +1,5 @@
 import { IdentityVerificationSchema, NewIdentitySecretSchema, SetIdentityVerificationSchema } from "../../accounts/identitySettings.js";
+import { RetentionSchema, SetRetentionSchema } from "../../accounts/retentionSettings.js";
 import { DATABASE_ERRORS, JSON_BODY_ERRORS, type Operation } from "../operation.js";
 import { EXAMPLE } from "./examples.js";
 
@@ -8,7 +9,51 @@ const WHAT =
   "With identity verification on, publishable-key requests prove a signed-in user: `user_hash` = hex HMAC-SHA256 of the `user_id` keyed with the identity secret, computed by the site's server. " +
   "Then a recommend request with a `user_id` not starting `anon-`, or an `identify` event of one, without the right hash is 403 `unverified_user`; anonymous ids need none.";
 
+const RETENTION = { name: "Retention", schema: RetentionSchema };
+const RETENTION_WHAT =
+  "Events are kept for a number of days from their arrival: the service's `EVENTS_RETENTION_DAYS` (400 by default), or the organisation's own shorter value. " +
+  "Expired events leave PostgreSQL by week (see docs/operations.md); a restart of the service rebuilds recommendations from the events still stored.";
+
 export const SETTINGS_OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/v1/settings/retention",
+    operationId: "getRetention",
+    tag: "Settings",
+    summary: "Read the retention of events",
+    description: `OWNER or ADMIN. ${RETENTION_WHAT}`,
+    auth: "bearer",
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The organisation's retention, the service's, and the one that applies.",
+      message: "retention",
+      data: RETENTION,
+      example: { events_retention_days: 90, service_retention_days: 400, effective_days: 90 },
+    },
+    errors: TOKEN_ERRORS,
+  },
+  {
+    method: "patch",
+    path: "/v1/settings/retention",
+    operationId: "setRetention",
+    tag: "Settings",
+    summary: "Set the retention of events",
+    description:
+      "OWNER or ADMIN; audited. `events_retention_days` from 1 to the service's `EVENTS_RETENTION_DAYS` (400 by default; longer is 400 `validation_error`), or null for the service's. " +
+      "Applied by the service's retention task within `EVENTS_RETENTION_CHECK_S` (an hour by default): the organisation's events leave each week received wholly longer ago, deleted in bounded chunks.",
+    auth: "bearer",
+    body: { kind: "json", schema: { name: "SetRetention", schema: SetRetentionSchema } },
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The retention as it now is.",
+      message: "retention set",
+      data: RETENTION,
+      example: { events_retention_days: 90, service_retention_days: 400, effective_days: 90 },
+    },
+    errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS],
+  },
   {
     method: "get",
     path: "/v1/settings/identity-verification",

@@ -73,6 +73,7 @@ const LOADERS = {
   upload: () => undefined,
   analytics: loadAnalytics,
   identity: loadIdentity,
+  retention: loadRetention,
   audit: () => loadAudit(true),
 };
 
@@ -308,6 +309,27 @@ function hideIdentitySecret() {
   $("identity-secret").value = "";
   $("identity-new").hidden = true;
   $("identity-rotate").focus();
+}
+
+// --- Data retention ---------------------------------------------------------------------------------------
+
+const RETENTION = "/v1/settings/retention";
+
+function showRetention(r) {
+  const own = r.events_retention_days === null ? "the service's" : "your organisation's";
+  $("retention-status").textContent = `Events are kept ${r.effective_days} days (${own}; the service keeps them ${r.service_retention_days}).`;
+  $("retention-days").max = String(r.service_retention_days);
+  $("retention-days").value = String(r.effective_days);
+  $("retention-default").disabled = r.events_retention_days === null;
+}
+
+async function loadRetention() {
+  showRetention(await api("GET", RETENTION));
+}
+
+async function setRetention(days) {
+  showRetention(await api("PATCH", RETENTION, { events_retention_days: days }));
+  toast(days === null ? "Retention set to the service's." : `Events are now kept ${days} days.`);
 }
 
 // --- Members ----------------------------------------------------------------------------------------------
@@ -569,6 +591,8 @@ onSubmit($("password-form"), async (values) => {
   toast("Password changed; your other sessions have ended.");
 });
 onSubmit($("upload-form"), upload);
+onSubmit($("retention-form"), (values) => setRetention(Number(values.days)));
+$("retention-default").addEventListener("click", () => setRetention(null).catch((err) => toast(err.message)));
 $("logout").addEventListener("click", async () => {
   await api("POST", "/auth/logout").catch(() => undefined);
   signedOut();
