@@ -1,10 +1,15 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_ALS, type AlsParams } from "../../../src/wire/als.js";
+import { DEFAULT_DEPTH } from "./metrics.js";
+import { isGivenSplit } from "./lightGcnSplit.js";
 import type { Protocol } from "./split.js";
 
 export interface EvaluateArgs {
   data: string;
-  protocol: Protocol;
+  /** `given`: the data is a published split (a folder of train.txt and test.txt), evaluated as published. */
+  protocol: Protocol | "given";
+  /** The depth of every figure (P@k, Recall@k, nDCG@k): 20 on a given split as LightGCN's tables, else 10. */
+  k: number;
   /** The temporal protocol's held-out share (or count) of each user's latest interactions. */
   holdout: number;
   /** Seeds the random protocol's split. */
@@ -21,10 +26,13 @@ export interface EvaluateArgs {
   json: boolean;
 }
 
-export const USAGE = `usage: npm run evaluate -- --data FILE [--protocol temporal|random] [--holdout 0.2|N] [--seed N]
+export const USAGE = `usage: npm run evaluate -- --data FILE|FOLDER [--protocol temporal|random] [--holdout 0.2|N] [--seed N] [--k N]
        [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--als-only] [--json]
 FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms),
       or MovieLens ratings.csv (userId,movieId,rating,timestamp): every rating an engagement.
+FOLDER: a published split in LightGCN's layout (train.txt, test.txt: "user item item …" per line), e.g. Gowalla:
+      trained on train.txt, every user of test.txt scored on every item unseen in training, at depth 20.
+--k N: the depth of every figure (default 10; 20 on a published split).
 --protocol temporal: each user's latest --holdout (default 20%) is held out; random: a seeded 25% of each user's.
 --ease LAMBDA: the EASE reference's λ (default: the best on a validation part of the training data).
 --als-only: personalized by ALS, as organisations too large for a closed form are served.`;
@@ -44,6 +52,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
       protocol: { type: "string", default: "temporal" },
       holdout: { type: "string" },
       seed: { type: "string" },
+      k: { type: "string" },
       factors: { type: "string" },
       iterations: { type: "string" },
       regularization: { type: "string" },
@@ -63,10 +72,12 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
   };
   const holdout = number(values.holdout, 0.2, "holdout");
   if (holdout > 1 && !Number.isInteger(holdout)) throw new Error("--holdout is a share below 1 or a whole number of interactions");
-  if (values.protocol !== "temporal" && values.protocol !== "random") throw new Error("--protocol must be temporal or random");
+  const given = isGivenSplit(values.data);
+  if (!given && values.protocol !== "temporal" && values.protocol !== "random") throw new Error("--protocol must be temporal or random");
   return {
     data: values.data,
-    protocol: values.protocol,
+    protocol: given ? "given" : (values.protocol as Protocol),
+    k: integer(values.k, given ? 20 : DEFAULT_DEPTH, "k"),
     holdout,
     seed: integer(values.seed, 1, "seed"),
     als: {
