@@ -244,7 +244,13 @@ export function binaryPattern(m: SparseRows): SparseRows {
     for (let a = m.indptr[r]!; a < m.indptr[r + 1]!; a++) if (m.values[a]! > 0) indices[n++] = m.indices[a]!;
     if (n > indptr[indptr.length - 1]!) indptr.push(n);
   }
-  return { rows: indptr.length - 1, cols: m.cols, indptr: Int32Array.from(indptr), indices: indices.slice(0, n), values: new Float32Array(n).fill(1) };
+  return {
+    rows: indptr.length - 1,
+    cols: m.cols,
+    indptr: Int32Array.from(indptr),
+    indices: indices.slice(0, n),
+    values: new Float32Array(n).fill(1),
+  };
 }
 
 /** Holds out a seeded fifth of the items of up to VALIDATION_USERS_MAX users with enough of them. */

@@ -21,13 +21,15 @@ export interface EvaluateArgs {
   easeLambda: number;
   /** Serve personalized by ALS even where a closed form fits (how larger organisations are served). */
   alsOnly: boolean;
+  /** Serve personalized by the item-item model even where a closed form fits (how larger organisations are served). */
+  itemItem: boolean;
   /** Count only held-out items new to the user (users without any are left out). */
   novel: boolean;
   json: boolean;
 }
 
 export const USAGE = `usage: npm run evaluate -- --data FILE|FOLDER [--protocol temporal|random] [--holdout 0.2|N] [--seed N] [--k N]
-       [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--als-only] [--json]
+       [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--als-only | --item-item] [--json]
 FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms),
       or MovieLens ratings.csv (userId,movieId,rating,timestamp): every rating an engagement.
 FOLDER: a published split in LightGCN's layout (train.txt, test.txt: "user item item …" per line), e.g. Gowalla:
@@ -35,7 +37,8 @@ FOLDER: a published split in LightGCN's layout (train.txt, test.txt: "user item 
 --k N: the depth of every figure (default 10; 20 on a published split).
 --protocol temporal: each user's latest --holdout (default 20%) is held out; random: a seeded 25% of each user's.
 --ease LAMBDA: the EASE reference's λ (default: the best on a validation part of the training data).
---als-only: personalized by ALS, as organisations too large for a closed form are served.`;
+--als-only: personalized by ALS (no closed form, no item-item model).
+--item-item: personalized by the item-item model, as organisations too large for a closed form are served.`;
 
 function number(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -61,6 +64,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
       ease: { type: "string" },
       novel: { type: "boolean", default: false },
       "als-only": { type: "boolean", default: false },
+      "item-item": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
     },
   });
@@ -90,6 +94,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
     maxUsers: integer(values["max-users"], Number.MAX_SAFE_INTEGER, "max-users"),
     easeLambda: values.ease === undefined ? 0 : number(values.ease, 0, "ease"),
     alsOnly: values["als-only"],
+    itemItem: values["item-item"],
     novel: values.novel,
     json: values.json,
   };

@@ -5,7 +5,10 @@ import type { Interaction } from "./csv.js";
 import type { GivenSplit } from "./lightGcnSplit.js";
 import { Scoreboard } from "./metrics.js";
 import { serverRankers, type Ranker } from "./rankers.js";
-import { binaryMatrix, chooseEaseLambda, cooccurrenceReference, EASE_MAX_SIDE, easeRanker, popularityReference } from "./references.js";
+import { binaryPattern } from "../../../workers/training/closedForm.js";
+import { fitItemItem, ITEM_ITEM } from "../../../workers/training/itemItem.js";
+import { trainingSet } from "../../../workers/training/trainingSet.js";
+import { binaryMatrix, chooseEaseLambda, cooccurrenceReference, EASE_MAX_SIDE, easeRanker, GF_CF, popularityReference } from "./references.js";
 import { replay, trainInto } from "./replay.js";
 import type { EvaluationReport } from "./report.js";
 import { shuffle, splitRows, type HeldOutUser, type Split } from "./split.js";
@@ -27,7 +30,14 @@ export function runEvaluation(data: Interaction[] | GivenSplit, args: EvaluateAr
   const index = replay(split.train, items, nowS);
   log(`replayed into the index in ${seconds(t)} s; training the model (${args.als.factors} factors, ${args.als.iterations} iterations)`);
   const trained = trainInto(index, args.als);
-  if (args.alsOnly && index.model) index.model.closedForm = undefined;
+  if (args.alsOnly && index.model) {
+    index.model.closedForm = undefined;
+    index.model.itemItem = undefined;
+  }
+  if (args.itemItem && index.model) {
+    index.model.closedForm = undefined;
+    index.model.itemItem ??= fitItemItem(binaryPattern(trainingSet(index).matrix)).rows;
+  }
   log(`trained in ${(trained.ms / 1000).toFixed(2)} s`);
   const latest = latestItems(split);
   const rankers: Ranker[] = serverRankers(index, nowS, (u) => latest.get(u), args.k);
@@ -68,7 +78,12 @@ export function runEvaluation(data: Interaction[] | GivenSplit, args: EvaluateAr
 function references(split: Split, items: string[], args: EvaluateArgs, extra: Record<string, number | string>, log: (s: string) => void): Ranker[] {
   const full = binaryMatrix(split.train, items);
   let t = performance.now();
-  const out = [popularityReference(full, args.k), cooccurrenceReference(full, args.k)];
+  const { beta, gamma, delta } = ITEM_ITEM;
+  const out = [
+    popularityReference(full, args.k),
+    cooccurrenceReference(full, "reference: GF-CF linear filter", GF_CF, args.k),
+    cooccurrenceReference(full, `reference: item-item β ${beta} γ ${gamma} δ ${delta}, every item`, ITEM_ITEM, args.k),
+  ];
   log(`co-occurrence reference ready in ${seconds(t)} s`);
   const side = Math.min(full.matrix.rows, full.matrix.cols);
   if (side > EASE_MAX_SIDE) {
@@ -92,7 +107,13 @@ function references(split: Split, items: string[], args: EvaluateArgs, extra: Re
 
 function modelOf(index: OrgIndex): string {
   const cf = index.model?.closedForm;
-  return cf ? `EASE in the ${cf.form} form, λ ${cf.lambda} (chosen by the training thread on validation splits)` : "ALS";
+  if (cf) return `EASE in the ${cf.form} form, λ ${cf.lambda} (chosen by the training thread on validation splits)`;
+  const rows = index.model?.itemItem;
+  if (rows) {
+    const { beta, gamma, delta, rowMax } = ITEM_ITEM;
+    return `item-item (β ${beta}, γ ${gamma}, δ ${delta}), at most ${rowMax} neighbours an item: ${rows.neighbours.length} pairs kept`;
+  }
+  return "ALS";
 }
 
 /** Each user's most recent training item: the context `similar` is asked about. */

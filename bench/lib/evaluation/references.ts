@@ -69,13 +69,25 @@ export function popularityReference(b: BinaryMatrix, k = DEFAULT_DEPTH): Ranker 
   return matrixRanker("reference: all-time most popular", b, (_u, scores) => scores.set(counts), k);
 }
 
+/** Degree exponents of a normalised co-occurrence: S_ij = d_i^−β·d_j^−δ·Σ_u x_ui·x_uj·d_u^−γ. */
+export interface CooccurrenceExponents {
+  beta: number;
+  gamma: number;
+  delta: number;
+}
+
+/** GF-CF's linear filter: R̃ = D_u^-1/2 R D_i^-1/2, P̃ = R̃ᵀR̃ (β = δ = ½, γ = 1). */
+export const GF_CF: CooccurrenceExponents = { beta: 0.5, gamma: 1, delta: 0.5 };
+
 /**
  * The linear filter of GF-CF (Shen et al., "How Powerful is Graph Convolution for Recommendation?", CIKM 2021):
  * R̃ = D_u^-1/2 R D_i^-1/2 (D the users' and items' degrees), P̃ = R̃ᵀR̃ (items × items), and user u's scores
- * r_u·P̃. Every pair of items that share a user is kept (no pruning), so it is also what the served item-item
- * model would give if it kept whole rows.
+ * r_u·P̃; or the same with other exponents. Every pair of items that share a user is kept (no pruning), and every
+ * item is scored: with the served model's exponents, this is what the served model would rank if it kept whole
+ * rows.
  */
-export function cooccurrenceReference(b: BinaryMatrix, k = DEFAULT_DEPTH): Ranker {
+export function cooccurrenceReference(b: BinaryMatrix, name: string, exponents: CooccurrenceExponents, k = DEFAULT_DEPTH): Ranker {
+  const { beta, gamma, delta } = exponents;
   const { matrix } = b;
   const byItem = transpose(matrix);
   const n = matrix.cols;
@@ -91,7 +103,7 @@ export function cooccurrenceReference(b: BinaryMatrix, k = DEFAULT_DEPTH): Ranke
     let count = 0;
     for (let a = byItem.indptr[i]!; a < byItem.indptr[i + 1]!; a++) {
       const u = byItem.indices[a]!;
-      const w = 1 / userDegree(u);
+      const w = userDegree(u) ** -gamma;
       for (let c = matrix.indptr[u]!; c < matrix.indptr[u + 1]!; c++) {
         const j = matrix.indices[c]!;
         if (sums[j] === 0) touched[count++] = j;
@@ -110,7 +122,7 @@ export function cooccurrenceReference(b: BinaryMatrix, k = DEFAULT_DEPTH): Ranke
     for (let t = 0; t < count; t++) {
       const j = touched[t]!;
       indices[nnz] = j;
-      values[nnz++] = sums[j]! / Math.sqrt(itemDegree(i) * itemDegree(j));
+      values[nnz++] = sums[j]! * itemDegree(i) ** -beta * itemDegree(j) ** -delta;
       sums[j] = 0;
     }
     indptr[i + 1] = nnz;
@@ -122,7 +134,7 @@ export function cooccurrenceReference(b: BinaryMatrix, k = DEFAULT_DEPTH): Ranke
       for (let c = indptr[i]!; c < indptr[i + 1]!; c++) scores[indices[c]!]! += values[c]!;
     }
   };
-  return matrixRanker("reference: GF-CF linear filter, every pair", b, fill, k);
+  return matrixRanker(name, b, fill, k);
 }
 
 /** EASE works on a dense min(users, items)² matrix with a cubic solve: beyond this it would take minutes. */
