@@ -17,7 +17,7 @@ export interface EvaluateArgs {
   als: AlsParams;
   /** Evaluate at most this many users (a seeded sample), to keep runs on large files short. */
   maxUsers: number;
-  /** The EASE reference's λ; 0: chosen on a validation part of the training data. */
+  /** The EASE reference's λ; 0: chosen on a validation part of the training data; −1: no EASE reference. */
   easeLambda: number;
   /** Serve personalized by ALS even where a closed form fits (how larger organisations are served). */
   alsOnly: boolean;
@@ -29,14 +29,14 @@ export interface EvaluateArgs {
 }
 
 export const USAGE = `usage: npm run evaluate -- --data FILE|FOLDER [--protocol temporal|random] [--holdout 0.2|N] [--seed N] [--k N]
-       [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA] [--als-only | --item-item] [--json]
+       [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA | --no-ease] [--als-only | --item-item] [--json]
 FILE: CSV with a header row holding user_id,item_id,event_name,timestamp (ISO 8601 or epoch ms),
       or MovieLens ratings.csv (userId,movieId,rating,timestamp): every rating an engagement.
 FOLDER: a published split in LightGCN's layout (train.txt, test.txt: "user item item …" per line), e.g. Gowalla:
       trained on train.txt, every user of test.txt scored on every item unseen in training, at depth 20.
 --k N: the depth of every figure (default 10; 20 on a published split).
 --protocol temporal: each user's latest --holdout (default 20%) is held out; random: a seeded 25% of each user's.
---ease LAMBDA: the EASE reference's λ (default: the best on a validation part of the training data).
+--ease LAMBDA: the EASE reference's λ (default: the best on a validation part of the training data); --no-ease: none.
 --als-only: personalized by ALS (no closed form, no item-item model).
 --item-item: personalized by the item-item model, as organisations too large for a closed form are served.`;
 
@@ -62,6 +62,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
       alpha: { type: "string" },
       "max-users": { type: "string" },
       ease: { type: "string" },
+      "no-ease": { type: "boolean", default: false },
       novel: { type: "boolean", default: false },
       "als-only": { type: "boolean", default: false },
       "item-item": { type: "boolean", default: false },
@@ -92,7 +93,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
       alpha: number(values.alpha, DEFAULT_ALS.alpha, "alpha"),
     },
     maxUsers: integer(values["max-users"], Number.MAX_SAFE_INTEGER, "max-users"),
-    easeLambda: values.ease === undefined ? 0 : number(values.ease, 0, "ease"),
+    easeLambda: values["no-ease"] ? -1 : values.ease === undefined ? 0 : number(values.ease, 0, "ease"),
     alsOnly: values["als-only"],
     itemItem: values["item-item"],
     novel: values.novel,

@@ -86,6 +86,7 @@ function references(split: Split, items: string[], args: EvaluateArgs, extra: Re
   ];
   log(`co-occurrence reference ready in ${seconds(t)} s`);
   const side = Math.min(full.matrix.rows, full.matrix.cols);
+  if (args.easeLambda < 0) return out;
   if (side > EASE_MAX_SIDE) {
     log(`EASE reference skipped: ${full.matrix.rows} users and ${full.matrix.cols} items (it needs one side at most ${EASE_MAX_SIDE})`);
     return out;
