@@ -76,8 +76,16 @@ export function fitItemItem(x: SparseRows, params: ItemItemParams = ITEM_ITEM): 
       const u = byItem.indices[a]!;
       const w = userWeight[u]!;
       const from = x.indptr[u]!;
-      const size = x.indptr[u + 1]! - from;
-      for (let s = 0; s < size; s += stride[u]!) {
+      const to = x.indptr[u + 1]!;
+      if (stride[u] === 1) {
+        for (let b = from; b < to; b++) {
+          const j = x.indices[b]!;
+          if (sums[j] === 0) touched[count++] = j;
+          sums[j]! += w;
+        }
+        continue;
+      }
+      for (let s = 0; s < to - from; s += stride[u]!) {
         const j = x.indices[from + Math.floor(s)]!;
         if (sums[j] === 0) touched[count++] = j;
         sums[j]! += w;
