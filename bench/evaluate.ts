@@ -7,15 +7,16 @@
 import { parseEvaluateArgs, USAGE, type EvaluateArgs } from "./lib/evaluation/args.js";
 import { readInteractions } from "./lib/evaluation/csv.js";
 import { runEvaluation } from "./lib/evaluation/evaluation.js";
+import { readGivenSplit } from "./lib/evaluation/lightGcnSplit.js";
 import { formatReport } from "./lib/evaluation/report.js";
 
 const log = (s: string): void => void process.stderr.write(s + "\n");
 
 async function main(args: EvaluateArgs): Promise<void> {
   const started = performance.now();
-  const rows = await readInteractions(args.data);
-  log(`${rows.length} rows read in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const report = runEvaluation(rows, args, log);
+  const data = args.protocol === "given" ? await readGivenSplit(args.data) : await readInteractions(args.data);
+  log(`${Array.isArray(data) ? data.length : data.rows} rows read in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const report = runEvaluation(data, args, log);
   console.log(args.json ? JSON.stringify(report) : formatReport(report));
 }
 

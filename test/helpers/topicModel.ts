@@ -2,7 +2,7 @@ import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { SparseRows } from "../../workers/training/als.js";
 import { seededRandom } from "../../workers/training/linalg.js";
 import type { Model } from "../../workers/training/model.js";
-import { trainModel } from "../../workers/training/train.js";
+import { trainFactorModel } from "../../workers/training/train.js";
 
 export interface Topics {
   items: number;
@@ -29,9 +29,10 @@ export function topicMatrix(t: Topics): SparseRows {
 }
 
 /**
- * A small, quickly trained model over topicMatrix(t): 16 factors, 4 iterations, and a light regularisation, so
- * that items seen by a few users keep vectors of their own, which the search tests tell apart.
+ * A small, quickly trained model of vectors over topicMatrix(t), whatever its size (the service trains one only
+ * where EASE's closed form fits): 16 factors, 4 iterations, and a light regularisation, so that items seen by a
+ * few users keep vectors of their own, which the search tests tell apart.
  */
 export function topicModel(t: Topics): Model {
-  return trainModel(topicMatrix(t), new Int32Array(t.users), { ...DEFAULT_ALS, factors: 16, iterations: 4, regularization: 5 });
+  return trainFactorModel(topicMatrix(t), new Int32Array(t.users), { ...DEFAULT_ALS, factors: 16, iterations: 4, regularization: 5 });
 }

@@ -174,7 +174,12 @@ export class Shard {
     if (!index) return undefined;
     const m = index.model;
     const modelBytes = m
-      ? m.itemCodes.byteLength + m.itemScales.byteLength * 2 + m.rowOf.byteLength * 2 + m.userVectors.byteLength + m.itemGram.byteLength
+      ? m.itemCodes.byteLength +
+        m.itemScales.byteLength * 2 +
+        m.rowOf.byteLength * 2 +
+        m.userVectors.byteLength +
+        m.itemGram.byteLength +
+        (m.itemItem ? m.itemItem.rowStart.byteLength + m.itemItem.neighbours.byteLength + m.itemItem.weights.byteLength : 0)
       : 0;
     return {
       items: index.catalog.size,

@@ -227,7 +227,7 @@ export class TrainingScheduler {
       const names = shared ? index.catalog.ids.names.slice(0, matrix.cols) : [];
       const share = shared ? { names, interactions: s.trainedOn } : null;
       const { model, stored } = await this.run({ kind: "train", matrix, userVersions, params: this.settings.params, share });
-      // What a model's first requests would otherwise do on the way (the search's wasm copy), done before the swap.
+      // A turn of the event loop before the swap (prepareSearch says why).
       const prepareStarted = performance.now();
       await prepareSearch(model);
       const prepareMs = performance.now() - prepareStarted;

@@ -1,11 +1,13 @@
 import type { ClosedForm, DualForm } from "../training/closedForm.js";
 import { closedFormScores, dualScores, userSide } from "../training/closedForm.js";
+import { itemItemScores, type ItemItem } from "../training/itemItem.js";
 import type { Model } from "../training/model.js";
 import { foldIn } from "../training/model.js";
 import { queryOf, userStrengths } from "../training/trainingSet.js";
 import { searchVectors } from "../vectors/search.js";
 import { TopK } from "../vectors/topK.js";
-import type { RankContext, StrategyFn } from "./types.js";
+import { popular } from "./global.js";
+import type { Ranking, RankContext, StrategyFn } from "./types.js";
 
 /**
  * Folded-in vectors of users the model has no row for (new since its training), kept per model so that such a
@@ -88,15 +90,75 @@ function byClosedForm(ctx: RankContext, model: ClosedForm): TopK | undefined {
 }
 
 /**
+ * A query reads at most this many of the user's items (their latest: queryOf lists them oldest first), so that
+ * its cost is bounded by QUERY_MAX_ITEMS rows of the item-item model whatever the user's record holds.
+ */
+export const QUERY_MAX_ITEMS = 1_024;
+/** Items the item-item query touched, and their scores (zero again after each query). */
+let touched = new Int32Array(0);
+let sums = new Float64Array(0);
+
+/**
+ * The item-item model's ranking: the rows of the user's items, summed with the items' recency weights. Only the
+ * items those rows reach are candidates, so a query costs its rows' length (a few thousand entries), not the
+ * catalog's size.
+ */
+function byItemItem(ctx: RankContext, model: ItemItem): TopK | undefined {
+  const query = queryOf(ctx.index, ctx.user);
+  if (query.items.length === 0) return undefined;
+  const from = Math.max(0, query.items.length - QUERY_MAX_ITEMS);
+  if (sums.length < model.items) {
+    sums = new Float64Array(model.items);
+    touched = new Int32Array(model.items);
+  }
+  const count = itemItemScores(model, query.items.subarray(from), query.weights.subarray(from), sums, touched);
+  const top = new TopK(ctx.want);
+  for (let t = 0; t < count; t++) {
+    const j = touched[t]!;
+    const s = sums[j]!;
+    sums[j] = 0;
+    if (top.wouldTake(s, j) && ctx.eligible(j)) top.take(j);
+  }
+  return top;
+}
+
+/**
+ * The item-item ranking, followed by popular items when the user's rows reach fewer items than the page needs (a
+ * user of one rarely co-occurring item), so that the page is full; those come after, with score 0 and reason
+ * `popular`.
+ */
+function filledWithPopular(ctx: RankContext, top: TopK): Ranking {
+  const { items, scores } = top.sorted();
+  if (items.length >= ctx.want) return { items, scores, reasons: "collaborative" };
+  const more = popular.run(ctx);
+  const taken = new Set(items);
+  const outItems = Array.from(items);
+  const outScores = Array.from(scores);
+  const reasons = outItems.map(() => "collaborative");
+  for (let k = 0; more && k < more.items.length && outItems.length < ctx.want; k++) {
+    const item = more.items[k]!;
+    if (taken.has(item)) continue;
+    outItems.push(item);
+    outScores.push(0);
+    reasons.push("popular");
+  }
+  return { items: outItems, scores: outScores, reasons };
+}
+
+/**
  * Collaborative filtering: EASE where the organisation allows a closed form (it ranks best on small and medium
- * data), else the items whose learned vectors best match the user's (weighted ALS).
+ * data), else normalised item-item co-occurrence (docs/recommender.md, Quality, says why); the items whose learned
+ * vectors best match the user's (weighted ALS) only for a model that has neither.
  */
 export const personalized: StrategyFn = (ctx) => {
   const model = ctx.index.model;
   if (ctx.user < 0 || !model) return undefined;
   let top: TopK | undefined;
   if (model.closedForm) top = byClosedForm(ctx, model.closedForm);
-  else {
+  else if (model.itemItem) {
+    top = byItemItem(ctx, model.itemItem);
+    return top && top.size > 0 ? filledWithPopular(ctx, top) : undefined;
+  } else {
     const v = userVector(ctx, model);
     if (v) top = searchVectors(model, v, ctx.want, ctx.eligible, { cosine: false });
   }

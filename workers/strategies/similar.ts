@@ -83,15 +83,21 @@ function listedCandidates(ctx: RankContext, model: Model, c: number, wanted: num
   return top;
 }
 
-/** The `wanted` eligible items nearest to c by vector, from its neighbour list or else by searching. */
-function vectorCandidates(ctx: RankContext, model: Model, c: number, v: Float64Array, wanted: number): TopK {
-  return (
-    listedCandidates(ctx, model, c, wanted) ??
-    searchVectors(model, v, wanted, (i) => i !== c && ctx.eligible(i), { cosine: true, firstProbes: VECTOR_PROBES })
-  );
+/**
+ * The `wanted` eligible items nearest to c, from its neighbour list (by vector, or by co-occurrence in a model of
+ * item-item rows) or else by searching the vectors, when the model has them.
+ */
+function vectorCandidates(ctx: RankContext, model: Model, c: number, v: Float64Array | undefined, wanted: number): TopK | undefined {
+  if (c >= model.itemCount) return undefined;
+  const listed = listedCandidates(ctx, model, c, wanted);
+  if (listed || !v) return listed;
+  return searchVectors(model, v, wanted, (i) => i !== c && ctx.eligible(i), { cosine: true, firstProbes: VECTOR_PROBES });
 }
 
-/** Items closest to the context item: cosine of item vectors blended with attribute (Jaccard) similarity. */
+/**
+ * Items closest to the context item: the cosine of item vectors (or, in a model of item-item rows, of the items'
+ * users) blended with attribute (Jaccard) similarity.
+ */
 export const similar: StrategyFn = (ctx) => {
   const c = ctx.context;
   if (c < 0) return undefined;
@@ -101,8 +107,10 @@ export const similar: StrategyFn = (ctx) => {
   const type = catalog.type[c];
   offered.clear();
   // Loops over the candidates rather than callbacks: each callback would box its fractional score.
-  if (model && v) {
-    const near = vectorCandidates(ctx, model, c, v, Math.max(ctx.want * 4, VECTOR_CANDIDATES_MIN));
+  const near = model && vectorCandidates(ctx, model, c, v, Math.max(ctx.want * 4, VECTOR_CANDIDATES_MIN));
+  // Attributes take their share alone for an item the model cannot place (new, or without a learned position).
+  const placed = v !== undefined || (near !== undefined && near.size > 0);
+  if (near) {
     // Every vector candidate already passed `eligible`.
     const n = candidates.gather(ctx, c, near);
     const { items, vector, attribute, sameType } = candidates;
@@ -111,8 +119,8 @@ export const similar: StrategyFn = (ctx) => {
       if (top.wouldTake(total, items[k]!)) top.take(items[k]!);
     }
   }
-  const attributeShare = v ? 1 - VECTOR_SHARE : 1;
-  const byAttributes = catalog.tokens.neighbours(c, v ? ATTRIBUTE_VISITS.withVector : ATTRIBUTE_VISITS.alone, work.comparisons);
+  const attributeShare = placed ? 1 - VECTOR_SHARE : 1;
+  const byAttributes = catalog.tokens.neighbours(c, placed ? ATTRIBUTE_VISITS.withVector : ATTRIBUTE_VISITS.alone, work.comparisons);
   for (let k = 0; k < byAttributes.size; k++) {
     const i = byAttributes.items[k]!;
     if (offered.has(i)) continue;

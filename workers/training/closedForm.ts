@@ -78,7 +78,7 @@ export function closedFormFits(users: number, items: number): "primal" | "dual" 
  */
 export function trainClosedForm(matrix: SparseRows, seed: number, log?: (s: string) => void): ClosedForm | undefined {
   const binary = binaryPattern(matrix);
-  const form = closedFormFits(countNonEmptyRows(binary), binary.cols);
+  const form = closedFormFits(binary.rows, binary.cols);
   if (!form) return undefined;
   const folds = Array.from({ length: VALIDATION_FOLDS }, (_, k) => validationSplit(binary, seed + k));
   const scored = new Map<number, number>();
@@ -230,22 +230,27 @@ export function dualScores(model: DualForm, a: Float64Array, items: ArrayLike<nu
   }
 }
 
-/** The binary pattern of a strength matrix: positive entries as 1. */
-function binaryPattern(m: SparseRows): SparseRows {
-  const indptr = new Int32Array(m.rows + 1);
+/**
+ * The binary pattern of a strength matrix, positive entries as 1, with only the rows that have one. Users with no
+ * events yet (an organisation may upsert thousands before their events stream in) would otherwise be rows of the
+ * dual form's users × users inverse, each step of the λ search paying for them. The dual form never refers to
+ * a user from outside its fit (a query is scored from its items), so its own numbering of users is enough.
+ */
+export function binaryPattern(m: SparseRows): SparseRows {
+  const indptr: number[] = [0];
   const indices = new Int32Array(m.indptr[m.rows]!);
   let n = 0;
   for (let r = 0; r < m.rows; r++) {
     for (let a = m.indptr[r]!; a < m.indptr[r + 1]!; a++) if (m.values[a]! > 0) indices[n++] = m.indices[a]!;
-    indptr[r + 1] = n;
+    if (n > indptr[indptr.length - 1]!) indptr.push(n);
   }
-  return { rows: m.rows, cols: m.cols, indptr, indices: indices.slice(0, n), values: new Float32Array(n).fill(1) };
-}
-
-function countNonEmptyRows(m: SparseRows): number {
-  let n = 0;
-  for (let r = 0; r < m.rows; r++) if (m.indptr[r + 1]! > m.indptr[r]!) n++;
-  return n;
+  return {
+    rows: indptr.length - 1,
+    cols: m.cols,
+    indptr: Int32Array.from(indptr),
+    indices: indices.slice(0, n),
+    values: new Float32Array(n).fill(1),
+  };
 }
 
 /** Holds out a seeded fifth of the items of up to VALIDATION_USERS_MAX users with enough of them. */

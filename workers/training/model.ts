@@ -1,6 +1,7 @@
 import { confidence } from "./als.js";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { ClosedForm } from "./closedForm.js";
+import type { ItemItem } from "./itemItem.js";
 import type { Ivf } from "./ivf.js";
 import type { NeighbourTable } from "./neighbourSlots.js";
 import { choleskySolve } from "./linalg.js";
@@ -33,8 +34,15 @@ export interface Model {
   neighbours: NeighbourTable | undefined;
   /** EASE, where the organisation is small enough for a closed form: `personalized` ranks by it then. */
   closedForm: ClosedForm | undefined;
+  /** Normalised item-item co-occurrence, where no closed form fits: `personalized` ranks by it then. */
+  itemItem: ItemItem | undefined;
   trainedAt: number;
   trainingMs: number;
+}
+
+/** False for a model of item-item rows only (large catalogs): it has no item or user vectors. */
+export function hasVectors(model: Model): boolean {
+  return model.itemCodes.length > 0;
 }
 
 /** Fold-in's working space (one thread folds in one user at a time): the f×f system and one item's decoded vector. */

@@ -1,6 +1,7 @@
 import { Packr } from "msgpackr";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { ClosedForm } from "./closedForm.js";
+import type { ItemItem } from "./itemItem.js";
 import type { Model } from "./model.js";
 
 /**
@@ -27,9 +28,12 @@ export interface StoredModel {
   itemGram: Float64Array;
   ivf: Model["ivf"];
   closedForm: ClosedForm | undefined;
+  itemItem: ItemItem | undefined;
+  /** Stored only beside item-item rows: a model without vectors cannot rebuild them. */
+  neighbours: Model["neighbours"];
 }
 
-const FORMAT = 1;
+const FORMAT = 2;
 const packr = new Packr({ useRecords: false, moreTypes: false });
 
 /** What a loading process reads back: the model without its items' names (read on their own: storedNames). */
@@ -47,6 +51,10 @@ export interface Header {
   trainingMs: number;
   ivfCells: number | null;
   closedForm: { form: "primal" | "dual"; lambda: number; items: number; users: number } | null;
+  /** The item-item rows' item count, when the model has them. */
+  itemItem: number | null;
+  /** Slots per item of the stored neighbour lists, when they are stored. */
+  neighboursPerItem: number | null;
   /** Each array's name, element type and length, in the order their bytes follow. */
   arrays: [string, Kind, number][];
 }
@@ -100,6 +108,9 @@ function arraysOf(m: StoredModel): [string, Typed][] {
     out.push(["inverse", c.inverse], ["diagonal", c.diagonal], ["userIndptr", c.byUser.indptr], ["userIndices", c.byUser.indices]);
     out.push(["itemIndptr", c.byItem.indptr], ["itemIndices", c.byItem.indices]);
   }
+  const r = m.itemItem;
+  if (r) out.push(["itemItemRowStart", r.rowStart], ["itemItemNeighbours", r.neighbours], ["itemItemWeights", r.weights]);
+  if (r && m.neighbours) out.push(["neighbourSlots", m.neighbours.slots]);
   return out;
 }
 
@@ -117,6 +128,8 @@ export function encodeModel(m: StoredModel): Uint8Array {
     trainingMs: m.trainingMs,
     ivfCells: m.ivf?.cells ?? null,
     closedForm: c ? { form: c.form, lambda: c.lambda, items: c.items, users: c.form === "dual" ? c.users : 0 } : null,
+    itemItem: m.itemItem?.items ?? null,
+    neighboursPerItem: m.itemItem && m.neighbours ? m.neighbours.perItem : null,
     arrays: arrays.map(([name, a]) => [name, kindOf(a), a.length]),
   };
   const head = packr.pack(header);
@@ -214,5 +227,10 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
     itemGram: get("itemGram"),
     ivf: h.ivfCells === null ? undefined : { cells: h.ivfCells, centroids: get("centroids"), offsets: get("offsets") },
     closedForm,
+    itemItem:
+      h.itemItem === null
+        ? undefined
+        : { items: h.itemItem, rowStart: get("itemItemRowStart"), neighbours: get("itemItemNeighbours"), weights: get("itemItemWeights") },
+    neighbours: h.neighboursPerItem === null ? undefined : { perItem: h.neighboursPerItem, slots: get("neighbourSlots") },
   };
 }

@@ -15,13 +15,10 @@ export function neighbourTable(model: Model): NeighbourTable | undefined {
   if (n > TABLE_MAX_ITEMS) return undefined;
   const perItem = NEIGHBOURS_PER_ITEM;
   const slots = new Uint32Array(n * perItem).fill(END);
-  // The search moves the codes it scans into wasm memory: a copy of the model lets it, and the model's own
-  // arrays stay plain ones that can be handed to the serving thread.
-  const searched: Model = { ...model };
   for (let item = 0; item < n; item++) {
     const v = unitVector(model, item);
     if (!v) continue;
-    const near = searchVectors(searched, v, perItem, (i) => i !== item, { cosine: true, firstProbes: BUILD_PROBES }).sorted();
+    const near = searchVectors(model, v, perItem, (i) => i !== item, { cosine: true, firstProbes: BUILD_PROBES }).sorted();
     const base = item * perItem;
     for (let k = 0; k < near.items.length; k++) slots[base + k] = slotOf(near.items[k]!, near.scores[k]!);
   }

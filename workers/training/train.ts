@@ -1,6 +1,7 @@
 import { trainAls, type SparseRows } from "./als.js";
 import type { AlsParams } from "../../src/wire/als.js";
-import { trainClosedForm } from "./closedForm.js";
+import { binaryPattern, closedFormFits, trainClosedForm } from "./closedForm.js";
+import { fitItemItem } from "./itemItem.js";
 import { buildIvf } from "./ivf.js";
 import { gram } from "./linalg.js";
 import type { Model } from "./model.js";
@@ -13,9 +14,26 @@ import { neighbourTable } from "./neighbours.js";
  */
 export const EXHAUSTIVE_MAX_ITEMS = 20_000;
 
-/** Trains the factors and derives what serving needs (search order, int8 codes, Gram matrix, IVF cells, neighbour lists). */
+/**
+ * The organisation's model. Where EASE's closed form fits: EASE for `personalized`, and ALS factors for the rest
+ * (search order, int8 codes, Gram matrix, IVF cells, neighbour lists by cosine of the vectors). Beyond: the
+ * item-item model and its similarity lists, without factors (docs/recommender.md, Quality, says why).
+ */
 export function trainModel(matrix: SparseRows, userVersions: Int32Array, params: AlsParams, progress?: (it: number) => void): Model {
   const started = performance.now();
+  const binary = binaryPattern(matrix);
+  if (!closedFormFits(binary.rows, binary.cols)) return itemItemModel(binary, matrix, userVersions, params, started);
+  return trainFactorModel(matrix, userVersions, params, progress, started);
+}
+
+/** The model of ALS factors (and EASE, where its closed form fits), whatever the organisation's size. */
+export function trainFactorModel(
+  matrix: SparseRows,
+  userVersions: Int32Array,
+  params: AlsParams,
+  progress?: (it: number) => void,
+  started = performance.now(),
+): Model {
   const { userVectors, itemVectors } = trainAls(matrix, params, progress);
   const f = params.factors;
   const n = matrix.cols;
@@ -37,6 +55,7 @@ export function trainModel(matrix: SparseRows, userVersions: Int32Array, params:
     ivf: built?.ivf,
     neighbours: undefined,
     closedForm: trainClosedForm(matrix, params.seed),
+    itemItem: undefined,
     trainedAt: 0,
     trainingMs: 0,
   };
@@ -44,6 +63,33 @@ export function trainModel(matrix: SparseRows, userVersions: Int32Array, params:
   model.trainedAt = Date.now();
   model.trainingMs = performance.now() - started;
   return model;
+}
+
+/**
+ * A model of item-item rows and similarity lists only: its vector fields are empty (hasVectors is false), so
+ * nothing searches or folds in vectors for it.
+ */
+function itemItemModel(binary: SparseRows, matrix: SparseRows, userVersions: Int32Array, params: AlsParams, started: number): Model {
+  const { rows, similar } = fitItemItem(binary);
+  return {
+    params,
+    itemCount: matrix.cols,
+    itemCodes: new Int8Array(0),
+    itemScales: new Float32Array(0),
+    cosineScales: new Float32Array(0),
+    rowOf: new Int32Array(0),
+    itemOfRow: new Int32Array(0),
+    userCount: matrix.rows,
+    userVectors: new Float32Array(0),
+    userVersions,
+    itemGram: new Float64Array(0),
+    ivf: undefined,
+    neighbours: similar,
+    closedForm: undefined,
+    itemItem: rows,
+    trainedAt: Date.now(),
+    trainingMs: performance.now() - started,
+  };
 }
 
 /** 1/|v| per item; 0 for an item nobody interacted with (it has no learned position). */

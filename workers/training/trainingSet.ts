@@ -91,17 +91,25 @@ export function userStrengths(index: OrgIndex, u: number): { items: number[]; st
 /**
  * A user's positive items, latest last, each weighted 1 + RECENT_BOOST·2^(−r/RECENT_HALF_LIFE) where r counts the
  * distinct items they touched since (0: the latest): recency relative to the user's own activity, not to the
- * clock, so a user who comes back after a year is read by what they did last.
+ * clock, so a user who comes back after a year is read by what they did last. A history whose events all bear one
+ * time (a record loaded without times, such as a published split) has no order: all its items weigh as the latest,
+ * where its arbitrary order would otherwise favour whichever items were listed last.
  */
 export function queryOf(index: OrgIndex, u: number): { items: Int32Array; weights: Float64Array } {
   const perItem = sumStrengths(index, u, new Map());
   const h = index.people.history;
   const latest: number[] = [];
+  const ranks: number[] = [];
   const placed = new Set<number>();
-  for (let k = h.start(u) + h.size(u) - 1; k >= h.start(u); k--) {
+  const start = h.start(u);
+  const end = start + h.size(u);
+  let ordered = false;
+  for (let k = start + 1; k < end && !ordered; k++) ordered = h.cols.time[k] !== h.cols.time[start];
+  for (let k = end - 1; k >= start; k--) {
     const item = h.cols.key[k]!;
     if (placed.has(item) || !(perItem.get(item)! > 0)) continue;
     placed.add(item);
+    ranks.push(ordered ? latest.length : 0);
     latest.push(item);
   }
   const items: number[] = [];
@@ -111,9 +119,9 @@ export function queryOf(index: OrgIndex, u: number): { items: Int32Array; weight
     items.push(item);
     weights.push(1);
   }
-  for (let r = latest.length - 1; r >= 0; r--) {
-    items.push(latest[r]!);
-    weights.push(1 + RECENT_BOOST * 2 ** (-r / RECENT_HALF_LIFE));
+  for (let k = latest.length - 1; k >= 0; k--) {
+    items.push(latest[k]!);
+    weights.push(1 + RECENT_BOOST * 2 ** (-ranks[k]! / RECENT_HALF_LIFE));
   }
   return { items: Int32Array.from(items), weights: Float64Array.from(weights) };
 }

@@ -3,6 +3,7 @@ import { parentPort } from "node:worker_threads";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { SparseRows } from "./als.js";
 import { closedFormBuffers } from "./closedForm.js";
+import { itemItemBuffers } from "./itemItem.js";
 import { decodeModel, encodeModel } from "./modelBytes.js";
 import type { Model } from "./model.js";
 import { neighbourTable } from "./neighbours.js";
@@ -50,10 +51,11 @@ function train(job: TrainJob): TrainerAnswer {
   return { model, stored };
 }
 
-/** The neighbour lists are rebuilt here from the translated vectors, as training builds them (not stored). */
+/** The neighbour lists of a model of vectors are rebuilt here from the translated vectors, as training builds them. */
 function translate(job: TranslateJob): TrainerAnswer {
   const model = translateModel(decodeModel(job.bytes), job.local, job.users);
-  model.neighbours = neighbourTable(model);
+  // A model of item-item rows has its lists stored; one of vectors rebuilds them here.
+  model.neighbours ??= neighbourTable(model);
   return { model, stored: null };
 }
 
@@ -72,6 +74,6 @@ function modelBuffers(model: Model): ArrayBufferLike[] {
   const buffers = arrays.map((a) => a.buffer);
   if (model.ivf) buffers.push(model.ivf.centroids.buffer, model.ivf.offsets.buffer);
   if (model.neighbours) buffers.push(model.neighbours.slots.buffer);
-  buffers.push(...closedFormBuffers(model.closedForm));
+  buffers.push(...closedFormBuffers(model.closedForm), ...itemItemBuffers(model.itemItem));
   return [...new Set(buffers)];
 }

@@ -1,4 +1,6 @@
 import type { ClosedForm, DualForm } from "./closedForm.js";
+import type { ItemItem } from "./itemItem.js";
+import { END, slotCosine, slotItem, slotOf, type NeighbourTable } from "./neighbourSlots.js";
 import type { Model } from "./model.js";
 import type { DecodedModel } from "./modelBytes.js";
 
@@ -50,8 +52,9 @@ export function translateModel(stored: DecodedModel, local: Int32Array, users: n
     userVersions: new Int32Array(users).fill(-1),
     itemGram: stored.itemGram,
     ivf: stored.ivf && { cells: stored.ivf.cells, centroids: stored.ivf.centroids, offsets: rows.offsets! },
-    neighbours: undefined,
+    neighbours: stored.neighbours && translateNeighbours(stored.neighbours, local, trainerOf),
     closedForm: translateClosedForm(stored.closedForm, local, trainerOf),
+    itemItem: stored.itemItem && translateItemItem(stored.itemItem, local, trainerOf),
     trainedAt: stored.trainedAt,
     trainingMs: stored.trainingMs,
   };
@@ -99,6 +102,46 @@ function translateClosedForm(c: ClosedForm | undefined, local: Int32Array, train
     for (let b = 0; b < n; b++) if (trainerOf[b]! >= 0) weights[a * n + b] = c.weights[row + trainerOf[b]!]!;
   }
   return { form: "primal", lambda: c.lambda, items: n, weights };
+}
+
+/** Stored neighbour lists (beside item-item rows): local item a's list is t(a)'s, renumbered (unknown ones left out). */
+function translateNeighbours(table: NeighbourTable, local: Int32Array, trainerOf: Int32Array): NeighbourTable {
+  const { perItem } = table;
+  const n = trainerOf.length;
+  const stored = table.slots.length / perItem;
+  const slots = new Uint32Array(n * perItem).fill(END);
+  for (let a = 0; a < n; a++) {
+    const t = trainerOf[a]!;
+    if (t < 0 || t >= stored) continue;
+    let k = 0;
+    for (let e = t * perItem; e < (t + 1) * perItem && table.slots[e] !== END; e++) {
+      const b = local[slotItem(table.slots[e]!)]!;
+      if (b >= 0) slots[a * perItem + k++] = slotOf(b, slotCosine(table.slots[e]!));
+    }
+  }
+  return { perItem, slots };
+}
+
+/** Item-item rows: local item a's row is the trainer's row of t(a), its neighbours renumbered (unknown ones left out). */
+function translateItemItem(r: ItemItem, local: Int32Array, trainerOf: Int32Array): ItemItem {
+  const n = trainerOf.length;
+  const rowStart = new Int32Array(n + 1);
+  const neighbours = new Int32Array(r.neighbours.length);
+  const weights = new Float32Array(r.weights.length);
+  let k = 0;
+  for (let a = 0; a < n; a++) {
+    const t = trainerOf[a]!;
+    if (t >= 0 && t < r.items) {
+      for (let e = r.rowStart[t]!; e < r.rowStart[t + 1]!; e++) {
+        const b = local[r.neighbours[e]!]!;
+        if (b < 0) continue;
+        neighbours[k] = b;
+        weights[k++] = r.weights[e]!;
+      }
+    }
+    rowStart[a + 1] = k;
+  }
+  return { items: n, rowStart, neighbours: neighbours.slice(0, k), weights: weights.slice(0, k) };
 }
 
 /** Dual: K and the users' numbering are the trainer's own (no user outside it is referred to); items are renumbered. */

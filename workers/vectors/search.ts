@@ -1,7 +1,6 @@
 import type { Ivf } from "../training/ivf.js";
 import { codeDot, rowDot } from "../training/linalg.js";
-import type { Model } from "../training/model.js";
-import { SimdScorer } from "./simdScores.js";
+import { hasVectors, type Model } from "../training/model.js";
 import { TopK } from "./topK.js";
 
 /** Against exhaustive search on 100,000 items: 4 cells find 99.6% of the top 100 by cosine and all of a user's top 21. */
@@ -31,11 +30,9 @@ export function searchVectors(
   how: VectorSearch,
 ): TopK {
   const f = model.params.factors;
-  const query = queryOf(q);
-  const simd = scorersOf(model);
-  simd?.items.setQuery(query);
-  if (simd) simd.cells?.setQueryOf(simd.items);
   const top = new TopK(want);
+  if (!hasVectors(model)) return top;
+  const query = queryOf(q);
   const ivf = model.ivf;
   if (!ivf) {
     scanRows(model, query, 0, model.itemCount, top, accept, how.cosine);
@@ -49,7 +46,7 @@ export function searchVectors(
   let probes = Math.min(how.firstProbes ?? FIRST_PROBES, ivf.cells);
   let scanned = 0;
   for (;;) {
-    const cells = bestCells(ivf, query, f, probes, simd?.cells);
+    const cells = bestCells(ivf, query, f, probes);
     for (; scanned < cells.length; scanned++) {
       const c = cells[scanned]!;
       if (c !== home) scanRows(model, query, ivf.offsets[c]!, ivf.offsets[c + 1]!, top, accept, how.cosine);
@@ -83,103 +80,31 @@ function cellOfRow(ivf: Ivf, row: number): number {
   return lo;
 }
 
-/** A model's SIMD scorers: its item codes (moved into wasm memory on first use), and its IVF centroids as int8. */
-interface Scorers {
-  items: SimdScorer;
-  cells: SimdScorer | undefined;
-}
-
-const scorers = new WeakMap<Model, Scorers | null>();
-
-function scorersOf(model: Model): Scorers | undefined {
-  let s = scorers.get(model);
-  if (s === undefined) {
-    const items = SimdScorer.adopt(model);
-    s = items ? { items, cells: model.ivf ? quantizeCells(model.ivf, model.params.factors) : undefined } : null;
-    scorers.set(model, s);
-  }
-  return s ?? undefined;
-}
-
 /**
- * Readies a model's search before it serves (its item codes moved into the scan's wasm memory, its IVF centroids
- * quantized), then gives the event loop a turn so that the requests that waited are answered by the old model.
- * Left to a new model's first request, this was part of a 30-80 ms stall right after the swap. It still takes
- * the shard 27-33 ms on the benchmark organisation, mostly the young-generation collections V8 starts for
- * "external memory pressure" as the arriving model's arrays (about 65 MB) and the new wasm memory are counted;
- * the copy itself is 3 ms.
+ * Kept for the swap's order of work: a new model's search needs nothing readied now that rows are scanned where
+ * they are, but the event loop still gets a turn between the model's arrival and its swap, so that the requests
+ * that waited meanwhile are answered by the old model.
  */
-export async function prepareSearch(model: Model): Promise<void> {
-  scorersOf(model);
+export async function prepareSearch(_model: Model): Promise<void> {
   await new Promise<void>((resolve) => setImmediate(resolve));
 }
 
-/** Centroids as int8 codes with a scale each: choosing the cells to probe needs their order, not exact scores. */
-function quantizeCells(ivf: Ivf, f: number): SimdScorer | undefined {
-  const codes = new Int8Array(ivf.cells * f);
-  const scales = new Float32Array(ivf.cells);
-  for (let c = 0; c < ivf.cells; c++) {
-    let max = 0;
-    for (let k = 0; k < f; k++) max = Math.max(max, Math.abs(ivf.centroids[c * f + k]!));
-    scales[c] = max / 127;
-    for (let k = 0; k < f; k++) codes[c * f + k] = max === 0 ? 0 : Math.round((ivf.centroids[c * f + k]! / max) * 127);
-  }
-  return SimdScorer.over(codes, scales, f);
-}
-
-/**
- * Rows the SIMD scan takes per call: few while the top is filling (every row comes back then, and the
- * threshold should start rising soon), more once it is full (only rows that reach the threshold come back,
- * and a call costs about as much as scoring 30 rows).
- */
-const FILL_CHUNK = 32;
-const SCAN_CHUNK = 256;
-const chunkAfter = (threshold: number) => (threshold === -Infinity ? FILL_CHUNK : SCAN_CHUNK);
-/** Scale sets of the scorers (see SimdScorer.adopt and .over). */
-const ITEM_SCALES = 0;
-const COSINE_SCALES = 1;
-const CELL_SCALES = 0;
-
-/** Offers rows [from, to) to `top`, scored against the query set on the model's scorer (or q, without one). */
+/** Offers rows [from, to) to `top`, each scored by its int8 codes against q, times its scale. */
 function scanRows(model: Model, q: Float64Array, from: number, to: number, top: TopK, accept: (item: number) => boolean, cosine: boolean): void {
-  const scorer = scorersOf(model)?.items;
-  if (scorer) {
-    for (let at = from; at < to;) {
-      const threshold = top.threshold();
-      const end = Math.min(at + chunkAfter(threshold), to);
-      const n = scorer.scan(at, end, cosine ? COSINE_SCALES : ITEM_SCALES, threshold);
-      at = end;
-      const { rows, scores } = scorer;
-      for (let k = 0; k < n; k++) {
-        const item = model.itemOfRow[rows[k]!]!;
-        if (top.wouldTake(scores[k]!, item) && accept(item)) top.take(item);
-      }
-    }
-    return;
-  }
   const scales = cosine ? model.cosineScales : model.itemScales;
   const f = model.params.factors;
   const codes = model.itemCodes;
+  const itemOfRow = model.itemOfRow;
   for (let row = from; row < to; row++) {
     const score = codeDot(codes, row * f, q, f) * scales[row]!;
-    const item = model.itemOfRow[row]!;
+    const item = itemOfRow[row]!;
     if (top.wouldTake(score, item) && accept(item)) top.take(item);
   }
 }
 
 /** The `probes` cells whose centroids score highest against q, best first (a heap, not a sort of every cell). */
-function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, scorer: SimdScorer | undefined): Int32Array {
+function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number): Int32Array {
   const top = new TopK(probes);
-  if (scorer) {
-    for (let at = 0; at < ivf.cells;) {
-      const threshold = top.threshold();
-      const end = Math.min(at + chunkAfter(threshold), ivf.cells);
-      const n = scorer.scan(at, end, CELL_SCALES, threshold);
-      at = end;
-      for (let k = 0; k < n; k++) if (top.wouldTake(scorer.scores[k]!, scorer.rows[k]!)) top.take(scorer.rows[k]!);
-    }
-    return top.sorted().items;
-  }
   for (let c = 0; c < ivf.cells; c++) {
     const s = rowDot(ivf.centroids, c * f, q, f);
     if (top.wouldTake(s, c)) top.take(c);
@@ -189,7 +114,7 @@ function bestCells(ivf: Ivf, q: Float64Array, f: number, probes: number, scorer:
 
 /** Item i's vector scaled to unit length, or undefined when the model has none for it (new, or never interacted with). */
 export function unitVector(model: Model, item: number): Float64Array | undefined {
-  if (item < 0 || item >= model.itemCount) return undefined;
+  if (item < 0 || item >= model.itemCount || !hasVectors(model)) return undefined;
   const row = model.rowOf[item]!;
   const scale = model.cosineScales[row]!;
   if (scale === 0) return undefined;

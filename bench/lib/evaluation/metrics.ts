@@ -1,16 +1,16 @@
-/** Every figure is taken over the top K of a ranking. */
-export const K = 10;
+/** The depth of every figure unless the data says otherwise (published MovieLens tables use 10, LightGCN's 20). */
+export const DEFAULT_DEPTH = 10;
 
 /**
- * Top-k accuracy of one ranking against a user's held-out items, with the definitions of Microsoft
- * Recommenders' tables (binary relevance): precision divides the hits by k, recall by the number of held-out
- * items, nDCG compares with the best order of min(k, held out) hits, MAP@k averages the precision at each hit
- * over min(k, held out).
+ * Top-k accuracy of one ranking against a user's held-out items, binary relevance, with the definitions of
+ * Microsoft Recommenders' and LightGCN's tables (the same): precision divides the hits by k, recall by the
+ * number of held-out items, nDCG compares with the best order of min(k, held out) hits, MAP@k averages the
+ * precision at each hit over min(k, held out).
  */
 export function userScores(
   ranked: readonly string[],
   relevant: ReadonlySet<string>,
-  k = K,
+  k = DEFAULT_DEPTH,
 ): { precision: number; recall: number; ndcg: number; map: number } {
   let hits = 0;
   let dcg = 0;
@@ -32,13 +32,15 @@ export function userScores(
   };
 }
 
+/** One ranker's figures, each at the evaluation's depth k. */
 export interface Scores {
   users: number;
-  precision10: number;
-  recall10: number;
-  ndcg10: number;
-  map10: number;
-  /** Share of the catalog that appears in at least one user's top 10. */
+  k: number;
+  precision: number;
+  recall: number;
+  ndcg: number;
+  map: number;
+  /** Share of the catalog that appears in at least one user's top k. */
   coverage: number;
   /** Share of users answered by the popular fallback instead of the strategy itself. */
   fallback: number;
@@ -51,25 +53,28 @@ export class Scoreboard {
   private fallbacks = 0;
   private readonly shown = new Set<string>();
 
+  constructor(private readonly k = DEFAULT_DEPTH) {}
+
   add(ranked: readonly string[], relevant: ReadonlySet<string>, fellBack: boolean): void {
     this.n++;
-    const s = userScores(ranked, relevant);
+    const s = userScores(ranked, relevant, this.k);
     this.sums.precision += s.precision;
     this.sums.recall += s.recall;
     this.sums.ndcg += s.ndcg;
     this.sums.map += s.map;
     if (fellBack) this.fallbacks++;
-    for (const item of ranked.slice(0, K)) this.shown.add(item);
+    for (const item of ranked.slice(0, this.k)) this.shown.add(item);
   }
 
   scores(catalogSize: number): Scores {
     const avg = (x: number) => (this.n === 0 ? 0 : x / this.n);
     return {
       users: this.n,
-      precision10: avg(this.sums.precision),
-      recall10: avg(this.sums.recall),
-      ndcg10: avg(this.sums.ndcg),
-      map10: avg(this.sums.map),
+      k: this.k,
+      precision: avg(this.sums.precision),
+      recall: avg(this.sums.recall),
+      ndcg: avg(this.sums.ndcg),
+      map: avg(this.sums.map),
       coverage: catalogSize === 0 ? 0 : this.shown.size / catalogSize,
       fallback: avg(this.fallbacks),
     };

@@ -3,7 +3,7 @@ import { transpose } from "../../../workers/training/als.js";
 import { invertSpd } from "../../../workers/training/linalg.js";
 import { TopK } from "../../../workers/vectors/topK.js";
 import type { Interaction } from "./csv.js";
-import { K, userScores } from "./metrics.js";
+import { DEFAULT_DEPTH, userScores } from "./metrics.js";
 import type { Ranker } from "./rankers.js";
 import { isPositive, type HeldOutUser } from "./split.js";
 
@@ -46,7 +46,7 @@ export function binaryMatrix(train: Interaction[], items: readonly string[]): Bi
 }
 
 /** A ranker from a function that fills the scores of every item for a matrix row (higher is better). */
-function matrixRanker(name: string, b: BinaryMatrix, fill: (u: number, scores: Float64Array) => void): Ranker {
+function matrixRanker(name: string, b: BinaryMatrix, fill: (u: number, scores: Float64Array) => void, k: number): Ranker {
   const scores = new Float64Array(b.items.length);
   return {
     name,
@@ -55,7 +55,7 @@ function matrixRanker(name: string, b: BinaryMatrix, fill: (u: number, scores: F
       if (u === undefined) return { items: [], fellBack: true };
       fill(u, scores);
       for (let a = b.matrix.indptr[u]!; a < b.matrix.indptr[u + 1]!; a++) scores[b.matrix.indices[a]!] = -Infinity;
-      const top = new TopK(K);
+      const top = new TopK(k);
       for (let j = 0; j < scores.length; j++) if (scores[j]! > -Infinity && top.wouldTake(scores[j]!, j)) top.offer(scores[j]!, j);
       return { items: Array.from(top.sorted().items, (j) => b.items[j]!), fellBack: false };
     },
@@ -63,10 +63,78 @@ function matrixRanker(name: string, b: BinaryMatrix, fill: (u: number, scores: F
 }
 
 /** All-time most popular: items by how many training users interacted with them. */
-export function popularityReference(b: BinaryMatrix): Ranker {
+export function popularityReference(b: BinaryMatrix, k = DEFAULT_DEPTH): Ranker {
   const counts = new Float64Array(b.items.length);
   for (const j of b.matrix.indices) counts[j]!++;
-  return matrixRanker("reference: all-time most popular", b, (_u, scores) => scores.set(counts));
+  return matrixRanker("reference: all-time most popular", b, (_u, scores) => scores.set(counts), k);
+}
+
+/** Degree exponents of a normalised co-occurrence: S_ij = d_i^−β·d_j^−δ·Σ_u x_ui·x_uj·d_u^−γ. */
+export interface CooccurrenceExponents {
+  beta: number;
+  gamma: number;
+  delta: number;
+}
+
+/** GF-CF's linear filter: R̃ = D_u^-1/2 R D_i^-1/2, P̃ = R̃ᵀR̃ (β = δ = ½, γ = 1). */
+export const GF_CF: CooccurrenceExponents = { beta: 0.5, gamma: 1, delta: 0.5 };
+
+/**
+ * The linear filter of GF-CF (Shen et al., "How Powerful is Graph Convolution for Recommendation?", CIKM 2021):
+ * R̃ = D_u^-1/2 R D_i^-1/2 (D the users' and items' degrees), P̃ = R̃ᵀR̃ (items × items), and user u's scores
+ * r_u·P̃; or the same with other exponents. Every pair of items that share a user is kept (no pruning), and every
+ * item is scored: with the served model's exponents, this is what the served model would rank if it kept whole
+ * rows.
+ */
+export function cooccurrenceReference(b: BinaryMatrix, name: string, exponents: CooccurrenceExponents, k = DEFAULT_DEPTH): Ranker {
+  const { beta, gamma, delta } = exponents;
+  const { matrix } = b;
+  const byItem = transpose(matrix);
+  const n = matrix.cols;
+  const userDegree = (u: number) => matrix.indptr[u + 1]! - matrix.indptr[u]!;
+  const itemDegree = (j: number) => byItem.indptr[j + 1]! - byItem.indptr[j]!;
+  const indptr = new Float64Array(n + 1);
+  let indices = new Int32Array(1 << 20);
+  let values = new Float32Array(1 << 20);
+  let nnz = 0;
+  const sums = new Float64Array(n);
+  const touched = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    let count = 0;
+    for (let a = byItem.indptr[i]!; a < byItem.indptr[i + 1]!; a++) {
+      const u = byItem.indices[a]!;
+      const w = userDegree(u) ** -gamma;
+      for (let c = matrix.indptr[u]!; c < matrix.indptr[u + 1]!; c++) {
+        const j = matrix.indices[c]!;
+        if (sums[j] === 0) touched[count++] = j;
+        sums[j]! += w;
+      }
+    }
+    if (nnz + count > indices.length) {
+      const size = Math.max(2 * indices.length, nnz + count);
+      const grownIndices = new Int32Array(size);
+      grownIndices.set(indices);
+      indices = grownIndices;
+      const grownValues = new Float32Array(size);
+      grownValues.set(values);
+      values = grownValues;
+    }
+    for (let t = 0; t < count; t++) {
+      const j = touched[t]!;
+      indices[nnz] = j;
+      values[nnz++] = sums[j]! * itemDegree(i) ** -beta * itemDegree(j) ** -delta;
+      sums[j] = 0;
+    }
+    indptr[i + 1] = nnz;
+  }
+  const fill = (u: number, scores: Float64Array) => {
+    scores.fill(0);
+    for (let a = matrix.indptr[u]!; a < matrix.indptr[u + 1]!; a++) {
+      const i = matrix.indices[a]!;
+      for (let c = indptr[i]!; c < indptr[i + 1]!; c++) scores[indices[c]!]! += values[c]!;
+    }
+  };
+  return matrixRanker(name, b, fill, k);
 }
 
 /** EASE works on a dense min(users, items)² matrix with a cubic solve: beyond this it would take minutes. */
@@ -131,8 +199,8 @@ function userGram(matrix: SparseRows): Float64Array {
   return g;
 }
 
-export function easeRanker(b: BinaryMatrix, lambda: number): Ranker {
-  return matrixRanker(`reference: EASE (λ ${lambda})`, b, easeScorer(b, lambda));
+export function easeRanker(b: BinaryMatrix, lambda: number, k = DEFAULT_DEPTH): Ranker {
+  return matrixRanker(`reference: EASE (λ ${lambda})`, b, easeScorer(b, lambda), k);
 }
 
 /** The λ values tried on the validation part; published tables find the best of ML sets between 100 and 500. */

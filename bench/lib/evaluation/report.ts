@@ -3,7 +3,8 @@ import type { Protocol } from "./split.js";
 
 export interface EvaluationReport {
   data: string;
-  protocol: Protocol;
+  protocol: Protocol | "given";
+  k: number;
   rows: number;
   items: number;
   trainingInteractions: number;
@@ -20,6 +21,7 @@ const pct = (x: number) => (x * 100).toFixed(1).padStart(8);
 const fixed = (x: number) => x.toFixed(4).padStart(8);
 
 function heldOut(r: EvaluationReport): string {
+  if (r.protocol === "given") return "the published test part (test.txt)";
   if (r.protocol === "random") return "a random 25% of each user's interactions (seeded)";
   return r.holdout < 1 ? `each user's latest ${r.holdout * 100}%` : `each user's latest ${r.holdout}`;
 }
@@ -33,11 +35,11 @@ export function formatReport(r: EvaluationReport): string {
       .join(" ")}`,
     ...Object.entries(r.extra).map(([k, v]) => `${k}: ${v}`),
     "",
-    `${"strategy".padEnd(40)}     P@10     R@10  nDCG@10   MAP@10 coverage fallback`,
+    `${"strategy".padEnd(40)} ${[`P@${r.k}`, `R@${r.k}`, `nDCG@${r.k}`, `MAP@${r.k}`].map((h) => h.padStart(8)).join(" ")} coverage fallback`,
   ];
   for (const { ranker, scores: s } of r.results) {
     lines.push(
-      `${ranker.padEnd(40)} ${fixed(s.precision10)} ${fixed(s.recall10)} ${fixed(s.ndcg10)} ${fixed(s.map10)} ${pct(s.coverage)}% ${pct(s.fallback)}%`,
+      `${ranker.padEnd(40)} ${fixed(s.precision)} ${fixed(s.recall)} ${fixed(s.ndcg)} ${fixed(s.map)} ${pct(s.coverage)}% ${pct(s.fallback)}%`,
     );
   }
   return lines.join("\n");

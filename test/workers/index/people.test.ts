@@ -58,6 +58,15 @@ describe("a user's record beyond their history", () => {
     expect(weightOf("i0")).toBeCloseTo(1, 1);
     expect(items.length).toBe(30);
   });
+
+  it("weighs every item as the latest when the whole history bears one time (a record loaded without times has no order)", () => {
+    const index = new OrgIndex(1, 0);
+    for (let i = 0; i < 12; i++) index.upsertItem(`i${i}`, "place", "active", {}, 0);
+    for (let i = 0; i < 12; i++)
+      index.applyEvent({ userId: "u", itemId: `i${i}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS: 100 }, 100);
+    const { weights } = queryOf(index, index.people.find("u"));
+    expect([...weights]).toEqual(new Array(12).fill(2));
+  });
 });
 
 describe("erasing users from the index", () => {

@@ -74,6 +74,24 @@ describe("closed form (EASE)", () => {
     expect(closedFormFits(50_000, 100_000)).toBeUndefined();
   });
 
+  it("fits the dual form over the users with events only, however many users without any the organisation holds", () => {
+    // 40 users with events among 5,000 upserted ones: the inverse is 40 × 40, and the scores are those without the rest.
+    const active = randomBinary(40, 300, 0.1, 9);
+    const indptr = new Int32Array(5_001);
+    for (let u = 0; u < 5_000; u++) indptr[u + 1] = u % 125 === 124 ? active.indptr[(u + 1) / 125]! : indptr[u]!;
+    const withIdle: SparseRows = { ...active, rows: 5_000, indptr };
+    const idle = trainClosedForm(withIdle, 1)!;
+    const alone = trainClosedForm(active, 1)!;
+    expect(idle.form).toBe("dual");
+    expect(idle.form === "dual" && idle.users).toBe(40);
+    expect(idle.form === "dual" && idle.inverse.length).toBe(40 * 40);
+    const [a, b] = [new Float64Array(300), new Float64Array(300)];
+    closedFormScores(idle, query, weights, a);
+    closedFormScores(alone, query, weights, b);
+    expect(idle.lambda).toBe(alone.lambda);
+    a.forEach((s, j) => expect(s).toBeCloseTo(b[j]!, 6));
+  });
+
   it("chooses a small λ where tastes are sharp and a large one where only popularity speaks", () => {
     const random = seededRandom(11);
     const rows = (pick: (u: number, i: number) => boolean): SparseRows => {

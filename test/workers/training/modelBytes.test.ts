@@ -25,17 +25,28 @@ describe("a model's stored bytes", () => {
     expect(Array.from({ length: read.count }, (_, t) => read.name(t))).toEqual(names);
   });
 
+  it("give back a large catalog's item-item rows and neighbour lists, which a model without vectors cannot rebuild", () => {
+    const matrix = topicMatrix({ items: 2_100, topics: 30, users: 1_600, seed: 5 });
+    const model = trainModel(matrix, new Int32Array(matrix.rows), params);
+    expect(model.itemItem).toBeDefined();
+    expect(model.itemCodes.length).toBe(0);
+    const back = decodeModel(encodeModel({ ...model, names: Array.from({ length: 2_100 }, (_, i) => `i${i}`), interactions: 1 }));
+    expect(back.itemItem).toEqual(model.itemItem);
+    expect(back.neighbours).toEqual(model.neighbours);
+    expect(back.closedForm).toBeUndefined();
+  });
+
   it("refuse bytes of another format or cut short, rather than read them as a model", () => {
     const matrix = topicMatrix({ items: 60, topics: 3, users: 200, seed: 3 });
     const model = trainModel(matrix, new Int32Array(matrix.rows), params);
     const bytes = encodeModel({ ...model, names: Array.from({ length: 60 }, (_, i) => `i${i}`), interactions: 1 });
     expect(() => decodeModel(bytes.subarray(0, bytes.length - 100))).toThrow(/overruns/);
     const header = readHeader(bytes);
-    expect(header.format).toBe(1);
+    expect(header.format).toBe(2);
     const other = bytes.slice();
     // The format number is the header's first value after the map's marker and the key "format".
-    const at = other.indexOf(1, 4 + 8);
-    other[at] = 2;
-    expect(() => readHeader(other)).toThrow(/format 2/);
+    const at = other.indexOf(2, 4 + 8);
+    other[at] = 3;
+    expect(() => readHeader(other)).toThrow(/format 3/);
   });
 });

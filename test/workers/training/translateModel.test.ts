@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { closedFormScores } from "../../../workers/training/closedForm.js";
+import { itemItemScores } from "../../../workers/training/itemItem.js";
 import { seededRandom } from "../../../workers/training/linalg.js";
 import { foldIn, type Model } from "../../../workers/training/model.js";
 import { decodeModel, encodeModel } from "../../../workers/training/modelBytes.js";
@@ -49,6 +50,29 @@ function scoresOf(model: Model, items: Int32Array, weights: Float64Array): Float
 const params = { ...DEFAULT_ALS, factors: 16, iterations: 4, regularization: 5 };
 
 describe("a model loaded from another process", () => {
+  it("ranks by the item-item rows and lists neighbours as the trainer does, under this process's item numbers", () => {
+    const matrix = topicMatrix({ items: 2_100, topics: 30, users: 1_600, seed: 8 });
+    const model = trainModel(matrix, new Int32Array(matrix.rows), params);
+    expect(model.itemItem).toBeDefined();
+    const local = shuffle(2_100, 9);
+    const bytes = encodeModel({ ...model, names: Array.from({ length: 2_100 }, (_, i) => `item-${i}`), interactions: 1 });
+    const here = translateModel(decodeModel(bytes), local, 1_600);
+    const q = query(local, [2, 40, 77, 1_500]);
+    const [expected, got] = [new Float64Array(2_100), new Float64Array(2_100)];
+    const touched = new Int32Array(2_100);
+    itemItemScores(model.itemItem!, q.trainer, q.weights, expected, touched);
+    itemItemScores(here.itemItem!, q.here, q.weights, got, touched);
+    for (let t = 0; t < 2_100; t++) expect(got[local[t]!]).toBe(expected[t]);
+    expect(expected.some((s) => s > 0)).toBe(true);
+    const listOf = (m: Model, item: number) => {
+      const out: [number, number][] = [];
+      for (let k = item * m.neighbours!.perItem; m.neighbours!.slots[k] !== END && out.length < m.neighbours!.perItem; k++)
+        out.push([slotItem(m.neighbours!.slots[k]!), slotCosine(m.neighbours!.slots[k]!)]);
+      return out;
+    };
+    for (const t of [2, 40, 1_500]) expect(listOf(here, local[t]!)).toEqual(listOf(model, t).map(([b, c]) => [local[b]!, c]));
+  });
+
   it("scores every item with EASE's primal weights as the trainer does, under this process's item numbers", () => {
     const matrix = topicMatrix({ items: 60, topics: 3, users: 200, seed: 3 });
     const model = trainModel(matrix, new Int32Array(matrix.rows), params);
