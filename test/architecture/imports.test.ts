@@ -152,19 +152,3 @@ describe("the import graph", () => {
     expect(cyclesOf(g)).toEqual([["a", "b", "c"], ["e"]]);
   });
 });
-
-/**
- * The text store's WebAssembly memory leaves on a branch of its own (issue 35); these files are what remains
- * of WebAssembly until it lands, and nothing else may use it.
- */
-const WEBASSEMBLY_LEAVING = ["workers/index/textStore.ts", "workers/index/textArena.ts", "workers/wasm/module.ts"];
-
-describe("the engine", () => {
-  it("uses no WebAssembly: no WebAssembly API, no module bytes, nothing under workers/wasm/", () => {
-    const users = files.filter((file) => {
-      const text = readFileSync(join(ROOT, file), "utf8");
-      return /\bWebAssembly\b|\\0asm|0x00,\s*0x61,\s*0x73,\s*0x6d|wasm\/module/.test(text) || file.startsWith("workers/wasm/");
-    });
-    expect(users.filter((file) => !WEBASSEMBLY_LEAVING.includes(file))).toEqual([]);
-  });
-});
