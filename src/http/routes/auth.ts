@@ -1,9 +1,10 @@
+import type { z } from "zod";
 import { AppError } from "../../errors.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { clearedSessionCookie, sessionCookie } from "../../auth/sessionCookie.js";
 import { acceptInvitation, AcceptInvitationSchema } from "../../accounts/invitations.js";
 import { confirmPasswordReset, PasswordResetConfirmSchema, PasswordResetRequestSchema, requestPasswordReset } from "../../accounts/password.js";
-import { login, LoginSchema, register, RegisterSchema } from "../../accounts/registration.js";
+import { login, LoginSchema, register, RegisterSchema, type SessionData } from "../../accounts/registration.js";
 import { logout } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
@@ -21,6 +22,28 @@ async function limitByIp(s: Services, ctx: RequestContext): Promise<void> {
   }
 }
 
+/** A route that signs in: limited per client IP, its body parsed, the answer's session also set as the cookie. */
+function signingIn<T>(
+  s: Services,
+  pattern: string,
+  schema: z.ZodType<T>,
+  status: 200 | 201,
+  message: string,
+  signIn: (input: T, ctx: RequestContext) => Promise<SessionData>,
+): Route {
+  return {
+    method: "POST",
+    pattern,
+    body: "json",
+    handler: async (ctx) => {
+      await limitByIp(s, ctx);
+      const data = await signIn(await parseBody(ctx, schema), ctx);
+      ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
+      return { status, message, data };
+    },
+  };
+}
+
 export function authRoutes(s: Services): Route[] {
   const signIn = {
     pool: s.pool,
@@ -31,30 +54,8 @@ export function authRoutes(s: Services): Route[] {
   };
   const passwordDeps = { pool: s.pool, passwords: s.passwords, throttle: s.loginThrottle };
   return [
-    {
-      method: "POST",
-      pattern: "/auth/register",
-      body: "json",
-      handler: async (ctx) => {
-        await limitByIp(s, ctx);
-        const input = await parseBody(ctx, RegisterSchema);
-        const data = await register(signIn, input);
-        ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
-        return { status: 201, message: "organisation registered", data };
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/auth/login",
-      body: "json",
-      handler: async (ctx) => {
-        await limitByIp(s, ctx);
-        const input = await parseBody(ctx, LoginSchema);
-        const data = await login(signIn, input, ctx.ip);
-        ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
-        return { status: 200, message: "logged in", data };
-      },
-    },
+    signingIn(s, "/auth/register", RegisterSchema, 201, "organisation registered", (input) => register(signIn, input)),
+    signingIn(s, "/auth/login", LoginSchema, 200, "logged in", (input, ctx) => login(signIn, input, ctx.ip)),
     {
       // Ends the session the token (or cookie) belongs to, in every process, and clears the cookie. A request
       // without a valid token has no session left to end: it still gets the cookie cleared.
@@ -67,18 +68,9 @@ export function authRoutes(s: Services): Route[] {
         return { status: 200, message: "logged out", data: null };
       },
     },
-    {
-      method: "POST",
-      pattern: "/auth/invitations/accept",
-      body: "json",
-      handler: async (ctx) => {
-        await limitByIp(s, ctx);
-        const input = await parseBody(ctx, AcceptInvitationSchema);
-        const data = await acceptInvitation(signIn, input, ctx.ip);
-        ctx.headers.push(["set-cookie", sessionCookie(data.token, s.config.COOKIE_SECURE)]);
-        return { status: 201, message: "invitation accepted; signed in", data };
-      },
-    },
+    signingIn(s, "/auth/invitations/accept", AcceptInvitationSchema, 201, "invitation accepted; signed in", (input, ctx) =>
+      acceptInvitation(signIn, input, ctx.ip),
+    ),
     {
       method: "POST",
       pattern: "/auth/password-reset",
