@@ -96,34 +96,70 @@ export function userStrengths(index: OrgIndex, u: number): { items: number[]; st
  * where its arbitrary order would otherwise favour whichever items were listed last.
  */
 export function queryOf(index: OrgIndex, u: number): { items: Int32Array; weights: Float64Array } {
-  const perItem = sumStrengths(index, u, new Map());
+  const touched = strengthsOf(index, u);
   const h = index.people.history;
-  const latest: number[] = [];
-  const ranks: number[] = [];
-  const placed = new Set<number>();
+  const { key, time } = h.cols;
   const start = h.start(u);
   const end = start + h.size(u);
   let ordered = false;
-  for (let k = start + 1; k < end && !ordered; k++) ordered = h.cols.time[k] !== h.cols.time[start];
+  for (let k = start + 1; k < end && !ordered; k++) ordered = time[k] !== time[start];
+  // The latest items, newest first, each once: marked placed by setting its sum to NaN.
+  let latest = 0;
   for (let k = end - 1; k >= start; k--) {
-    const item = h.cols.key[k]!;
-    if (placed.has(item) || !(perItem.get(item)! > 0)) continue;
-    placed.add(item);
-    ranks.push(ordered ? latest.length : 0);
-    latest.push(item);
+    const item = key[k]!;
+    if (!(query.sums[item]! > 0)) continue;
+    query.sums[item] = NaN;
+    query.latest = ensureLength(query.latest, latest + 1);
+    query.latest[latest++] = item;
   }
-  const items: number[] = [];
-  const weights: number[] = [];
-  for (const [item, strength] of perItem) {
-    if (strength <= 0 || placed.has(item)) continue;
-    items.push(item);
-    weights.push(1);
+  let count = 0;
+  for (let t = 0; t < touched; t++) if (query.sums[query.order[t]!]! > 0) count++;
+  const items = new Int32Array(count + latest);
+  const weights = new Float64Array(count + latest);
+  let n = 0;
+  for (let t = 0; t < touched; t++) {
+    const item = query.order[t]!;
+    if (query.sums[item]! > 0) {
+      items[n] = item;
+      weights[n++] = 1;
+    }
+    query.sums[item] = NaN;
   }
-  for (let k = latest.length - 1; k >= 0; k--) {
-    items.push(latest[k]!);
-    weights.push(1 + RECENT_BOOST * 2 ** (-ranks[k]! / RECENT_HALF_LIFE));
+  for (let r = latest - 1; r >= 0; r--) {
+    items[n] = query.latest[r]!;
+    weights[n++] = 1 + RECENT_BOOST * 2 ** (-(ordered ? r : 0) / RECENT_HALF_LIFE);
   }
-  return { items: Int32Array.from(items), weights: Float64Array.from(weights) };
+  return { items, weights };
+}
+
+/**
+ * Scratch of queryOf (one thread ranks one request at a time): a dense per-item sum (NaN while untouched), the
+ * items touched in first-touch order, and the latest items; no Map, Set or array is built per request.
+ */
+const query = { sums: new Float64Array(0), order: new Int32Array(256), latest: new Int32Array(256) };
+
+/** Sums user u's strengths into query.sums (the items before their history, then it); returns how many items. */
+function strengthsOf(index: OrgIndex, u: number): number {
+  if (query.sums.length < index.catalog.size) query.sums = ensureLength(query.sums, index.catalog.size, NaN);
+  const sums = query.sums;
+  let touched = 0;
+  const e = index.people.earlier;
+  const h = index.people.history;
+  for (const [rows, from, to] of [
+    [e, e.start(u), e.start(u) + e.size(u)],
+    [h, h.start(u), h.start(u) + h.size(u)],
+  ] as const) {
+    const { key, value } = rows.cols;
+    for (let k = from; k < to; k++) {
+      const item = key[k]!;
+      if (Number.isNaN(sums[item]!)) {
+        query.order = ensureLength(query.order, touched + 1);
+        query.order[touched++] = item;
+        sums[item] = value[k]!;
+      } else sums[item]! += value[k]!;
+    }
+  }
+  return touched;
 }
 
 /** How much more a user's latest items say than their older ones, and over how many items that fades by half. */
