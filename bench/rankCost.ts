@@ -45,8 +45,8 @@ for (const e of syntheticEvents(spec)) {
 }
 console.error(`${specLine(spec)}: index replayed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 t = performance.now();
-const { matrix, userVersions } = trainingSet(index);
-index.model = trainModel(matrix, userVersions, DEFAULT_ALS);
+const { matrix, userVersions, recency } = trainingSet(index);
+index.model = trainModel(matrix, userVersions, DEFAULT_ALS, undefined, process.env.BENCH_USER_TOP === "0" ? undefined : recency);
 console.error(`model trained in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
 const random = seededRandom(7);
@@ -60,7 +60,6 @@ for (const strategy of strategies) {
         strategy,
         limit: LIMIT,
         page: 1,
-        exclude_seen: false,
         fields: [],
         ...(USER_STRATEGIES.has(strategy) ? { user_id: userId(Math.floor(random() * spec.users)) } : { context_item_id: itemId(Math.floor(random() * spec.items)) }),
       } as never),

@@ -179,7 +179,8 @@ export class Shard {
         m.rowOf.byteLength * 2 +
         m.userVectors.byteLength +
         m.itemGram.byteLength +
-        (m.itemItem ? m.itemItem.rowStart.byteLength + m.itemItem.neighbours.byteLength + m.itemItem.weights.byteLength : 0)
+        (m.itemItem ? m.itemItem.rowStart.byteLength + m.itemItem.neighbours.byteLength + m.itemItem.weights.byteLength : 0) +
+        (m.userTop ? m.userTop.items.byteLength + m.userTop.scores.byteLength + m.userTop.counts.byteLength : 0)
       : 0;
     return {
       items: index.catalog.size,

@@ -1,6 +1,5 @@
 import type { OrgIndex } from "../index/orgIndex.js";
-import type { SparseRows } from "../training/als.js";
-import { TrainingSetBuilder } from "../training/trainingSet.js";
+import { TrainingSetBuilder, type TrainingSet } from "../training/trainingSet.js";
 
 /** Time the shard gives the training set at a stretch before it answers the requests that came meanwhile. */
 const SLICE_MS = 2;
@@ -16,7 +15,7 @@ export async function trainingSetInSlices(
   index: OrgIndex,
   pause: () => Promise<void> = nextTurn,
   sliceMs = SLICE_MS,
-): Promise<{ matrix: SparseRows; userVersions: Int32Array }> {
+): Promise<TrainingSet> {
   const builder = new TrainingSetBuilder(index);
   let sliceStart = performance.now();
   for (let more = true; more;) {

@@ -218,7 +218,7 @@ export class TrainingScheduler {
       // Built a slice at a time between rank requests; events applied meanwhile count as new ones (some are in it).
       const counted = index.eventsSinceTraining;
       const setStarted = performance.now();
-      const { matrix, userVersions } = await trainingSetInSlices(index);
+      const { matrix, userVersions, recency } = await trainingSetInSlices(index);
       const setMs = performance.now() - setStarted;
       s.trainedOn = matrix.indptr[matrix.rows]!;
       index.eventsSinceTraining -= counted;
@@ -226,7 +226,7 @@ export class TrainingScheduler {
       if (s.trainedOn === 0) return;
       const names = shared ? index.catalog.ids.names.slice(0, matrix.cols) : [];
       const share = shared ? { names, interactions: s.trainedOn } : null;
-      const { model, stored } = await this.run({ kind: "train", matrix, userVersions, params: this.settings.params, share });
+      const { model, stored } = await this.run({ kind: "train", matrix, userVersions, recency, params: this.settings.params, share });
       // A turn of the event loop before the swap (prepareSearch says why).
       const prepareStarted = performance.now();
       await prepareSearch(model);
@@ -270,7 +270,7 @@ export class TrainingScheduler {
       trainer.once("exit", (code) => reject(new Error(`the training thread exited (code ${code}) before answering`)));
       if (job.kind === "translate") return trainer.postMessage(job, [job.bytes.buffer, job.local.buffer] as ArrayBuffer[]);
       const m = job.matrix;
-      trainer.postMessage(job, [m.indptr.buffer, m.indices.buffer, m.values.buffer, job.userVersions.buffer] as ArrayBuffer[]);
+      trainer.postMessage(job, [m.indptr.buffer, m.indices.buffer, m.values.buffer, job.userVersions.buffer, job.recency.buffer] as ArrayBuffer[]);
     });
   }
 

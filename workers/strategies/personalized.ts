@@ -3,7 +3,8 @@ import { closedFormScores, dualScores, userSide } from "../training/closedForm.j
 import { itemItemScores, type ItemItem } from "../training/itemItem.js";
 import type { Model } from "../training/model.js";
 import { foldIn } from "../training/model.js";
-import { queryOf, userStrengths } from "../training/trainingSet.js";
+import { QUERY_MAX_ITEMS, queryOf, userStrengths } from "../training/trainingSet.js";
+import type { UserTop } from "../training/userTop.js";
 import { searchVectors } from "../vectors/search.js";
 import { TopK } from "../vectors/topK.js";
 import { popular } from "./global.js";
@@ -89,11 +90,6 @@ function byClosedForm(ctx: RankContext, model: ClosedForm): TopK | undefined {
   return top;
 }
 
-/**
- * A query reads at most this many of the user's items (their latest: queryOf lists them oldest first), so that
- * its cost is bounded by QUERY_MAX_ITEMS rows of the item-item model whatever the user's record holds.
- */
-export const QUERY_MAX_ITEMS = 1_024;
 /** Items the item-item query touched, and their scores (zero again after each query). */
 let touched = new Int32Array(0);
 let sums = new Float64Array(0);
@@ -104,14 +100,13 @@ let sums = new Float64Array(0);
  * catalog's size.
  */
 function byItemItem(ctx: RankContext, model: ItemItem): TopK | undefined {
-  const query = queryOf(ctx.index, ctx.user);
+  const query = queryOf(ctx.index, ctx.user, QUERY_MAX_ITEMS);
   if (query.items.length === 0) return undefined;
-  const from = Math.max(0, query.items.length - QUERY_MAX_ITEMS);
   if (sums.length < model.items) {
     sums = new Float64Array(model.items);
     touched = new Int32Array(model.items);
   }
-  const count = itemItemScores(model, query.items.subarray(from), query.weights.subarray(from), sums, touched);
+  const count = itemItemScores(model, query.items, query.weights, sums, touched);
   const top = new TopK(ctx.want);
   for (let t = 0; t < count; t++) {
     const j = touched[t]!;
@@ -123,12 +118,39 @@ function byItemItem(ctx: RankContext, model: ItemItem): TopK | undefined {
 }
 
 /**
+ * The user's list kept from training (userTop.ts), read while it stands for their current history and the
+ * request leaves their own items out: its first `want` eligible items are what byItemItem would rank. Undefined
+ * when it cannot answer: no list, a moved-on history, or too many of its items ineligible for a full page.
+ */
+function byUserTop(ctx: RankContext, model: Model, lists: UserTop): Sorted | undefined {
+  const u = ctx.user;
+  if (!ctx.req.excludeSeen || u >= model.userCount || model.userVersions[u] !== ctx.index.people.version[u]) return undefined;
+  const count = lists.counts[u]!;
+  if (count < 0) return undefined;
+  const items = new Int32Array(Math.min(ctx.want, count));
+  const scores = new Float64Array(items.length);
+  let n = 0;
+  const start = u * lists.perUser;
+  // Read in the list's order (the query's, in full precision); the scores kept are rounded for the answer only.
+  for (let k = start; k < start + count && n < ctx.want; k++) {
+    const j = lists.items[k]!;
+    if (!ctx.eligible(j)) continue;
+    items[n] = j;
+    scores[n++] = lists.scores[k]!;
+  }
+  // A full list that ran out of eligible items may have left better ones out; a shorter one held them all.
+  if (n < ctx.want && count === lists.perUser) return undefined;
+  return { items: items.subarray(0, n), scores: scores.subarray(0, n) };
+}
+
+type Sorted = { items: Int32Array; scores: Float64Array };
+
+/**
  * The item-item ranking, followed by popular items when the user's rows reach fewer items than the page needs (a
  * user of one rarely co-occurring item), so that the page is full; those come after, with score 0 and reason
  * `popular`.
  */
-function filledWithPopular(ctx: RankContext, top: TopK): Ranking {
-  const { items, scores } = top.sorted();
+function filledWithPopular(ctx: RankContext, { items, scores }: Sorted): Ranking {
   if (items.length >= ctx.want) return { items, scores, reasons: "collaborative" };
   const more = popular.run(ctx);
   const taken = new Set(items);
@@ -156,8 +178,8 @@ export const personalized: StrategyFn = (ctx) => {
   let top: TopK | undefined;
   if (model.closedForm) top = byClosedForm(ctx, model.closedForm);
   else if (model.itemItem) {
-    top = byItemItem(ctx, model.itemItem);
-    return top && top.size > 0 ? filledWithPopular(ctx, top) : undefined;
+    const ranked = (model.userTop && byUserTop(ctx, model, model.userTop)) ?? byItemItem(ctx, model.itemItem)?.sorted();
+    return ranked && ranked.items.length > 0 ? filledWithPopular(ctx, ranked) : undefined;
   } else {
     const v = userVector(ctx, model);
     if (v) top = searchVectors(model, v, ctx.want, ctx.eligible, { cosine: false });

@@ -4,6 +4,7 @@ import type { ClosedForm } from "./closedForm.js";
 import type { ItemItem } from "./itemItem.js";
 import type { Ivf } from "./ivf.js";
 import type { NeighbourTable } from "./neighbourSlots.js";
+import type { UserTop } from "./userTop.js";
 import { choleskySolve } from "./linalg.js";
 
 /** What training produces for one organisation; swapped into its index whole. */
@@ -36,6 +37,8 @@ export interface Model {
   closedForm: ClosedForm | undefined;
   /** Normalised item-item co-occurrence, where no closed form fits: `personalized` ranks by it then. */
   itemItem: ItemItem | undefined;
+  /** Each user's best items by itemItem, as trained (userTop.ts); undefined for other models and translated ones. */
+  userTop: UserTop | undefined;
   trainedAt: number;
   trainingMs: number;
 }

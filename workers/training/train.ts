@@ -6,6 +6,8 @@ import { buildIvf } from "./ivf.js";
 import { gram } from "./linalg.js";
 import type { Model } from "./model.js";
 import { neighbourTable } from "./neighbours.js";
+import { fitUserTop } from "./userTop.js";
+import { QUERY_MAX_ITEMS } from "./trainingSet.js";
 
 /**
  * Below this many items a query scores every item; above, it probes the IVF cells. Cells are clustered by direction,
@@ -19,10 +21,17 @@ export const EXHAUSTIVE_MAX_ITEMS = 20_000;
  * (search order, int8 codes, Gram matrix, IVF cells, neighbour lists by cosine of the vectors). Beyond: the
  * item-item model and its similarity lists, without factors (docs/recommender.md, Quality, says why).
  */
-export function trainModel(matrix: SparseRows, userVersions: Int32Array, params: AlsParams, progress?: (it: number) => void): Model {
+export function trainModel(
+  matrix: SparseRows,
+  userVersions: Int32Array,
+  params: AlsParams,
+  progress?: (it: number) => void,
+  /** The training set's recency codes: with them, an item-item model keeps each user's best items (userTop.ts). */
+  recency?: Uint16Array,
+): Model {
   const started = performance.now();
   const binary = binaryPattern(matrix);
-  if (!closedFormFits(binary.rows, binary.cols)) return itemItemModel(binary, matrix, userVersions, params, started);
+  if (!closedFormFits(binary.rows, binary.cols)) return itemItemModel(binary, matrix, userVersions, params, started, recency);
   return trainFactorModel(matrix, userVersions, params, progress, started);
 }
 
@@ -56,6 +65,7 @@ export function trainFactorModel(
     neighbours: undefined,
     closedForm: trainClosedForm(matrix, params.seed),
     itemItem: undefined,
+    userTop: undefined,
     trainedAt: 0,
     trainingMs: 0,
   };
@@ -69,7 +79,14 @@ export function trainFactorModel(
  * A model of item-item rows and similarity lists only: its vector fields are empty (hasVectors is false), so
  * nothing searches or folds in vectors for it.
  */
-function itemItemModel(binary: SparseRows, matrix: SparseRows, userVersions: Int32Array, params: AlsParams, started: number): Model {
+function itemItemModel(
+  binary: SparseRows,
+  matrix: SparseRows,
+  userVersions: Int32Array,
+  params: AlsParams,
+  started: number,
+  recency: Uint16Array | undefined,
+): Model {
   const { rows, similar } = fitItemItem(binary);
   return {
     params,
@@ -87,6 +104,7 @@ function itemItemModel(binary: SparseRows, matrix: SparseRows, userVersions: Int
     neighbours: similar,
     closedForm: undefined,
     itemItem: rows,
+    userTop: recency && fitUserTop(rows, matrix, recency, QUERY_MAX_ITEMS),
     trainedAt: Date.now(),
     trainingMs: performance.now() - started,
   };

@@ -3,23 +3,119 @@ import type { OrgIndex } from "../index/orgIndex.js";
 import type { SparseRows } from "./als.js";
 
 /**
- * The user × item strength matrix the model learns from: each user's whole record (their history and the items
- * before it), weights summed per item (negative events subtract). Nothing fades with age here: a clock-based
- * fade left an organisation whose history is older than a few months with nothing to learn from, and on
- * MovieLens any fade in the fit cost accuracy on both protocols (docs/recommender.md, Quality). Recency enters
- * at query time instead (queryOf). Items and users keep the index's interned ids.
+ * What training learns from: the user × item strength matrix, each user's whole record (their history and the
+ * items before it) with weights summed per item (negative events subtract), and beside each entry its recency
+ * code (see `recencyWeight`), which the item-item model's per-user lists (userTop.ts) weigh queries by. Nothing
+ * fades with age in the matrix: a clock-based fade left an organisation whose history is older than a few
+ * months with nothing to learn from, and on MovieLens any fade in the fit cost accuracy on both protocols
+ * (docs/recommender.md, Quality). Recency enters at query time instead. Items and users keep the index's ids.
  */
-export function trainingSet(index: OrgIndex): { matrix: SparseRows; userVersions: Int32Array } {
+export interface TrainingSet {
+  matrix: SparseRows;
+  userVersions: Int32Array;
+  /** Per entry of matrix.indices: the item's recency code in its user's record. */
+  recency: Uint16Array;
+}
+
+export function trainingSet(index: OrgIndex): TrainingSet {
   const builder = new TrainingSetBuilder(index);
   while (builder.addUser());
   return builder.finish();
 }
 
+/** How much more a user's latest items say than their older ones, and over how many items that fades by half. */
+export const RECENT_BOOST = 1;
+export const RECENT_HALF_LIFE = 5;
+/** The recency code of an item the user has only before their kept history (weight 1). */
+export const NOT_RECENT = 0xffff;
+
+/**
+ * A query weight from a recency code r, the number of distinct items the user touched since (0: the latest):
+ * 1 + RECENT_BOOST·2^(−r/RECENT_HALF_LIFE), recency relative to the user's own activity, not to the clock, so a
+ * user who comes back after a year is read by what they did last. Codes are capped below NOT_RECENT, where the
+ * weight is 1 to the last bit anyway.
+ */
+export function recencyWeight(code: number): number {
+  return code === NOT_RECENT ? 1 : 1 + RECENT_BOOST * 2 ** (-code / RECENT_HALF_LIFE);
+}
+
+/**
+ * Reads one user's row: their positive items in the order first touched (the items before their history, then
+ * it), each with its summed strength and recency code. A history whose events all bear one time (a record loaded
+ * without times, such as a published split) has no order: all its items get code 0, where its arbitrary order
+ * would otherwise favour whichever items were listed last. Training and every query read rows through this one
+ * reader, so a query sums a user's item rows in the same order as the per-user lists made at training did, and
+ * gets the same scores to the last bit. Dense per-item scratch (NaN while untouched): nothing is allocated per row.
+ */
+export class RowReader {
+  items = new Int32Array(256);
+  strengths = new Float64Array(256);
+  codes = new Uint16Array(256);
+  /** Items in the row just read. */
+  size = 0;
+  private sums = new Float64Array(0);
+  private ranks = new Int32Array(0);
+  private order = new Int32Array(256);
+
+  read(index: OrgIndex, u: number): void {
+    const size = index.catalog.size;
+    if (this.sums.length < size) {
+      this.sums = ensureLength(this.sums, size, NaN);
+      this.ranks = ensureLength(this.ranks, size, -1);
+    }
+    const { sums, ranks } = this;
+    let touched = 0;
+    const e = index.people.earlier;
+    const h = index.people.history;
+    for (const [rows, from, to] of [
+      [e, e.start(u), e.start(u) + e.size(u)],
+      [h, h.start(u), h.start(u) + h.size(u)],
+    ] as const) {
+      const { key, value } = rows.cols;
+      for (let k = from; k < to; k++) {
+        const item = key[k]!;
+        if (Number.isNaN(sums[item]!)) {
+          this.order = ensureLength(this.order, touched + 1);
+          this.order[touched++] = item;
+          sums[item] = value[k]!;
+        } else sums[item]! += value[k]!;
+      }
+    }
+    const { key, time } = h.cols;
+    const start = h.start(u);
+    const end = start + h.size(u);
+    let ordered = false;
+    for (let k = start + 1; k < end && !ordered; k++) ordered = time[k] !== time[start];
+    let latest = 0;
+    for (let k = end - 1; k >= start; k--) {
+      const item = key[k]!;
+      if (sums[item]! > 0 && ranks[item] === -1) ranks[item] = ordered ? latest++ : 0;
+    }
+    let n = 0;
+    for (let t = 0; t < touched; t++) {
+      const item = this.order[t]!;
+      const strength = sums[item]!;
+      const rank = ranks[item]!;
+      sums[item] = NaN;
+      ranks[item] = -1;
+      if (!(strength > 0)) continue;
+      if (n === this.items.length) {
+        this.items = ensureLength(this.items, n + 1);
+        this.strengths = ensureLength(this.strengths, n + 1);
+        this.codes = ensureLength(this.codes, n + 1);
+      }
+      this.items[n] = item;
+      this.strengths[n] = strength;
+      this.codes[n++] = rank === -1 ? NOT_RECENT : Math.min(rank, NOT_RECENT - 1);
+    }
+    this.size = n;
+  }
+}
+
 /**
  * Builds trainingSet() one user at a time, so that a caller may stop between users (the shard answers requests
  * in between: workers/recommender/trainingRows.ts). Each user's version is read with their row, so events applied
- * between two users are either in a user's row and version or in neither. Sums go through a dense per-item
- * accumulator (NaN while untouched) instead of a Map per user, which leaves no garbage behind.
+ * between two users are either in a user's row and version or in neither.
  */
 export class TrainingSetBuilder {
   private readonly users: number;
@@ -27,152 +123,82 @@ export class TrainingSetBuilder {
   private readonly userVersions: Int32Array;
   private indices = new Int32Array(1024);
   private values = new Float32Array(1024);
+  private recency = new Uint16Array(1024);
   private n = 0;
   private u = 0;
-  private sums: Float64Array;
-  private order = new Int32Array(256);
+  private readonly row = new RowReader();
 
   constructor(private readonly index: OrgIndex) {
     this.users = index.people.ids.size;
     this.indptr = new Int32Array(this.users + 1);
     this.userVersions = new Int32Array(this.users);
-    this.sums = new Float64Array(Math.max(1, index.catalog.size)).fill(NaN);
   }
 
   /** Adds the next user's row; false once every user is in. */
   addUser(): boolean {
     if (this.u === this.users) return false;
-    const { people, catalog } = this.index;
     const u = this.u++;
-    // Items interned since the start (events applied between users) widen the accumulator.
-    const sums = (this.sums = ensureLength(this.sums, catalog.size, NaN));
-    let touched = 0;
-    const add = (item: number, weight: number) => {
-      if (Number.isNaN(sums[item]!)) {
-        this.order = ensureLength(this.order, touched + 1);
-        this.order[touched++] = item;
-        sums[item] = weight;
-      } else sums[item]! += weight;
-    };
-    const e = people.earlier;
-    for (let k = e.start(u), end = e.start(u) + e.size(u); k < end; k++) add(e.cols.key[k]!, e.cols.value[k]!);
-    const h = people.history;
-    for (let k = h.start(u), end = h.start(u) + h.size(u); k < end; k++) add(h.cols.key[k]!, h.cols.value[k]!);
-    for (let t = 0; t < touched; t++) {
-      const item = this.order[t]!;
-      const strength = sums[item]!;
-      sums[item] = NaN;
-      if (strength <= 0) continue;
-      this.indices = ensureLength(this.indices, this.n + 1);
-      this.values = ensureLength(this.values, this.n + 1);
-      this.indices[this.n] = item;
-      this.values[this.n++] = strength;
-    }
-    this.indptr[u + 1] = this.n;
-    this.userVersions[u] = people.version[u]!;
+    const row = this.row;
+    row.read(this.index, u);
+    const end = this.n + row.size;
+    this.indices = ensureLength(this.indices, end);
+    this.values = ensureLength(this.values, end);
+    this.recency = ensureLength(this.recency, end);
+    this.indices.set(row.items.subarray(0, row.size), this.n);
+    this.values.set(row.strengths.subarray(0, row.size), this.n);
+    this.recency.set(row.codes.subarray(0, row.size), this.n);
+    this.n = end;
+    this.indptr[u + 1] = end;
+    this.userVersions[u] = this.index.people.version[u]!;
     return true;
   }
 
-  finish(): { matrix: SparseRows; userVersions: Int32Array } {
+  finish(): TrainingSet {
     const { users, indptr, n } = this;
     return {
       matrix: { rows: users, cols: this.index.catalog.size, indptr, indices: this.indices.slice(0, n), values: this.values.slice(0, n) },
       userVersions: this.userVersions,
+      recency: this.recency.slice(0, n),
     };
   }
 }
 
-/** A user's current strengths per item, the same way (for fold-in at request time). */
-export function userStrengths(index: OrgIndex, u: number): { items: number[]; strengths: number[] } {
-  const perItem = sumStrengths(index, u, new Map());
-  return { items: [...perItem.keys()], strengths: [...perItem.values()] };
+/**
+ * A query reads at most this many of the user's items (their latest), so that its cost is bounded by
+ * QUERY_MAX_ITEMS rows of the item-item model whatever the user's record holds.
+ */
+export const QUERY_MAX_ITEMS = 1_024;
+
+/** The row reader of requests (one thread ranks one request at a time). */
+const requestRow = new RowReader();
+
+/** A user's current strengths per item, read as training reads them (for fold-in at request time). */
+export function userStrengths(index: OrgIndex, u: number): { items: Int32Array; strengths: Float64Array } {
+  requestRow.read(index, u);
+  return { items: requestRow.items.slice(0, requestRow.size), strengths: requestRow.strengths.slice(0, requestRow.size) };
 }
 
 /**
- * A user's positive items, latest last, each weighted 1 + RECENT_BOOST·2^(−r/RECENT_HALF_LIFE) where r counts the
- * distinct items they touched since (0: the latest): recency relative to the user's own activity, not to the
- * clock, so a user who comes back after a year is read by what they did last. A history whose events all bear one
- * time (a record loaded without times, such as a published split) has no order: all its items weigh as the latest,
- * where its arbitrary order would otherwise favour whichever items were listed last.
+ * A user's positive items in their row's order, each weighted by recencyWeight: the query of `personalized`.
+ * At most `max` items: then the latest `max` (lowest recency codes; among equal codes, the later in the row).
  */
-export function queryOf(index: OrgIndex, u: number): { items: Int32Array; weights: Float64Array } {
-  const touched = strengthsOf(index, u);
-  const h = index.people.history;
-  const { key, time } = h.cols;
-  const start = h.start(u);
-  const end = start + h.size(u);
-  let ordered = false;
-  for (let k = start + 1; k < end && !ordered; k++) ordered = time[k] !== time[start];
-  // The latest items, newest first, each once: marked placed by setting its sum to NaN.
-  let latest = 0;
-  for (let k = end - 1; k >= start; k--) {
-    const item = key[k]!;
-    if (!(query.sums[item]! > 0)) continue;
-    query.sums[item] = NaN;
-    query.latest = ensureLength(query.latest, latest + 1);
-    query.latest[latest++] = item;
-  }
-  let count = 0;
-  for (let t = 0; t < touched; t++) if (query.sums[query.order[t]!]! > 0) count++;
-  const items = new Int32Array(count + latest);
-  const weights = new Float64Array(count + latest);
-  let n = 0;
-  for (let t = 0; t < touched; t++) {
-    const item = query.order[t]!;
-    if (query.sums[item]! > 0) {
-      items[n] = item;
-      weights[n++] = 1;
-    }
-    query.sums[item] = NaN;
-  }
-  for (let r = latest - 1; r >= 0; r--) {
-    items[n] = query.latest[r]!;
-    weights[n++] = 1 + RECENT_BOOST * 2 ** (-(ordered ? r : 0) / RECENT_HALF_LIFE);
+export function queryOf(index: OrgIndex, u: number, max = Infinity): { items: Int32Array; weights: Float64Array } {
+  const row = requestRow;
+  row.read(index, u);
+  const kept = row.size <= max ? undefined : latestOf(row.codes, row.size, max);
+  const n = kept ? kept.length : row.size;
+  const items = new Int32Array(n);
+  const weights = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const at = kept ? kept[k]! : k;
+    items[k] = row.items[at]!;
+    weights[k] = recencyWeight(row.codes[at]!);
   }
   return { items, weights };
 }
 
-/**
- * Scratch of queryOf (one thread ranks one request at a time): a dense per-item sum (NaN while untouched), the
- * items touched in first-touch order, and the latest items; no Map, Set or array is built per request.
- */
-const query = { sums: new Float64Array(0), order: new Int32Array(256), latest: new Int32Array(256) };
-
-/** Sums user u's strengths into query.sums (the items before their history, then it); returns how many items. */
-function strengthsOf(index: OrgIndex, u: number): number {
-  if (query.sums.length < index.catalog.size) query.sums = ensureLength(query.sums, index.catalog.size, NaN);
-  const sums = query.sums;
-  let touched = 0;
-  const e = index.people.earlier;
-  const h = index.people.history;
-  for (const [rows, from, to] of [
-    [e, e.start(u), e.start(u) + e.size(u)],
-    [h, h.start(u), h.start(u) + h.size(u)],
-  ] as const) {
-    const { key, value } = rows.cols;
-    for (let k = from; k < to; k++) {
-      const item = key[k]!;
-      if (Number.isNaN(sums[item]!)) {
-        query.order = ensureLength(query.order, touched + 1);
-        query.order[touched++] = item;
-        sums[item] = value[k]!;
-      } else sums[item]! += value[k]!;
-    }
-  }
-  return touched;
-}
-
-/** How much more a user's latest items say than their older ones, and over how many items that fades by half. */
-export const RECENT_BOOST = 1;
-export const RECENT_HALF_LIFE = 5;
-
-/** Fills `into` (cleared first) with user u's summed weight per item: the items before their history, then it. */
-function sumStrengths(index: OrgIndex, u: number, into: Map<number, number>): Map<number, number> {
-  into.clear();
-  const e = index.people.earlier;
-  for (let k = e.start(u); k < e.start(u) + e.size(u); k++) into.set(e.cols.key[k]!, e.cols.value[k]!);
-  const h = index.people.history;
-  const start = h.start(u);
-  for (let k = start; k < start + h.size(u); k++) into.set(h.cols.key[k]!, (into.get(h.cols.key[k]!) ?? 0) + h.cols.value[k]!);
-  return into;
+/** Positions of the `max` latest entries (by code, later position first among equals), in row order. */
+export function latestOf(codes: Uint16Array, size: number, max: number): Int32Array {
+  const positions = Int32Array.from({ length: size }, (_, k) => k).sort((a, b) => codes[a]! - codes[b]! || b - a);
+  return positions.subarray(0, max).sort();
 }

@@ -9,12 +9,15 @@ import type { Model } from "./model.js";
 import { neighbourTable } from "./neighbours.js";
 import { trainModel } from "./train.js";
 import { translateModel } from "./translateModel.js";
+import { userTopBuffers } from "./userTop.js";
 
 /** A training job: the recommender thread hands over the matrix (moved) and gets a model back (moved). */
 export interface TrainJob {
   kind: "train";
   matrix: SparseRows;
   userVersions: Int32Array;
+  /** The training set's recency codes (trainingSet.ts), for the item-item model's per-user lists. */
+  recency: Uint16Array;
   params: AlsParams;
   /** CLUSTER=1: the model is also wanted as bytes to store for the other processes, its items named so. */
   share: { names: string[]; interactions: number } | null;
@@ -46,7 +49,7 @@ parentPort!.on("message", (job: TrainJob | TranslateJob) => {
 });
 
 function train(job: TrainJob): TrainerAnswer {
-  const model = trainModel(job.matrix, job.userVersions, job.params);
+  const model = trainModel(job.matrix, job.userVersions, job.params, undefined, job.recency);
   const stored = job.share && encodeModel({ ...model, ...job.share });
   return { model, stored };
 }
@@ -74,6 +77,6 @@ function modelBuffers(model: Model): ArrayBufferLike[] {
   const buffers = arrays.map((a) => a.buffer);
   if (model.ivf) buffers.push(model.ivf.centroids.buffer, model.ivf.offsets.buffer);
   if (model.neighbours) buffers.push(model.neighbours.slots.buffer);
-  buffers.push(...closedFormBuffers(model.closedForm), ...itemItemBuffers(model.itemItem));
+  buffers.push(...closedFormBuffers(model.closedForm), ...itemItemBuffers(model.itemItem), ...userTopBuffers(model.userTop));
   return [...new Set(buffers)];
 }

@@ -55,6 +55,8 @@ export function translateModel(stored: DecodedModel, local: Int32Array, users: n
     neighbours: stored.neighbours && translateNeighbours(stored.neighbours, local, trainerOf),
     closedForm: translateClosedForm(stored.closedForm, local, trainerOf),
     itemItem: stored.itemItem && translateItemItem(stored.itemItem, local, trainerOf),
+    // Kept lists are per user of the process that trained; this one numbers its users otherwise.
+    userTop: undefined,
     trainedAt: stored.trainedAt,
     trainingMs: stored.trainingMs,
   };

@@ -1,0 +1,85 @@
+import type { SparseRows } from "./als.js";
+import { itemItemScores, type ItemItem } from "./itemItem.js";
+import { recencyWeight } from "./trainingSet.js";
+import { TopK } from "../vectors/topK.js";
+
+/**
+ * Each user's best items by the item-item model, kept from training: what `personalized` would rank for them
+ * while their history is unchanged, so that a request reads a short list instead of summing up to a thousand
+ * rows (about 150 µs for a user of 70 items on a 100,000-item catalog, against a few µs). Made in the training
+ * thread from the same rows, the same recency codes and in the same order as a query sums them, so a kept list
+ * holds exactly the items a fresh query ranks first. A request reads it only while the user's history version is
+ * the trained one; once it moves on, the query is summed afresh (a user's new events change their answer at once).
+ */
+export interface UserTop {
+  perUser: number;
+  /** User u's best items, best first: items[u·perUser .. u·perUser + counts[u]), with their scores. */
+  items: Int32Array;
+  scores: Float32Array;
+  /** How many items user u's list holds (fewer than perUser: every item the user's rows reach); −1: none kept. */
+  counts: Int16Array;
+}
+
+/**
+ * Items kept per user: a first page of 20 (and the one more that says whether a next page exists) with room
+ * for some of them to be filtered out or excluded by the request. A request that needs more is summed afresh.
+ */
+export const USER_TOP_PER_USER = 48;
+/**
+ * At most this many kept items in all (8 bytes each: 32 MB); an organisation with more users keeps lists for
+ * its first users only, and the rest are summed afresh at each request.
+ */
+export const USER_TOP_MAX_ENTRIES = 4_000_000;
+
+/**
+ * The lists, from the training matrix (rows as RowReader reads them) and its recency codes. The user's own items
+ * are left out (a request for `personalized` excludes them by default; one that does not is summed afresh), and
+ * so are users with more than `maxQuery` items (their query reads only the latest of them).
+ */
+export function fitUserTop(
+  model: ItemItem,
+  matrix: SparseRows,
+  recency: Uint16Array,
+  maxQuery: number,
+  perUser = USER_TOP_PER_USER,
+  maxEntries = USER_TOP_MAX_ENTRIES,
+): UserTop {
+  const users = Math.min(matrix.rows, Math.floor(maxEntries / perUser));
+  const counts = new Int16Array(matrix.rows).fill(-1);
+  const items = new Int32Array(users * perUser);
+  const scores = new Float32Array(users * perUser);
+  const sums = new Float64Array(model.items);
+  const touched = new Int32Array(model.items);
+  const own = new Uint8Array(model.items);
+  let weights = new Float64Array(256);
+  for (let u = 0; u < users; u++) {
+    const from = matrix.indptr[u]!;
+    const to = matrix.indptr[u + 1]!;
+    if (to === from || to - from > maxQuery) continue;
+    if (weights.length < to - from) weights = new Float64Array(to - from);
+    for (let k = from; k < to; k++) {
+      weights[k - from] = recencyWeight(recency[k]!);
+      if (matrix.indices[k]! < model.items) own[matrix.indices[k]!] = 1;
+    }
+    const query = matrix.indices.subarray(from, to);
+    const count = itemItemScores(model, query, weights.subarray(0, to - from), sums, touched);
+    const top = new TopK(perUser);
+    for (let t = 0; t < count; t++) {
+      const j = touched[t]!;
+      const s = sums[j]!;
+      sums[j] = 0;
+      if (own[j] === 0 && top.wouldTake(s, j)) top.take(j);
+    }
+    for (const j of query) if (j < model.items) own[j] = 0;
+    const best = top.sorted();
+    items.set(best.items, u * perUser);
+    scores.set(best.scores, u * perUser);
+    counts[u] = best.items.length;
+  }
+  return { perUser, items, scores, counts };
+}
+
+/** The buffers of the lists, to move them between threads instead of copying. */
+export function userTopBuffers(top: UserTop | undefined): ArrayBufferLike[] {
+  return top ? [top.items.buffer, top.scores.buffer, top.counts.buffer] : [];
+}
