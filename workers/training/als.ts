@@ -26,14 +26,25 @@ export function trainAls(byUser: SparseRows, params: AlsParams, progress?: (iter
   const byItem = transpose(byUser);
   const random = seededRandom(params.seed);
   const init = (n: number) => Float32Array.from({ length: n * f }, () => (random() - 0.5) * 0.02);
-  const userVectors = init(byUser.rows);
-  const itemVectors = init(byUser.cols);
+  const userVectors = withoutEmptyRows(init(byUser.rows), byUser, f);
+  const itemVectors = withoutEmptyRows(init(byUser.cols), byItem, f);
   for (let it = 0; it < params.iterations; it++) {
     solveRows(byUser, itemVectors, userVectors, params);
     solveRows(byItem, userVectors, itemVectors, params);
     progress?.(it + 1);
   }
   return { userVectors, itemVectors };
+}
+
+/**
+ * Zeroes the starting vector of every row with no entries (a user upserted before any event, an item nobody has
+ * touched): such a row is never solved, so a random start would stay as its vector, weigh in the other side's
+ * Gram matrix at every step and rank for that user. The draws are made for every row all the same, so the rows
+ * with entries start where they always did.
+ */
+function withoutEmptyRows(v: Float32Array, m: SparseRows, f: number): Float32Array {
+  for (let r = 0; r < m.rows; r++) if (m.indptr[r] === m.indptr[r + 1]) v.fill(0, r * f, r * f + f);
+  return v;
 }
 
 /**

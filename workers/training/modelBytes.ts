@@ -110,7 +110,8 @@ function arraysOf(m: StoredModel): [string, Typed][] {
   }
   const r = m.itemItem;
   if (r) out.push(["itemItemRowStart", r.rowStart], ["itemItemNeighbours", r.neighbours], ["itemItemWeights", r.weights]);
-  if (r && m.neighbours) out.push(["neighbourSlots", m.neighbours.slots]);
+  // Stored for a model of vectors too: its lists come from the training's co-occurrence rows, which are not stored.
+  if (m.neighbours) out.push(["neighbourSlots", m.neighbours.slots]);
   return out;
 }
 
@@ -129,7 +130,7 @@ export function encodeModel(m: StoredModel): Uint8Array {
     ivfCells: m.ivf?.cells ?? null,
     closedForm: c ? { form: c.form, lambda: c.lambda, items: c.items, users: c.form === "dual" ? c.users : 0 } : null,
     itemItem: m.itemItem?.items ?? null,
-    neighboursPerItem: m.itemItem && m.neighbours ? m.neighbours.perItem : null,
+    neighboursPerItem: m.neighbours ? m.neighbours.perItem : null,
     arrays: arrays.map(([name, a]) => [name, kindOf(a), a.length]),
   };
   const head = packr.pack(header);

@@ -5,7 +5,7 @@ import { fitItemItem } from "./itemItem.js";
 import { buildIvf } from "./ivf.js";
 import { gram } from "./linalg.js";
 import type { Model } from "./model.js";
-import { neighbourTable } from "./neighbours.js";
+import { coOccurringNeighbours } from "./neighbours.js";
 import { fitUserTop } from "./userTop.js";
 import { QUERY_MAX_ITEMS } from "./trainingSet.js";
 
@@ -18,7 +18,7 @@ export const EXHAUSTIVE_MAX_ITEMS = 20_000;
 
 /**
  * The organisation's model. Where EASE's closed form fits: EASE for `personalized`, and ALS factors for the rest
- * (search order, int8 codes, Gram matrix, IVF cells, neighbour lists by cosine of the vectors). Beyond: the
+ * (search order, int8 codes, Gram matrix, IVF cells, neighbour lists: co-occurring items by cosine of the vectors). Beyond: the
  * item-item model and its similarity lists, without factors (docs/recommender.md, Quality, says why).
  */
 export function trainModel(
@@ -69,7 +69,7 @@ export function trainFactorModel(
     trainedAt: 0,
     trainingMs: 0,
   };
-  model.neighbours = neighbourTable(model);
+  model.neighbours = coOccurringNeighbours(model, fitItemItem(binaryPattern(matrix)).rows);
   model.trainedAt = Date.now();
   model.trainingMs = performance.now() - started;
   return model;

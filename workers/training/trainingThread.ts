@@ -57,7 +57,7 @@ function train(job: TrainJob): TrainerAnswer {
 /** The neighbour lists of a model of vectors are rebuilt here from the translated vectors, as training builds them. */
 function translate(job: TranslateJob): TrainerAnswer {
   const model = translateModel(decodeModel(job.bytes), job.local, job.users);
-  // A model of item-item rows has its lists stored; one of vectors rebuilds them here.
+  // Every model is stored with its lists now; one stored before they were (a model of vectors) rebuilds them here.
   model.neighbours ??= neighbourTable(model);
   return { model, stored: null };
 }

@@ -3,6 +3,8 @@ import type { Interaction } from "../evaluation/csv.js";
 import { postJson } from "../recommend/post.js";
 
 const ITEM_CHUNK = 10_000;
+const USER_CHUNK = 10_000;
+const USERS_SINCE = "2000-01-01T00:00:00.000Z";
 const EVENT_CHUNK = 1_000;
 const IN_FLIGHT = 8;
 
@@ -24,17 +26,29 @@ function chunked<T>(rows: T[], size: number, wire: (r: T) => unknown): string[] 
   return out;
 }
 
-/** The file's items (upserted active, secret key), then its interactions as events in time order (publishable key). */
+/**
+ * The file's items (upserted active, secret key), then, when `upsertUsers` is given, that many users (the file's,
+ * then made-up ones who never have an event: a shop that loads its customers before their history), then the
+ * interactions as events in time order (publishable key).
+ */
 export async function loadInteractions(
   baseUrl: string,
   keys: { sk: string; pk: string },
   rows: Interaction[],
-): Promise<{ items: number; events: number; seconds: number }> {
+  upsertUsers = 0,
+): Promise<{ items: number; users: number; events: number; seconds: number }> {
   const items = [...new Set(rows.map((r) => r.item).filter((i) => i !== ""))];
   await send(
     `${baseUrl}/v1/items/upsert`,
     keys.sk,
     chunked(items, ITEM_CHUNK, (item_id) => ({ item_id, item_type: "item", status: "active" })),
+  );
+  const users = upsertUsers > 0 ? [...new Set(rows.map((r) => r.user))] : [];
+  for (let k = 0; users.length < upsertUsers; k++) users.push(`idle-${k}`);
+  await send(
+    `${baseUrl}/v1/users/upsert`,
+    keys.sk,
+    chunked(users, USER_CHUNK, (user_id) => ({ user_id, status: "active", created_at: USERS_SINCE })),
   );
   const ordered = rows.slice().sort((a, b) => a.atMs - b.atMs);
   const started = performance.now();
@@ -50,5 +64,5 @@ export async function loadInteractions(
       timestamp: new Date(r.atMs).toISOString(),
     })),
   );
-  return { items: items.length, events: ordered.length, seconds: (performance.now() - started) / 1000 };
+  return { items: items.length, users: users.length, events: ordered.length, seconds: (performance.now() - started) / 1000 };
 }

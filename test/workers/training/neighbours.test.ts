@@ -3,7 +3,10 @@ import { unitVector } from "../../../workers/vectors/search.js";
 import type { Model } from "../../../workers/training/model.js";
 import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/training/neighbourSlots.js";
 import { EXHAUSTIVE_MAX_ITEMS } from "../../../workers/training/train.js";
-import { topicModel } from "../../helpers/topicModel.js";
+import { binaryPattern } from "../../../workers/training/closedForm.js";
+import { fitItemItem } from "../../../workers/training/itemItem.js";
+import { coOccurringNeighbours, neighbourTable } from "../../../workers/training/neighbours.js";
+import { topicMatrix, topicModel, type Topics } from "../../helpers/topicModel.js";
 
 const ITEMS = EXHAUSTIVE_MAX_ITEMS + 1_000;
 const TOPICS = 30;
@@ -29,12 +32,18 @@ function cosine(model: Model, a: number, b: number): number {
   return va.reduce((sum, x, k) => sum + x * vb[k]!, 0);
 }
 
+const TOPIC_DATA: Topics = { items: ITEMS, topics: TOPICS, users: USERS, untouched: UNTOUCHED, seed: 11 };
 let model: Model;
+/** The lists training builds (co-occurring items by cosine), beside the model's vectors. */
+let trained: NonNullable<Model["neighbours"]>;
 beforeAll(() => {
-  model = topicModel({ items: ITEMS, topics: TOPICS, users: USERS, untouched: UNTOUCHED, seed: 11 });
+  model = topicModel(TOPIC_DATA);
+  trained = model.neighbours!;
+  // The tests of neighbourTable (a stored model of vectors without lists) read its lists from model.neighbours.
+  model.neighbours = neighbourTable(model);
 });
 
-describe("the neighbour lists built with each model", () => {
+describe("the neighbour lists of a model without stored lists, from every item's vector", () => {
   it("list an item's nearest items by cosine, best first, without the item itself", () => {
     expect(model.ivf).toBeDefined();
     let found = 0;
@@ -63,6 +72,53 @@ describe("the neighbour lists built with each model", () => {
 
   it("hold nothing for an item without a learned vector", () => {
     for (let item = ITEMS - UNTOUCHED; item < ITEMS; item += 7) expect(listOf(model, item).items).toEqual([]);
+  });
+});
+
+describe("the neighbour lists training builds: co-occurring items by cosine", () => {
+  const rows = () => fitItemItem(binaryPattern(topicMatrix(TOPIC_DATA))).rows;
+
+  it("are the training's lists", () => {
+    expect(Array.from(coOccurringNeighbours(model, rows())!.slots)).toEqual(Array.from(trained.slots));
+  });
+
+  it("list an item's co-occurring items by cosine, best first, completed by the nearest of all items where they are fewer than a list", () => {
+    const r = rows();
+    let asked = 0;
+    for (let item = 0; item < ITEMS - UNTOUCHED; item += 173) {
+      if (!unitVector(model, item)) continue;
+      asked++;
+      const { perItem, slots } = trained;
+      const items: number[] = [];
+      const cosines: number[] = [];
+      for (let k = 0; k < perItem && slots[item * perItem + k] !== END; k++) {
+        items.push(slotItem(slots[item * perItem + k]!));
+        cosines.push(slotCosine(slots[item * perItem + k]!));
+      }
+      expect(items).not.toContain(item);
+      expect(new Set(items).size).toBe(items.length);
+      for (let k = 1; k < cosines.length; k++) expect(cosines[k]!).toBeLessThanOrEqual(cosines[k - 1]!);
+      for (let k = 0; k < items.length; k++) expect(Math.abs(cosines[k]! - cosine(model, item, items[k]!))).toBeLessThan(2e-4);
+      const row = Array.from(r.neighbours.subarray(r.rowStart[item]!, r.rowStart[item + 1]!)).filter((j) => unitVector(model, j));
+      const byCosine = row.map((i) => ({ i, c: cosine(model, item, i) })).sort((x, y) => y.c - x.c || x.i - y.i);
+      if (row.length >= perItem) {
+        // Only the row's items, its nearest by cosine (but for near ties within the codes' quantization).
+        expect(items.every((i) => row.includes(i))).toBe(true);
+        byCosine.slice(0, perItem).forEach(({ c }, k) => expect(Math.abs(cosines[k]! - c)).toBeLessThan(2e-4));
+      } else {
+        // A full list, and no co-occurring item left out for a farther one.
+        expect(items).toHaveLength(perItem);
+        const last = cosines[cosines.length - 1]!;
+        for (const { i, c } of byCosine) if (c > last + 2e-4) expect(items).toContain(i);
+      }
+    }
+    expect(asked).toBeGreaterThan(30);
+  });
+
+  it("hold nothing for an item without a learned vector", () => {
+    for (let item = ITEMS - UNTOUCHED; item < ITEMS; item += 7) {
+      for (let k = 0; k < trained.perItem; k++) expect(trained.slots[item * trained.perItem + k]).toBe(END);
+    }
   });
 });
 

@@ -4,7 +4,6 @@ import { itemItemScores } from "../../../workers/training/itemItem.js";
 import { seededRandom } from "../../../workers/training/linalg.js";
 import { foldIn, type Model } from "../../../workers/training/model.js";
 import { decodeModel, encodeModel } from "../../../workers/training/modelBytes.js";
-import { neighbourTable } from "../../../workers/training/neighbours.js";
 import { END, slotCosine, slotItem } from "../../../workers/training/neighbourSlots.js";
 import { EXHAUSTIVE_MAX_ITEMS, trainModel } from "../../../workers/training/train.js";
 import { translateModel } from "../../../workers/training/translateModel.js";
@@ -27,9 +26,7 @@ function shuffle(n: number, seed: number): Int32Array {
 function loaded(model: Model, local: Int32Array, users: number): Model {
   const names = Array.from({ length: model.itemCount }, (_, i) => `item-${i}`);
   const bytes = encodeModel({ ...model, names, interactions: 1 });
-  const translated = translateModel(decodeModel(bytes), local, users);
-  translated.neighbours = neighbourTable(translated);
-  return translated;
+  return translateModel(decodeModel(bytes), local, users);
 }
 
 /** A query of a few of the trainer's items, and the same query in this process's numbers. */
@@ -132,7 +129,7 @@ describe("a model loaded from another process", () => {
       expect(new Set(got.items)).toEqual(new Set(Array.from(expected.items, (t) => local[t]!)));
     });
 
-    it("lists each item's neighbours as the trainer's lists, renumbered", () => {
+    it("lists each item's neighbours as the trainer's lists, renumbered (they are stored with the model)", () => {
       const listOf = (m: Model, item: number) => {
         const out: [number, number][] = [];
         for (let k = 0; k < m.neighbours!.perItem; k++) {
@@ -150,7 +147,8 @@ describe("a model loaded from another process", () => {
         const last = expected[expected.length - 1]![1];
         const above = (list: number[][]) => new Set(list.filter(([, c]) => c! > last!).map(([item]) => item));
         expect(above(got)).toEqual(above(expected));
-        expect(above(got).size).toBeGreaterThan(50);
+        expect(expected.length).toBeGreaterThan(5);
+        expect(above(got).size).toBeGreaterThan(expected.length / 2);
       }
     });
   });
