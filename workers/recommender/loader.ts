@@ -3,6 +3,10 @@ import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { readCopy } from "./copyReader.js";
 import type { Skips } from "./skips.js";
+import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
+import { SnapshotReader } from "../index/snapshotBytes.js";
+import { parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
+import { latestSnapshots, missingFrom, snapshotBytes, type StoredSnapshot } from "./snapshotStore.js";
 
 const PROGRESS_EVERY = 1_000_000;
 
@@ -10,7 +14,27 @@ export interface LoadResult {
   orgs: number;
   events: number;
   ms: number;
+  /** The database's clock at the load's snapshot (seconds): the lineage of every organisation loaded in full. */
+  loadAtS: number;
+  /** The organisations restored from a snapshot, with the lineage each snapshot carried. */
+  restored: Map<number, number>;
 }
+
+/** How the load met each organisation's snapshot (the metric recsvc_index_snapshot_loads_total counts them). */
+export type SnapshotOutcome = "restored" | "missing" | "unreadable";
+
+export interface SnapshotLoad {
+  /** Forgets what a snapshot that failed half-way left in the organisation's index (it is then loaded in full). */
+  discard(org: number): void;
+  outcome(org: number, outcome: SnapshotOutcome, detail?: string): void;
+}
+
+/**
+ * Events received this long before a snapshot's position are read again, each kept only if its transaction is
+ * not in the snapshot: a transaction's rows carry its start time, and one running when the position was taken
+ * began before it (the writers' transactions last a few seconds at most).
+ */
+const SNAPSHOT_LOOKBACK_S = 600;
 
 /** What a load tells as it goes: the snapshot, then which organisations it has read in full. */
 export interface LoadHooks {
@@ -44,6 +68,7 @@ export async function loadShard(
   skips: Skips,
   hooks: LoadHooks,
   bySize: boolean,
+  snapshots?: SnapshotLoad,
 ): Promise<LoadResult> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}` });
@@ -53,7 +78,26 @@ export async function loadShard(
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     hooks.snapshotTaken();
-    hooks.snapshot((await client.query<{ s: string }>("SELECT pg_current_snapshot()::text AS s")).rows[0]!.s);
+    const at = (await client.query<{ s: string; t: number }>("SELECT pg_current_snapshot()::text AS s, extract(epoch FROM now())::float8 AS t"))
+      .rows[0]!;
+    hooks.snapshot(at.s);
+    const now = parseSnapshot(at.s);
+    // Snapshots first (migration 019): each restored organisation's ids are then those its snapshot's events were counted under.
+    const restored = new Map<number, StoredSnapshot & { snapshot: Snapshot }>();
+    if (snapshots) {
+      const stored = await latestSnapshots(client, mine);
+      for (const s of stored) {
+        try {
+          if (s.format !== INDEX_SNAPSHOT_FORMAT) throw new Error(`index snapshot: format ${s.format}, this build reads ${INDEX_SNAPSHOT_FORMAT}`);
+          orgIndex(s.org).restoreFrom(new SnapshotReader(await snapshotBytes(client, s)));
+          restored.set(s.org, { ...s, snapshot: parseSnapshot(s.position) });
+          snapshots.outcome(s.org, "restored");
+        } catch (err) {
+          snapshots.discard(s.org);
+          snapshots.outcome(s.org, "unreadable", (err as Error).message);
+        }
+      }
+    }
     // A row that throws is skipped (and logged once per organisation), as live records are: a bad one must not keep the shard down.
     let aliases = 0;
     // First, as live: an id's later events, and a status upserted for it, went to the user it was merged into.
@@ -96,12 +140,14 @@ export async function loadShard(
       users.add(r[1]!);
     });
     let events = 0;
-    const eventsOf = async (where: string, order: string): Promise<void> => {
+    /** `after`: read only what is missing from a restored organisation's snapshot (rows carry their xmin). */
+    const eventsOf = async (where: string, order: string, after = false): Promise<void> => {
       await readCopy(
         client,
-        `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)
+        `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)${after ? ", xmin" : ""}
          FROM events WHERE ${where} AND event_family <> 'exposure' AND event_name <> 'identify' ORDER BY ${order}`,
         (r) => {
+          if (after && !missingFrom(restored.get(Number(r[0]))!.snapshot, now, r[8]!)) return;
           if (erasing.size > 0 && erasing.get(Number(r[0]))?.has(r[1]!)) return;
           try {
             orgIndex(Number(r[0])).applyEvent(
@@ -115,15 +161,25 @@ export async function loadShard(
         },
       );
     };
+    // What committed after each snapshot, organisation by organisation (a restored one is served once it is read).
+    const afterSnapshots = async (each: (org: number) => void): Promise<void> => {
+      for (const [org, s] of restored) {
+        await eventsOf(`org = ${org} AND received_at >= to_timestamp(${s.takenAtS - SNAPSHOT_LOOKBACK_S})`, "occurred_at", true);
+        each(org);
+      }
+    };
+    const full = restored.size === 0 ? mine : `${mine} AND org NOT IN (${[...restored.keys()].join(",")})`;
     if (!bySize) {
-      await eventsOf(mine, "occurred_at");
+      await afterSnapshots(() => undefined);
+      await eventsOf(full, "occurred_at");
     } else {
       // Counting each organisation's events costs a pass over them (about a tenth of the load): worth it only when
       // the organisations read first are served while the rest load, after a restart.
       const sizes = await client.query<{ org: number; n: string }>(
-        `SELECT org, count(*) AS n FROM events WHERE ${mine} AND event_family <> 'exposure' GROUP BY org ORDER BY count(*), org`,
+        `SELECT org, count(*) AS n FROM events WHERE ${full} AND event_family <> 'exposure' GROUP BY org ORDER BY count(*), org`,
       );
-      hooks.catalogLoaded(sizes.rows.map((r) => r.org));
+      hooks.catalogLoaded([...restored.keys(), ...sizes.rows.map((r) => r.org)]);
+      await afterSnapshots((org) => hooks.orgsLoaded([org]));
       for (const group of queryGroups(sizes.rows)) {
         await eventsOf(`org IN (${group.join(",")})`, "org, occurred_at");
         hooks.orgsLoaded(group);
@@ -131,7 +187,8 @@ export async function loadShard(
     }
     await client.query("COMMIT");
     const orgs = (await client.query<{ n: string }>(`SELECT count(*) AS n FROM organisations WHERE seq % ${shards} = ${shard}`)).rows[0]!.n;
-    return { orgs: Number(orgs), events, ms: performance.now() - started };
+    const lineage = new Map([...restored].map(([org, s]) => [org, s.lineageAtS]));
+    return { orgs: Number(orgs), events, ms: performance.now() - started, loadAtS: at.t, restored: lineage };
   } finally {
     await client.end();
   }

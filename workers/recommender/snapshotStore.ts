@@ -1,0 +1,123 @@
+import pg from "pg";
+import { SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED } from "../../src/wire/indexSnapshots.js";
+import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
+import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
+import { sha256 } from "../index/snapshotBytes.js";
+
+/** What a recommender thread knows of a snapshot it writes or reads (migration 019). */
+export interface SnapshotMeta {
+  org: number;
+  /** pg_current_snapshot() text: the index held every event committed before it, and none after. */
+  position: string;
+  /** The database's clock when `position` was taken, and when the full load the index descends from began (seconds). */
+  takenAtS: number;
+  lineageAtS: number;
+  /** Events the index applied since its full load (what a replay would cost). */
+  events: number;
+}
+
+export interface StoredSnapshot extends SnapshotMeta {
+  id: string;
+  format: number;
+  bytes: number;
+}
+
+export type WriteOutcome = "written" | "fenced";
+
+/**
+ * Stores one snapshot: its parts, then (holding the fence lock, briefly) the check that no erasure or retention
+ * round fenced it meanwhile, and the removal of the organisation's older snapshots but the one before. One
+ * transaction: a snapshot is whole or absent.
+ */
+export async function writeSnapshot(
+  databaseUrl: string,
+  shard: number,
+  meta: SnapshotMeta,
+  parts: readonly Buffer[],
+  bytes: number,
+  digest: string,
+): Promise<WriteOutcome> {
+  const c = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}-snapshot` });
+  await c.connect();
+  try {
+    await c.query("BEGIN");
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO org_index_snapshots (org, taken_at, position, lineage_at, format, bytes, parts, sha256, events)
+       VALUES ($1, to_timestamp($2), $3::pg_snapshot, to_timestamp($4), $5, $6, $7, $8, $9) RETURNING id`,
+      [meta.org, meta.takenAtS, meta.position, meta.lineageAtS, INDEX_SNAPSHOT_FORMAT, bytes, parts.length, digest, meta.events],
+    );
+    const id = rows[0]!.id;
+    for (let seq = 0; seq < parts.length; seq++) {
+      await c.query("INSERT INTO org_index_snapshot_parts (snapshot, seq, bytes) VALUES ($1, $2, $3)", [id, seq, parts[seq]]);
+    }
+    await c.query("SELECT pg_advisory_xact_lock($1)", [SNAPSHOT_FENCE_LOCK]);
+    const usable = await c.query(`SELECT 1 FROM org_index_snapshots s WHERE id = $1 AND ${SNAPSHOT_UNFENCED}`, [id]);
+    if (usable.rowCount === 0) {
+      await c.query("ROLLBACK");
+      return "fenced";
+    }
+    await c.query(
+      `DELETE FROM org_index_snapshots WHERE org = $1 AND id <> $2
+         AND id NOT IN (SELECT id FROM org_index_snapshots WHERE org = $1 AND id <> $2 ORDER BY taken_at DESC LIMIT 1)`,
+      [meta.org, id],
+    );
+    await c.query("COMMIT");
+    return "written";
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+
+/** The latest usable snapshot of each of the shard's organisations (read in the load's transaction). */
+export async function latestSnapshots(c: pg.Client, mine: string): Promise<StoredSnapshot[]> {
+  const { rows } = await c.query<{
+    id: string;
+    org: number;
+    position: string;
+    taken: number;
+    lineage: number;
+    format: number;
+    bytes: string;
+    events: string;
+  }>(
+    `SELECT DISTINCT ON (org) id, org, position::text AS position, extract(epoch FROM taken_at)::float8 AS taken,
+            extract(epoch FROM lineage_at)::float8 AS lineage, format, bytes, events
+     FROM org_index_snapshots s WHERE ${mine} AND ${SNAPSHOT_UNFENCED} ORDER BY org, taken_at DESC`,
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    org: r.org,
+    position: r.position,
+    takenAtS: r.taken,
+    lineageAtS: r.lineage,
+    format: r.format,
+    bytes: Number(r.bytes),
+    events: Number(r.events),
+  }));
+}
+
+/** A snapshot's bytes, checked against its digest; throws when they do not match. */
+export async function snapshotBytes(c: pg.Client, s: StoredSnapshot): Promise<Buffer> {
+  const digest = await c.query<{ sha256: string }>("SELECT sha256 FROM org_index_snapshots WHERE id = $1", [s.id]);
+  // One row a part (a few MiB, twice that as hex text): a big snapshot never makes one string past V8's limit.
+  const { rows } = await c.query<{ bytes: Buffer }>("SELECT bytes FROM org_index_snapshot_parts WHERE snapshot = $1 ORDER BY seq", [s.id]);
+  const bytes = Buffer.concat(rows.map((r) => r.bytes));
+  if (bytes.length !== s.bytes || sha256([bytes]) !== digest.rows[0]?.sha256) throw new Error("index snapshot: its bytes do not match its checksum");
+  return bytes;
+}
+
+/**
+ * Whether a row written by transaction `xmin` (the 32-bit id PostgreSQL keeps in a row) is missing from an
+ * index at `position`: its full id is the one nearest below `now`'s xmax, which every committed row's is.
+ */
+export function missingFrom(position: Snapshot, now: Snapshot, xmin: string): boolean {
+  const low = BigInt(xmin);
+  let full = ((now.xmax >> 32n) << 32n) | low;
+  if (full >= now.xmax) full -= 1n << 32n;
+  return !committedBefore(position, full);
+}
+
+export { parseSnapshot };
