@@ -109,6 +109,14 @@ describe("a restart with an index snapshot in place", () => {
     expect(after["recently-viewed/late-user"]!.slice(1)).toEqual(["i5"]);
   }, 120_000);
 
+  it("does not use a snapshot written in another database (one restored by pg_restore: its transaction ids are another database's)", async () => {
+    const { rows } = await first.db().query<{ database: string }>("SELECT database FROM org_index_snapshots WHERE org = $1", [seq]);
+    await first.db().query("UPDATE org_index_snapshots SET database = '1:1' WHERE org = $1", [seq]);
+    const s = await restart();
+    expect(await snapshotLoads(s.url)).toMatchObject({ restored: 0, missing: 1, unreadable: 0 });
+    await first.db().query("UPDATE org_index_snapshots SET database = $2 WHERE org = $1", [seq, rows[0]!.database]);
+  }, 120_000);
+
   // A full load replays the events sorted by time, where the running index applied them as they committed: its
   // co-occurrence windows may pair a few items otherwise. The fallbacks are compared with a load without snapshot.
   let fallback: Record<string, string[]>;

@@ -84,6 +84,14 @@ export async function loadShard(
     const now = parseSnapshot(at.s);
     // Snapshots first (migration 019): each restored organisation's ids are then those its snapshot's events were counted under.
     const restored = new Map<number, StoredSnapshot & { snapshot: Snapshot }>();
+    // Where the load's time goes (logged once it is done): what a restart costs, part by part.
+    const phases: Record<string, number> = {};
+    let phaseStarted = performance.now();
+    const phase = (name: string): void => {
+      const now = performance.now();
+      phases[name] = Math.round(now - phaseStarted);
+      phaseStarted = now;
+    };
     if (snapshots) {
       const stored = await latestSnapshots(client, mine);
       for (const s of stored) {
@@ -99,6 +107,7 @@ export async function loadShard(
       }
     }
     // A row that throws is skipped (and logged once per organisation), as live records are: a bad one must not keep the shard down.
+    phase("snapshotsMs");
     let aliases = 0;
     // First, as live: an id's later events, and a status upserted for it, went to the user it was merged into.
     await readCopy(client, `SELECT org, previous_user_id, user_id FROM identity_aliases WHERE ${mine}`, (r) => {
@@ -109,6 +118,7 @@ export async function loadShard(
       }
       aliases++;
     });
+    phase("aliasesMs");
     let items = 0;
     await readCopy(
       client,
@@ -122,6 +132,7 @@ export async function loadShard(
         items++;
       },
     );
+    phase("itemsMs");
     let users = 0;
     await readCopy(client, `SELECT org, user_id, status FROM users WHERE ${mine}`, (r) => {
       try {
@@ -132,6 +143,7 @@ export async function loadShard(
       users++;
     });
     // Users of an erasure still deleting their events: what is left of those is not read (their rows and aliases went at once).
+    phase("usersMs");
     const erasing = new Map<number, Set<string>>();
     await readCopy(client, `SELECT org, unnest(user_ids) FROM erasures WHERE done_at IS NULL AND ${mine}`, (r) => {
       const org = Number(r[0]);
@@ -185,6 +197,8 @@ export async function loadShard(
         hooks.orgsLoaded(group);
       }
     }
+    phase("eventsMs");
+    log.info("recommender index loaded", { shard, restored: restored.size, events, ...phases });
     await client.query("COMMIT");
     const orgs = (await client.query<{ n: string }>(`SELECT count(*) AS n FROM organisations WHERE seq % ${shards} = ${shard}`)).rows[0]!.n;
     const lineage = new Map([...restored].map(([org, s]) => [org, s.lineageAtS]));

@@ -1,5 +1,6 @@
 import pg from "pg";
-import { SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED } from "../../src/wire/indexSnapshots.js";
+import copyStreams from "pg-copy-streams";
+import { SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED, THIS_DATABASE } from "../../src/wire/indexSnapshots.js";
 import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
 import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
 import { sha256 } from "../index/snapshotBytes.js";
@@ -42,8 +43,8 @@ export async function writeSnapshot(
   try {
     await c.query("BEGIN");
     const { rows } = await c.query<{ id: string }>(
-      `INSERT INTO org_index_snapshots (org, taken_at, position, lineage_at, format, bytes, parts, sha256, events)
-       VALUES ($1, to_timestamp($2), $3::pg_snapshot, to_timestamp($4), $5, $6, $7, $8, $9) RETURNING id`,
+      `INSERT INTO org_index_snapshots (org, taken_at, position, lineage_at, format, bytes, parts, sha256, events, database)
+       VALUES ($1, to_timestamp($2), $3::pg_snapshot, to_timestamp($4), $5, $6, $7, $8, $9, ${THIS_DATABASE}) RETURNING id`,
       [meta.org, meta.takenAtS, meta.position, meta.lineageAtS, INDEX_SNAPSHOT_FORMAT, bytes, parts.length, digest, meta.events],
     );
     const id = rows[0]!.id;
@@ -99,15 +100,42 @@ export async function latestSnapshots(c: pg.Client, mine: string): Promise<Store
   }));
 }
 
-/** A snapshot's bytes, checked against its digest; throws when they do not match. */
+/**
+ * A snapshot's bytes, checked against its size and digest; throws when they do not match. Read by `COPY … (FORMAT
+ * binary)`: node-postgres reads query results as text, where bytea arrives as hex, twice its size, decoded on
+ * this thread.
+ */
 export async function snapshotBytes(c: pg.Client, s: StoredSnapshot): Promise<Buffer> {
+  if (!/^\d+$/.test(s.id)) throw new Error(`not a snapshot id: ${s.id}`);
   const digest = await c.query<{ sha256: string }>("SELECT sha256 FROM org_index_snapshots WHERE id = $1", [s.id]);
-  // One row a part (a few MiB, twice that as hex text): a big snapshot never makes one string past V8's limit.
-  const { rows } = await c.query<{ bytes: Buffer }>("SELECT bytes FROM org_index_snapshot_parts WHERE snapshot = $1 ORDER BY seq", [s.id]);
-  const bytes = Buffer.concat(rows.map((r) => r.bytes));
+  const stream = c.query(
+    copyStreams.to(`COPY (SELECT bytes FROM org_index_snapshot_parts WHERE snapshot = ${s.id} ORDER BY seq) TO STDOUT (FORMAT binary)`),
+  );
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
+  const all = Buffer.concat(chunks);
+  chunks.length = 0;
+  if (!all.subarray(0, COPY_SIGNATURE.length).equals(COPY_SIGNATURE))
+    throw new Error("index snapshot: a COPY in binary format began without its signature");
+  let at = COPY_SIGNATURE.length + 4;
+  at += 4 + all.readUInt32BE(at);
+  const parts: Buffer[] = [];
+  for (;;) {
+    const fields = all.readInt16BE(at);
+    at += 2;
+    if (fields === -1) break;
+    const n = all.readInt32BE(at);
+    if (fields !== 1 || n < 0 || at + 4 + n > all.length) throw new Error("index snapshot: a part that does not read");
+    parts.push(all.subarray(at + 4, at + 4 + n));
+    at += 4 + n;
+  }
+  const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   if (bytes.length !== s.bytes || sha256([bytes]) !== digest.rows[0]?.sha256) throw new Error("index snapshot: its bytes do not match its checksum");
   return bytes;
 }
+
+/** COPY's binary format begins with this signature, a flags word and a header extension. */
+const COPY_SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 
 /**
  * Whether a row written by transaction `xmin` (the 32-bit id PostgreSQL keeps in a row) is missing from an

@@ -4,6 +4,8 @@
  * MiB (`org_index_snapshot_parts`, stored uncompressed: the bytes are mostly counters and ids, and compressing a
  * few hundred MiB would hold the writing connection for seconds). `position` is the pg_current_snapshot() the
  * index held every committed event of, and none after; `lineage_at` when the full load it descends from began.
+ * `database` (the cluster's system identifier and the database's oid): transaction ids mean something only in the
+ * database that wrote them, so a snapshot restored elsewhere by pg_dump is not used.
  *
  * `index_snapshot_fences`: what makes snapshots unusable. An erasure (kind `erasure`) fences the organisation's
  * snapshots taken before it; a retention drop or purge (kind `retention`, org -1 for every organisation) fences
@@ -24,6 +26,7 @@ CREATE TABLE org_index_snapshots (
   parts       integer NOT NULL,
   sha256      text NOT NULL,
   events      bigint NOT NULL,
+  database    text NOT NULL,
   written_at  timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX org_index_snapshots_org ON org_index_snapshots (org, taken_at DESC);
