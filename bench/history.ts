@@ -175,6 +175,10 @@ async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: stri
   const rssReadyMb = rssMb(again.server.proc.pid);
   const loads = await (await fetch(`${again.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
   const restored = [...loads.matchAll(/^recsvc_index_snapshot_loads_total\{result="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]}=${m[2]}`).join(" ");
+  for (const l of logLines(again.server, "recommender index loaded")) {
+    const { t: _t, level: _level, msg: _msg, ...phases } = l;
+    log(`  restart, ${JSON.stringify(phases)}`);
+  }
   const built = logLines(again.server, "recommender index built").map((l) => `${int(Number(l.events))} events replayed in ${l.ms} ms`);
   log(`  restart: /readyz in ${again.readyS.toFixed(1)} s, RSS ${rssReadyMb.toFixed(0)} MB; ${restored}; ${built.join(", ")}`);
   await sleep(60_000);
@@ -196,6 +200,59 @@ async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: stri
     ingestBefore,
     ingestDuring,
   };
+}
+
+/** The figures so far (printed after every step: a long run stopped early still leaves its tables). */
+function print(results: StepResult[]): void {
+  const base = results[0]!;
+  console.log(
+    table(
+      [
+        "events",
+        "full load s",
+        "restart /readyz s",
+        "× first",
+        "RSS ready MB",
+        "RSS +1 min MB",
+        "× first",
+        "events MB",
+        "snapshot MB",
+        "WAL MB",
+        "copy ms",
+        "write ms",
+        "snapshot tables MB",
+      ],
+      results.map((r) => [
+        int(r.events),
+        r.fullLoadS.toFixed(1),
+        r.readyS.toFixed(1),
+        (r.readyS / base.readyS).toFixed(2),
+        r.rssReadyMb.toFixed(0),
+        r.rssMinuteMb.toFixed(0),
+        (r.rssMinuteMb / base.rssMinuteMb).toFixed(2),
+        r.eventsMb.toFixed(0),
+        (r.snapshotBytes / 1024 / 1024).toFixed(1),
+        (r.snapshotWalBytes / 1024 / 1024).toFixed(1),
+        String(r.snapshotCopyMs),
+        String(r.snapshotWriteMs),
+        r.snapshotsMb.toFixed(0),
+      ]),
+    ),
+  );
+  console.log(
+    table(
+      ["events", "ingest p50 before ms", "p99 before ms", "p50 during snapshot ms", "p99 during snapshot ms", "requests during", "restart loaded"],
+      results.map((r) => [
+        int(r.events),
+        r.ingestBefore.p50.toFixed(1),
+        r.ingestBefore.p99.toFixed(1),
+        r.ingestDuring.p50.toFixed(1),
+        r.ingestDuring.p99.toFixed(1),
+        String(r.ingestDuring.n),
+        r.restored,
+      ]),
+    ),
+  );
 }
 
 async function main(): Promise<void> {
@@ -232,56 +289,8 @@ async function main(): Promise<void> {
       log(`  loaded by SQL in ${((performance.now() - loadStarted) / 1000).toFixed(0)} s`);
       stored = target;
       results.push(await step(storage, db, org, keys, target));
+      print(results);
     }
-    const base = results[0]!;
-    console.log(
-      table(
-        [
-          "events",
-          "full load s",
-          "restart /readyz s",
-          "× first",
-          "RSS ready MB",
-          "RSS +1 min MB",
-          "× first",
-          "events MB",
-          "snapshot MB",
-          "WAL MB",
-          "copy ms",
-          "write ms",
-          "snapshot tables MB",
-        ],
-        results.map((r) => [
-          int(r.events),
-          r.fullLoadS.toFixed(1),
-          r.readyS.toFixed(1),
-          (r.readyS / base.readyS).toFixed(2),
-          r.rssReadyMb.toFixed(0),
-          r.rssMinuteMb.toFixed(0),
-          (r.rssMinuteMb / base.rssMinuteMb).toFixed(2),
-          r.eventsMb.toFixed(0),
-          (r.snapshotBytes / 1024 / 1024).toFixed(1),
-          (r.snapshotWalBytes / 1024 / 1024).toFixed(1),
-          String(r.snapshotCopyMs),
-          String(r.snapshotWriteMs),
-          r.snapshotsMb.toFixed(0),
-        ]),
-      ),
-    );
-    console.log(
-      table(
-        ["events", "ingest p50 before ms", "p99 before ms", "p50 during snapshot ms", "p99 during snapshot ms", "requests during", "restart loaded"],
-        results.map((r) => [
-          int(r.events),
-          r.ingestBefore.p50.toFixed(1),
-          r.ingestBefore.p99.toFixed(1),
-          r.ingestDuring.p50.toFixed(1),
-          r.ingestDuring.p99.toFixed(1),
-          String(r.ingestDuring.n),
-          r.restored,
-        ]),
-      ),
-    );
   } finally {
     await db?.end();
     await storage.release();
