@@ -126,8 +126,11 @@ export const ConfigSchema = z.object({
    * 0: never (every start replays all stored events).
    */
   INDEX_SNAPSHOT_INTERVAL_S: z.coerce.number().int().min(0).max(86_400).default(600),
-  /** Organisations whose index applied fewer events since its full load are not snapshotted: their replay is cheap. */
-  INDEX_SNAPSHOT_MIN_EVENTS: z.coerce.number().int().min(1).default(100_000),
+  /**
+   * Organisations whose index applied fewer events since its full load are not snapshotted (fewer rows written a
+   * round); each start then reads their events in a pass over all of `events`, which has no index by organisation.
+   */
+  INDEX_SNAPSHOT_MIN_EVENTS: z.coerce.number().int().min(1).default(1),
   /** How often the retention task runs (partitions ahead, expired ones dropped, `event_ids` pruned). */
   EVENTS_RETENTION_CHECK_S: z.coerce.number().int().min(1).max(86_400).default(3600),
   /** Largest file accepted by the bulk upload endpoints; the body is streamed, never held whole. */

@@ -136,10 +136,8 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     onUsage: (usage) => quotas.committed(usage),
     onQuotaRefused: (orgs) => quotas.doubt(orgs),
   });
-  // CLUSTER=1 processes read snapshots but do not write them yet: their position would also have to cover the
-  // other processes' batches still on their way through the batch log (docs/operations.md, Snapshots).
-  const snapshots = new SnapshotTrigger(pool, batcher, recommender, config.INDEX_SNAPSHOT_INTERVAL_S * 1000);
-  if (config.INDEX_SNAPSHOT_INTERVAL_S > 0 && !config.CLUSTER) snapshots.start();
+  const snapshots = new SnapshotTrigger(pool, batcher, recommender, config.INDEX_SNAPSHOT_INTERVAL_S * 1000, cluster && (() => cluster.catchUp()));
+  if (config.INDEX_SNAPSHOT_INTERVAL_S > 0) snapshots.start();
   // CLUSTER=1: every process counts against the same limits, leased from PostgreSQL (docs/scaling.md).
   const limiter = (name: string): Limiter => cluster?.limiter(name) ?? new RateLimiter();
   // Erasures left running by a process that stopped resume here (once their claim lapses).

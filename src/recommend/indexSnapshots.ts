@@ -15,7 +15,9 @@ interface Holdable {
  * (no batch leaves) until none is being written, every committed one having been published to the threads;
  * then pg_current_snapshot() is the position, the round's message follows those batches to each thread, and
  * the batcher is released. Ingest requests wait that long (one batch's commit, a query), once a round; the
- * copying and storing happen in the threads after.
+ * copying and storing happen in the threads after. With CLUSTER=1 the other processes' batches committed before
+ * the position are read from the batch log and published too before the message; those read with them that
+ * committed after it are named in the snapshot (`extra_xids`), the thread knowing each one's transaction.
  */
 export class SnapshotTrigger {
   private timer: NodeJS.Timeout | undefined;
@@ -24,8 +26,10 @@ export class SnapshotTrigger {
   constructor(
     private readonly pool: pg.Pool,
     private readonly batcher: Holdable,
-    private readonly recommender: { snapshot(position: string, takenAtS: number): void },
+    private readonly recommender: { snapshot(position: string, takenAtS: number, fresh: number[], orgs: number[]): void },
     private readonly intervalMs: number,
+    /** CLUSTER=1: resolves once every other process's batch committed before the call is published (src/cluster/batchFeed.ts). */
+    private readonly catchUp?: () => Promise<void>,
   ) {}
 
   start(): void {
@@ -53,7 +57,18 @@ export class SnapshotTrigger {
       const { rows } = await this.pool.query<{ s: string; t: number }>(
         "SELECT pg_current_snapshot()::text AS s, extract(epoch FROM now())::float8 AS t",
       );
-      this.recommender.snapshot(rows[0]!.s, rows[0]!.t);
+      await this.catchUp?.();
+      // With CLUSTER=1 every process holds every organisation: one stored within half an interval (by another) is skipped.
+      const fresh = this.catchUp
+        ? (
+            await this.pool.query<{ org: number }>(
+              "SELECT DISTINCT org FROM org_index_snapshots WHERE taken_at > now() - make_interval(secs => $1)",
+              [this.intervalMs / 2000],
+            )
+          ).rows.map((r) => r.org)
+        : [];
+      const orgs = (await this.pool.query<{ seq: number }>("SELECT seq FROM organisations")).rows.map((r) => r.seq);
+      this.recommender.snapshot(rows[0]!.s, rows[0]!.t, fresh, orgs);
     } finally {
       clearTimeout(timer);
       this.batcher.release();

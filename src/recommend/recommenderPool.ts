@@ -192,8 +192,11 @@ export class RecommenderPool {
    * Every shard snapshots its changed organisations at `position`: the caller holds the batches back so that
    * every one committed before it has been published, and none after (src/recommend/indexSnapshots.ts).
    */
-  snapshot(position: string, takenAtS: number): void {
-    for (const t of this.threads) if (t.ready) post(t, { t: "snapshot", position, takenAtS });
+  snapshot(position: string, takenAtS: number, fresh: number[], orgs: number[]): void {
+    const n = this.threads.length;
+    this.threads.forEach((t, shard) => {
+      if (t.ready) post(t, { t: "snapshot", position, takenAtS, fresh, orgs: orgs.filter((org) => org % n === shard) });
+    });
   }
 
   /** CLUSTER=1: another process stored this organisation's model; its shard loads it. */
@@ -266,7 +269,7 @@ export class RecommenderPool {
       restart,
       logLevel: logLevel(),
       cluster: this.opts.cluster ?? null,
-      snapshotMinEvents: this.opts.snapshotMinEvents ?? 100_000,
+      snapshotMinEvents: this.opts.snapshotMinEvents ?? 1,
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
     const thread: ShardThread = {

@@ -96,9 +96,12 @@ export type ToShard =
   | { t: "erase"; org: number; userIds: string[] }
   /**
    * Snapshot the index (migration 019): every batch committed before `position` (pg_current_snapshot() text,
-   * taken at `takenAtS` on the database's clock) was sent before this message, and none committed after it.
+   * taken at `takenAtS` on the database's clock) was sent before this message, and none of this process's committed
+   * after it (another process's may have been: the thread knows their transactions). `fresh`: organisations
+   * another process (CLUSTER=1) snapshotted lately, skipped; `orgs`: every organisation (a shard with nothing of
+   * one of its own stores an empty snapshot for it).
    */
-  | { t: "snapshot"; position: string; takenAtS: number };
+  | { t: "snapshot"; position: string; takenAtS: number; fresh: number[]; orgs: number[] };
 
 export interface OrgStats {
   items: number;

@@ -16,8 +16,8 @@ export interface LoadResult {
   ms: number;
   /** The database's clock at the load's snapshot (seconds): the lineage of every organisation loaded in full. */
   loadAtS: number;
-  /** The organisations restored from a snapshot, with the lineage each snapshot carried. */
-  restored: Map<number, number>;
+  /** The organisations restored from a snapshot: which, the lineage it carried, the events it held. */
+  restored: Map<number, { id: string; lineageAtS: number; events: number }>;
 }
 
 /** How the load met each organisation's snapshot (the metric recsvc_index_snapshot_loads_total counts them). */
@@ -83,7 +83,7 @@ export async function loadShard(
     hooks.snapshot(at.s);
     const now = parseSnapshot(at.s);
     // Snapshots first (migration 019): each restored organisation's ids are then those its snapshot's events were counted under.
-    const restored = new Map<number, StoredSnapshot & { snapshot: Snapshot }>();
+    const restored = new Map<number, StoredSnapshot & { snapshot: Snapshot; extra: Set<bigint> }>();
     // Where the load's time goes (logged once it is done): what a restart costs, part by part.
     const phases: Record<string, number> = {};
     let phaseStarted = performance.now();
@@ -97,8 +97,10 @@ export async function loadShard(
       for (const s of stored) {
         try {
           if (s.format !== INDEX_SNAPSHOT_FORMAT) throw new Error(`index snapshot: format ${s.format}, this build reads ${INDEX_SNAPSHOT_FORMAT}`);
-          orgIndex(s.org).restoreFrom(new SnapshotReader(await snapshotBytes(client, s)));
-          restored.set(s.org, { ...s, snapshot: parseSnapshot(s.position) });
+          const bytes = await snapshotBytes(client, s);
+          // An empty one: the thread held nothing of the organisation (no index made for it now either).
+          if (bytes.length > 0) orgIndex(s.org).restoreFrom(new SnapshotReader(bytes));
+          restored.set(s.org, { ...s, snapshot: parseSnapshot(s.position), extra: new Set(s.extraXids.map(BigInt)) });
           snapshots.outcome(s.org, "restored");
         } catch (err) {
           snapshots.discard(s.org);
@@ -159,7 +161,10 @@ export async function loadShard(
         `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)${after ? ", xmin" : ""}
          FROM events WHERE ${where} AND event_family <> 'exposure' AND event_name <> 'identify' ORDER BY ${order}`,
         (r) => {
-          if (after && !missingFrom(restored.get(Number(r[0]))!.snapshot, now, r[8]!)) return;
+          if (after) {
+            const s = restored.get(Number(r[0]))!;
+            if (!missingFrom(s.snapshot, now, r[8]!, s.extra)) return;
+          }
           if (erasing.size > 0 && erasing.get(Number(r[0]))?.has(r[1]!)) return;
           try {
             orgIndex(Number(r[0])).applyEvent(
@@ -174,16 +179,27 @@ export async function loadShard(
       );
     };
     // What committed after each snapshot, organisation by organisation (a restored one is served once it is read).
-    const afterSnapshots = async (each: (org: number) => void): Promise<void> => {
-      for (const [org, s] of restored) {
-        await eventsOf(`org = ${org} AND received_at >= to_timestamp(${s.takenAtS - SNAPSHOT_LOOKBACK_S})`, "occurred_at", true);
-        each(org);
-      }
+    // One pass over the recent partitions for all of them (rounds move unchanged snapshots on, so all are recent).
+    const afterSnapshots = async (each: (orgs: number[]) => void): Promise<void> => {
+      if (restored.size === 0) return;
+      const since = Math.min(...[...restored.values()].map((s) => s.takenAtS)) - SNAPSHOT_LOOKBACK_S;
+      await eventsOf(`org IN (${[...restored.keys()].join(",")}) AND received_at >= to_timestamp(${since})`, "org, occurred_at", true);
+      each([...restored.keys()]);
     };
-    const full = restored.size === 0 ? mine : `${mine} AND org NOT IN (${[...restored.keys()].join(",")})`;
+    // `events` has no index by organisation: reading any organisation's history is a pass over all of it. When every
+    // organisation of the shard was restored (rounds snapshot empty ones too), there is none to make.
+    let full = mine;
+    if (restored.size > 0) {
+      const { rows } = await client.query<{ seq: number }>(`SELECT seq FROM organisations WHERE seq % ${shards} = ${shard} ORDER BY seq`);
+      const rest = rows.map((r) => r.seq).filter((org) => !restored.has(org));
+      full = rest.length === 0 ? "false" : `org IN (${rest.join(",")})`;
+    }
     if (!bySize) {
       await afterSnapshots(() => undefined);
-      await eventsOf(full, "occurred_at");
+      if (full !== "false") await eventsOf(full, "occurred_at");
+    } else if (full === "false") {
+      hooks.catalogLoaded([...restored.keys()]);
+      await afterSnapshots((orgs) => hooks.orgsLoaded(orgs));
     } else {
       // Counting each organisation's events costs a pass over them (about a tenth of the load): worth it only when
       // the organisations read first are served while the rest load, after a restart.
@@ -191,7 +207,7 @@ export async function loadShard(
         `SELECT org, count(*) AS n FROM events WHERE ${full} AND event_family <> 'exposure' GROUP BY org ORDER BY count(*), org`,
       );
       hooks.catalogLoaded([...restored.keys(), ...sizes.rows.map((r) => r.org)]);
-      await afterSnapshots((org) => hooks.orgsLoaded([org]));
+      await afterSnapshots((orgs) => hooks.orgsLoaded(orgs));
       for (const group of queryGroups(sizes.rows)) {
         await eventsOf(`org IN (${group.join(",")})`, "org, occurred_at");
         hooks.orgsLoaded(group);
@@ -201,7 +217,7 @@ export async function loadShard(
     log.info("recommender index loaded", { shard, restored: restored.size, events, ...phases });
     await client.query("COMMIT");
     const orgs = (await client.query<{ n: string }>(`SELECT count(*) AS n FROM organisations WHERE seq % ${shards} = ${shard}`)).rows[0]!.n;
-    const lineage = new Map([...restored].map(([org, s]) => [org, s.lineageAtS]));
+    const lineage = new Map([...restored].map(([org, s]) => [org, { id: s.id, lineageAtS: s.lineageAtS, events: s.events }]));
     return { orgs: Number(orgs), events, ms: performance.now() - started, loadAtS: at.t, restored: lineage };
   } finally {
     await client.end();

@@ -14,7 +14,7 @@ import { Shard } from "./shard.js";
 import { SharedTraining } from "./sharedTraining.js";
 import { Skips } from "./skips.js";
 import { TrainingScheduler } from "./trainingScheduler.js";
-import { SnapshotRounds } from "./snapshotRounds.js";
+import { RecentXids, SnapshotRounds } from "./snapshotRounds.js";
 import type { LoadResult, SnapshotOutcome } from "./loader.js";
 
 const data = workerData as RecommenderThreadData;
@@ -39,6 +39,8 @@ const port = parentPort!;
 const shared =
   data.cluster &&
   new SharedTraining({ databaseUrl: data.databaseUrl, ...data.cluster, shard: data.shard, shards: data.shards, index: (org) => shard.org(org) });
+/** CLUSTER=1: the transactions of the other processes' batches applied lately (an index snapshot names those past its position). */
+const foreignXids = new RecentXids();
 /** The load's snapshot: another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
 let loadSnapshot: Snapshot | undefined;
 
@@ -107,6 +109,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         return;
       case "batch":
         if (m.xid !== null && loadSnapshot !== undefined && committedBefore(loadSnapshot, BigInt(m.xid))) return;
+        if (m.xid !== null) foreignXids.add(BigInt(m.xid));
         batches.add(
           shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)),
           () => {
@@ -129,7 +132,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
       case "snapshot":
         // While loading, the index is not yet at any one position: the next round takes it.
         if (loadResult === undefined || m.t !== "snapshot") return;
-        snapshots.round(m.position, m.takenAtS);
+        snapshots.round(m.position, m.takenAtS, m.orgs, foreignXids.after(parseSnapshot(m.position)), new Set(m.fresh));
         return;
       case "settle":
         // A job of no steps, queued behind the batches: it is done when they are.
@@ -158,7 +161,7 @@ const snapshots = new SnapshotRounds({
   shard: data.shard,
   minEvents: data.snapshotMinEvents,
   orgs: () => shard.all(),
-  lineageAtS: (org) => loadResult!.restored.get(org) ?? loadResult!.loadAtS,
+  lineageAtS: (org) => loadResult!.restored.get(org)?.lineageAtS ?? loadResult!.loadAtS,
   queue: (steps, done) => batches.add(steps, done),
   report: (m) => send(m),
 });
@@ -215,6 +218,7 @@ async function start(): Promise<void> {
   outcomes.missing = fullLoads.length;
   if (fullLoads.length > 0) log.info("no usable index snapshot; loaded in full", { shard: data.shard, orgs: fullLoads.slice(0, 20) });
   loadResult = loaded;
+  for (const [org, s] of loaded.restored) snapshots.restored(org, { id: s.id, applied: shard.has(org) ? s.events : 0 });
   send({ t: "snapshotsLoaded", outcomes });
   const skipped = loadSkips.flush({ shard: data.shard, in: "load from PostgreSQL" });
   const training = new TrainingScheduler(() => shard.all(), {

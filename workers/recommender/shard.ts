@@ -29,6 +29,10 @@ export class Shard {
     this.orgs.delete(org);
   }
 
+  has(org: number): boolean {
+    return this.orgs.has(org);
+  }
+
   all(): Iterable<OrgIndex> {
     return this.orgs.values();
   }

@@ -15,6 +15,8 @@ export interface SnapshotMeta {
   lineageAtS: number;
   /** Events the index applied since its full load (what a replay would cost). */
   events: number;
+  /** Other processes' transactions the index had applied though they committed after `position` (CLUSTER=1). */
+  extraXids: string[];
 }
 
 export interface StoredSnapshot extends SnapshotMeta {
@@ -24,6 +26,37 @@ export interface StoredSnapshot extends SnapshotMeta {
 }
 
 export type WriteOutcome = "written" | "fenced";
+
+/**
+ * Moves snapshots of organisations whose index has not changed since to a later position (the same bytes hold
+ * for it: nothing of theirs committed in between), unless a fence forbids it at that position.
+ */
+export async function moveSnapshots(
+  databaseUrl: string,
+  shard: number,
+  ids: readonly string[],
+  position: string,
+  takenAtS: number,
+  extraXids: string[],
+): Promise<void> {
+  const c = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}-snapshot` });
+  await c.connect();
+  try {
+    await c.query("BEGIN");
+    await c.query("SELECT pg_advisory_xact_lock($1)", [SNAPSHOT_FENCE_LOCK]);
+    await c.query(
+      `UPDATE org_index_snapshots s SET position = $2::pg_snapshot, taken_at = to_timestamp($3), extra_xids = $4::xid8[]
+       WHERE id = ANY($1::bigint[]) AND ${SNAPSHOT_UNFENCED.replaceAll("s.taken_at", "to_timestamp($3)")}`,
+      [ids, position, takenAtS, extraXids],
+    );
+    await c.query("COMMIT");
+  } catch (err) {
+    await c.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
 
 /**
  * Stores one snapshot: its parts, then (holding the fence lock, briefly) the check that no erasure or retention
@@ -37,15 +70,15 @@ export async function writeSnapshot(
   parts: readonly Buffer[],
   bytes: number,
   digest: string,
-): Promise<WriteOutcome> {
+): Promise<{ outcome: WriteOutcome; id?: string }> {
   const c = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}-snapshot` });
   await c.connect();
   try {
     await c.query("BEGIN");
     const { rows } = await c.query<{ id: string }>(
-      `INSERT INTO org_index_snapshots (org, taken_at, position, lineage_at, format, bytes, parts, sha256, events, database)
-       VALUES ($1, to_timestamp($2), $3::pg_snapshot, to_timestamp($4), $5, $6, $7, $8, $9, ${THIS_DATABASE}) RETURNING id`,
-      [meta.org, meta.takenAtS, meta.position, meta.lineageAtS, INDEX_SNAPSHOT_FORMAT, bytes, parts.length, digest, meta.events],
+      `INSERT INTO org_index_snapshots (org, taken_at, position, lineage_at, format, bytes, parts, sha256, events, database, extra_xids)
+       VALUES ($1, to_timestamp($2), $3::pg_snapshot, to_timestamp($4), $5, $6, $7, $8, $9, ${THIS_DATABASE}, $10::xid8[]) RETURNING id`,
+      [meta.org, meta.takenAtS, meta.position, meta.lineageAtS, INDEX_SNAPSHOT_FORMAT, bytes, parts.length, digest, meta.events, meta.extraXids],
     );
     const id = rows[0]!.id;
     for (let seq = 0; seq < parts.length; seq++) {
@@ -55,7 +88,7 @@ export async function writeSnapshot(
     const usable = await c.query(`SELECT 1 FROM org_index_snapshots s WHERE id = $1 AND ${SNAPSHOT_UNFENCED}`, [id]);
     if (usable.rowCount === 0) {
       await c.query("ROLLBACK");
-      return "fenced";
+      return { outcome: "fenced" };
     }
     await c.query(
       `DELETE FROM org_index_snapshots WHERE org = $1 AND id <> $2
@@ -63,7 +96,7 @@ export async function writeSnapshot(
       [meta.org, id],
     );
     await c.query("COMMIT");
-    return "written";
+    return { outcome: "written", id };
   } catch (err) {
     await c.query("ROLLBACK").catch(() => undefined);
     throw err;
@@ -83,9 +116,10 @@ export async function latestSnapshots(c: pg.Client, mine: string): Promise<Store
     format: number;
     bytes: string;
     events: string;
+    extra: string[];
   }>(
     `SELECT DISTINCT ON (org) id, org, position::text AS position, extract(epoch FROM taken_at)::float8 AS taken,
-            extract(epoch FROM lineage_at)::float8 AS lineage, format, bytes, events
+            extract(epoch FROM lineage_at)::float8 AS lineage, format, bytes, events, extra_xids::text[] AS extra
      FROM org_index_snapshots s WHERE ${mine} AND ${SNAPSHOT_UNFENCED} ORDER BY org, taken_at DESC`,
   );
   return rows.map((r) => ({
@@ -97,6 +131,7 @@ export async function latestSnapshots(c: pg.Client, mine: string): Promise<Store
     format: r.format,
     bytes: Number(r.bytes),
     events: Number(r.events),
+    extraXids: r.extra,
   }));
 }
 
@@ -139,13 +174,14 @@ const COPY_SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 
 /**
  * Whether a row written by transaction `xmin` (the 32-bit id PostgreSQL keeps in a row) is missing from an
- * index at `position`: its full id is the one nearest below `now`'s xmax, which every committed row's is.
+ * index at `position` (and not among the `extra` transactions it applied past it): its full id is the one nearest
+ * below `now`'s xmax, which every committed row's is.
  */
-export function missingFrom(position: Snapshot, now: Snapshot, xmin: string): boolean {
+export function missingFrom(position: Snapshot, now: Snapshot, xmin: string, extra: ReadonlySet<bigint>): boolean {
   const low = BigInt(xmin);
   let full = ((now.xmax >> 32n) << 32n) | low;
   if (full >= now.xmax) full -= 1n << 32n;
-  return !committedBefore(position, full);
+  return !committedBefore(position, full) && !extra.has(full);
 }
 
 export { parseSnapshot };

@@ -4,7 +4,8 @@
  * MiB (`org_index_snapshot_parts`, stored uncompressed: the bytes are mostly counters and ids, and compressing a
  * few hundred MiB would hold the writing connection for seconds). `position` is the pg_current_snapshot() the
  * index held every committed event of, and none after; `lineage_at` when the full load it descends from began.
- * `database` (the cluster's system identifier and the database's oid): transaction ids mean something only in the
+ * `extra_xids`: with CLUSTER=1, other processes' batches the index had applied though they committed after the
+ * position (read in the same pass of the batch log as those before it). `database` (the cluster's system identifier and the database's oid): transaction ids mean something only in the
  * database that wrote them, so a snapshot restored elsewhere by pg_dump is not used.
  *
  * `index_snapshot_fences`: what makes snapshots unusable. An erasure (kind `erasure`) fences the organisation's
@@ -27,6 +28,7 @@ CREATE TABLE org_index_snapshots (
   sha256      text NOT NULL,
   events      bigint NOT NULL,
   database    text NOT NULL,
+  extra_xids  xid8[] NOT NULL DEFAULT '{}',
   written_at  timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX org_index_snapshots_org ON org_index_snapshots (org, taken_at DESC);
