@@ -105,7 +105,12 @@ export class SnapshotRounds {
   }
 
   private async store(copied: Copied[], moved: string[], position: string, takenAtS: number, extraXids: string[]): Promise<void> {
-    if (moved.length > 0) await moveSnapshots(this.opts.databaseUrl, this.opts.shard, moved, position, takenAtS, extraXids);
+    if (moved.length > 0) {
+      const done = await moveSnapshots(this.opts.databaseUrl, this.opts.shard, moved, position, takenAtS, extraXids);
+      // Deleted meanwhile (an erasure's or a retention round's fence): the next round writes them anew.
+      const asked = new Set(moved);
+      for (const [org, s] of this.snapshotted) if (asked.has(s.id) && !done.has(s.id)) this.snapshotted.delete(org);
+    }
     for (const c of copied) {
       const { org } = c;
       const started = performance.now();

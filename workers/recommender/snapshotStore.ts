@@ -29,7 +29,7 @@ export type WriteOutcome = "written" | "fenced";
 
 /**
  * Moves snapshots of organisations whose index has not changed since to a later position (the same bytes hold
- * for it: nothing of theirs committed in between), unless a fence forbids it at that position.
+ * for it: nothing of theirs committed in between), unless a fence forbids it at that position. Returns those moved.
  */
 export async function moveSnapshots(
   databaseUrl: string,
@@ -38,18 +38,19 @@ export async function moveSnapshots(
   position: string,
   takenAtS: number,
   extraXids: string[],
-): Promise<void> {
+): Promise<Set<string>> {
   const c = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}-snapshot` });
   await c.connect();
   try {
     await c.query("BEGIN");
     await c.query("SELECT pg_advisory_xact_lock($1)", [SNAPSHOT_FENCE_LOCK]);
-    await c.query(
+    const { rows } = await c.query<{ id: string }>(
       `UPDATE org_index_snapshots s SET position = $2::pg_snapshot, taken_at = to_timestamp($3), extra_xids = $4::xid8[]
-       WHERE id = ANY($1::bigint[]) AND ${SNAPSHOT_UNFENCED.replaceAll("s.taken_at", "to_timestamp($3)")}`,
+       WHERE id = ANY($1::bigint[]) AND ${SNAPSHOT_UNFENCED.replaceAll("s.taken_at", "to_timestamp($3)")} RETURNING id`,
       [ids, position, takenAtS, extraXids],
     );
     await c.query("COMMIT");
+    return new Set(rows.map((r) => r.id));
   } catch (err) {
     await c.query("ROLLBACK").catch(() => undefined);
     throw err;
