@@ -189,7 +189,7 @@ export async function loadShard(
     // `events` has no index by organisation: reading any organisation's history is a pass over all of it. When every
     // organisation of the shard was restored (rounds snapshot empty ones too), there is none to make.
     let full = mine;
-    if (restored.size > 0) {
+    if (snapshots) {
       const { rows } = await client.query<{ seq: number }>(`SELECT seq FROM organisations WHERE seq % ${shards} = ${shard} ORDER BY seq`);
       const rest = rows.map((r) => r.seq).filter((org) => !restored.has(org));
       full = rest.length === 0 ? "false" : `org IN (${rest.join(",")})`;
