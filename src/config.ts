@@ -120,6 +120,17 @@ export const ConfigSchema = z.object({
   EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(400),
   /** A resent event_id arriving within this many days of the first is stored once (`event_ids` keeps them). */
   EVENTS_DEDUP_DAYS: z.coerce.number().int().min(7).max(90).default(7),
+  /**
+   * How often each recommender thread snapshots the organisations whose index changed, into PostgreSQL
+   * (docs/operations.md, Snapshots); a restart then reads the snapshot and replays only what committed after it.
+   * 0: never (every start replays all stored events).
+   */
+  INDEX_SNAPSHOT_INTERVAL_S: z.coerce.number().int().min(0).max(86_400).default(600),
+  /**
+   * Organisations whose index applied fewer events since its full load are not snapshotted (fewer rows written a
+   * round); each start then reads their events in a pass over all of `events`, which has no index by organisation.
+   */
+  INDEX_SNAPSHOT_MIN_EVENTS: z.coerce.number().int().min(1).default(1),
   /** How often the retention task runs (partitions ahead, expired ones dropped, `event_ids` pruned). */
   EVENTS_RETENTION_CHECK_S: z.coerce.number().int().min(1).max(86_400).default(3600),
   /** Largest file accepted by the bulk upload endpoints; the body is streamed, never held whole. */

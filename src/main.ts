@@ -14,6 +14,7 @@ import { DatabaseHealth } from "./db/health.js";
 import { InstanceLock } from "./db/instanceLock.js";
 import { migrate } from "./db/migrate.js";
 import { RetentionTask } from "./db/retention.js";
+import { SnapshotTrigger } from "./recommend/indexSnapshots.js";
 import { createPool } from "./db/pool.js";
 import { DEFAULT_ALS } from "./wire/als.js";
 import { jwtSecret } from "./db/settings.js";
@@ -62,6 +63,7 @@ interface Running {
   cluster: Cluster | undefined;
   instanceLock: InstanceLock;
   retention: RetentionTask;
+  snapshots: SnapshotTrigger;
 }
 
 /** `onLockTaken`: another process took this one's database while its lock was lost (src/db/instanceLock.ts). */
@@ -110,6 +112,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
     attributeCaps: { maxTokens: config.ORG_MAX_ATTRIBUTE_TOKENS, maxBytes: config.ORG_INDEX_MAX_BYTES },
     cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
+    snapshotMinEvents: config.INDEX_SNAPSHOT_MIN_EVENTS,
     als: {
       ...DEFAULT_ALS,
       factors: config.ALS_FACTORS,
@@ -133,6 +136,8 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     onUsage: (usage) => quotas.committed(usage),
     onQuotaRefused: (orgs) => quotas.doubt(orgs),
   });
+  const snapshots = new SnapshotTrigger(pool, batcher, recommender, config.INDEX_SNAPSHOT_INTERVAL_S * 1000, cluster && (() => cluster.catchUp()));
+  if (config.INDEX_SNAPSHOT_INTERVAL_S > 0) snapshots.start();
   // CLUSTER=1: every process counts against the same limits, leased from PostgreSQL (docs/scaling.md).
   const limiter = (name: string): Limiter => cluster?.limiter(name) ?? new RateLimiter();
   // Erasures left running by a process that stopped resume here (once their claim lapses).
@@ -183,7 +188,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY ? config.TRUSTED_PROXIES : undefined);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  return { http, metrics, services, writers, embedded, cluster, instanceLock, retention };
+  return { http, metrics, services, writers, embedded, cluster, instanceLock, retention, snapshots };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
@@ -193,6 +198,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   r.metrics?.stopListening();
   // Connections still open keep sending after the listen socket closed: refuse their records (503) so none
   // is acknowledged after the final flush.
+  await r.snapshots.stop();
   await r.services.batcher.close();
   await r.services.erasures.stop();
   await r.cluster?.stop();

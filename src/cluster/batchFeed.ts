@@ -101,6 +101,14 @@ export class BatchFeed {
     await this.reader.stop();
   }
 
+  /**
+   * Resolves after a read that began after this call: every other process's batch committed before the call has
+   * then been handed to `apply` (an index snapshot's position, src/recommend/indexSnapshots.ts).
+   */
+  catchUp(): Promise<void> {
+    return this.read();
+  }
+
   /** Reads what is new; a call during a read makes one more read after it (its notice may be for a later commit). */
   private read(): Promise<void> {
     if (this.reading) {

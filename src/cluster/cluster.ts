@@ -67,6 +67,11 @@ export class Cluster {
   }
 
   /** At shutdown, once ingestion has stopped and before the recommender closes. */
+  /** Every batch another process committed before this call has been published to the recommender once it resolves. */
+  catchUp(): Promise<void> {
+    return this.feed.catchUp();
+  }
+
   async stop(): Promise<void> {
     await this.notifier.drain();
     await this.feed.stop();

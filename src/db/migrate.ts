@@ -18,6 +18,7 @@ import { sql as identityProtection } from "./migrations/015_identity_protection.
 import { sql as accountsPerOrganisation } from "./migrations/016_accounts_per_organisation.js";
 import { sql as erasures } from "./migrations/017_erasures.js";
 import { sql as eventsPartitions } from "./migrations/018_events_partitions.js";
+import { sql as indexSnapshots } from "./migrations/019_index_snapshots.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -39,6 +40,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 16, name: "accounts per organisation", sql: accountsPerOrganisation },
   { id: 17, name: "erasures", sql: erasures },
   { id: 18, name: "events partitions", sql: eventsPartitions },
+  { id: 19, name: "index snapshots", sql: indexSnapshots },
 ];
 
 /**

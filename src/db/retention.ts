@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
+import { ALL_ORGS, fenceSnapshotsNow } from "./snapshotFences.js";
 import { log } from "../wire/log.js";
 
 /** One process at a time does the work (CLUSTER=1 runs several on one database); the others skip that round. */
@@ -115,6 +116,8 @@ async function dropExpired(c: pg.Client, horizon: number): Promise<string[]> {
     else if (p.attached) await c.query(`ALTER TABLE events DETACH PARTITION ${table} CONCURRENTLY`);
     await c.query(`DROP TABLE ${table}`);
     await c.query("DELETE FROM events_org_purges WHERE partition = $1", [p.name]);
+    // A restart holds only what is stored: snapshots from loads that read this week are not used again.
+    await fenceSnapshotsNow(c, ALL_ORGS, "retention");
     dropped.push(p.name);
   }
   return dropped;
@@ -171,6 +174,7 @@ async function purgeOrganisations(c: pg.Client, now: number, retentionDays: numb
       if (p.week + WEEK_MS > now - days * DAY_MS || done.has(`${org}/${p.name}`)) continue;
       const rows = await chunkedDelete(c, p.name, "org = $1", org);
       await c.query("INSERT INTO events_org_purges (org, partition) VALUES ($1, $2) ON CONFLICT DO NOTHING", [org, p.name]);
+      if (rows > 0) await fenceSnapshotsNow(c, org, "retention");
       purged.push({ org, partition: p.name, rows });
     }
   }

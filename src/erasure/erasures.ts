@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { fenceSnapshots } from "../db/snapshotFences.js";
 import type pg from "pg";
 import { recordAudit, type AuditActor } from "../accounts/audit.js";
 import { inTransaction, query } from "../db/transaction.js";
@@ -64,6 +65,8 @@ export async function requestErasure(
       users,
       aliases,
     ]);
+    // Snapshots of the index taken before this hold the users: a restart must not bring them back.
+    await fenceSnapshots(c, who.org, "erasure");
     await recordAudit(c, who.actor, { action: "users.erased", target: `erasure ${id}: ${ids.length} users, by ${who.via}`, ip: who.ip });
     await c.query("SELECT pg_notify($1, $2)", [ERASURE_CHANNEL, `${id} ${origin}`]);
     return { id, users: ids.length, aliases };

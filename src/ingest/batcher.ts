@@ -115,6 +115,8 @@ export class Batcher {
   private drained: Array<() => void> = [];
   private readonly parallelMin: number;
   private closed = false;
+  /** While held (an index snapshot's position is taken), no batch leaves: set by hold(), cleared by release(). */
+  private held: { idle: Array<() => void> } | undefined;
 
   constructor(
     private readonly writers: WriterPool,
@@ -222,7 +224,34 @@ export class Batcher {
     this.linger = this.opts.lingerMs > 0 ? setTimeout(fire, this.opts.lingerMs) : setImmediate(fire);
   }
 
+  /**
+   * Stops batches leaving and resolves once none is being written (each committed one then published): the
+   * moment an index snapshot's position is taken at (src/recommend/indexSnapshots.ts). Requests keep being
+   * accepted into the open batch meanwhile. release() lets them go.
+   */
+  hold(): Promise<void> {
+    this.held ??= { idle: [] };
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.held!.idle.push(resolve));
+  }
+
+  release(): void {
+    const held = this.held;
+    this.held = undefined;
+    for (const idle of held?.idle ?? []) idle();
+    this.dispatch();
+    if (this.open.size > 0) this.schedule();
+  }
+
   private dispatch(): void {
+    if (this.held) {
+      if (this.inFlight === 0) {
+        const idle = this.held.idle;
+        this.held.idle = [];
+        for (const resolve of idle) resolve();
+      }
+      return;
+    }
     while (this.inFlight < this.writers.threads) {
       let batch = this.sealed.shift();
       if (!batch) {

@@ -122,6 +122,26 @@ export const metrics = {
     labelNames: SHARD,
     registers: [registry],
   }),
+  /** How a recommender thread's load met each organisation's snapshot: `indexSnapshotLoads.inc({ result: "restored" })`. */
+  indexSnapshotLoads: new Counter({
+    name: "recsvc_index_snapshot_loads_total",
+    help: "Organisations a recommender thread loaded, by how it met their index snapshot: restored (then replayed what committed after it), missing (loaded in full: none, or fenced by an erasure or retention), unreadable (bad checksum, another format, or broken: loaded in full).",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  }),
+  /** Index snapshots stored, by outcome (written, fenced, failed). */
+  indexSnapshotWrites: new Counter({
+    name: "recsvc_index_snapshot_writes_total",
+    help: "Index snapshots a recommender thread tried to store, by outcome: written, fenced (an erasure or retention round made it unusable meanwhile), failed.",
+    labelNames: ["result"] as const,
+    registers: [registry],
+  }),
+  indexSnapshotBytes: new Gauge({
+    name: "recsvc_index_snapshot_bytes",
+    help: "Bytes of the last index snapshot stored, by organisation.",
+    labelNames: ["org"] as const,
+    registers: [registry],
+  }),
   indexBytes: new Gauge({
     name: "recsvc_index_bytes",
     help: "Bytes of each recommender shard's index (typed arrays and model).",
@@ -132,6 +152,8 @@ export const metrics = {
 
 // Both failure reasons are there from the start, at zero.
 for (const reason of ["unavailable", "rejected"]) metrics.ingestBatchesFailed.inc({ reason }, 0);
+for (const result of ["restored", "missing", "unreadable"]) metrics.indexSnapshotLoads.inc({ result }, 0);
+for (const result of ["written", "fenced", "failed"]) metrics.indexSnapshotWrites.inc({ result }, 0);
 
 /** Process metrics (CPU, memory, event-loop lag, GC, handles) under the same prefix; once per process. */
 export function collectProcessMetrics(): void {

@@ -10,6 +10,13 @@ export const shardMetrics: ShardObserver = {
     metrics.modelTrainings.inc({ shard: String(shard) });
     metrics.modelTrainingSeconds.observe({ shard: String(shard) }, ms / 1000);
   },
+  snapshotsLoaded: (outcomes) => {
+    for (const [result, n] of Object.entries(outcomes)) metrics.indexSnapshotLoads.inc({ result }, n);
+  },
+  snapshotWritten: (m) => {
+    metrics.indexSnapshotWrites.inc({ result: m.outcome });
+    if (m.outcome === "written") metrics.indexSnapshotBytes.set({ org: String(m.org) }, m.bytes);
+  },
   sizes: (shard, s) => {
     const labels = { shard: String(shard) };
     metrics.indexOrganisations.set(labels, s.orgs);

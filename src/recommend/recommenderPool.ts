@@ -33,6 +33,8 @@ export interface RecommenderPoolOptions {
   attributeCaps?: { maxTokens: number; maxBytes: number };
   /** CLUSTER=1: this process's id, and how long a training lease lasts unrenewed (workers/recommender/sharedTraining.ts). */
   cluster?: { holder: string; leaseS: number };
+  /** INDEX_SNAPSHOT_MIN_EVENTS (docs/operations.md, Snapshots). */
+  snapshotMinEvents?: number;
   /** Hears what the shards report (for the metrics). */
   observer?: ShardObserver;
 }
@@ -45,6 +47,8 @@ export interface ShardObserver {
   expired(shard: number, asks: number): void;
   trained(shard: number, ms: number): void;
   sizes(shard: number, sizes: ShardSizes): void;
+  snapshotsLoaded?(outcomes: Record<string, number>): void;
+  snapshotWritten?(m: Extract<FromShard, { t: "snapshotWritten" }>): void;
 }
 
 /** Receives a shard's answer, or the AppError to answer the request with. */
@@ -184,6 +188,17 @@ export class RecommenderPool {
     post(this.threadOf(org), { t: "erase", org, userIds });
   }
 
+  /**
+   * Every shard snapshots its changed organisations at `position`: the caller holds the batches back so that
+   * every one committed before it has been published, and none after (src/recommend/indexSnapshots.ts).
+   */
+  snapshot(position: string, takenAtS: number, fresh: number[], orgs: number[]): void {
+    const n = this.threads.length;
+    this.threads.forEach((t, shard) => {
+      if (t.ready) post(t, { t: "snapshot", position, takenAtS, fresh, orgs: orgs.filter((org) => org % n === shard) });
+    });
+  }
+
   /** CLUSTER=1: another process stored this organisation's model; its shard loads it. */
   modelStored(org: number, version: number): void {
     post(this.threadOf(org), { t: "model", org, version });
@@ -254,6 +269,7 @@ export class RecommenderPool {
       restart,
       logLevel: logLevel(),
       cluster: this.opts.cluster ?? null,
+      snapshotMinEvents: this.opts.snapshotMinEvents ?? 1,
     };
     const worker = new Worker(SHARD_FILE, { workerData: data });
     const thread: ShardThread = {
@@ -351,6 +367,12 @@ export class RecommenderPool {
         return;
       case "sizes":
         observer?.sizes(shard, m.sizes);
+        return;
+      case "snapshotsLoaded":
+        observer?.snapshotsLoaded?.(m.outcomes);
+        return;
+      case "snapshotWritten":
+        observer?.snapshotWritten?.(m);
         return;
     }
   }

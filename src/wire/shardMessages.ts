@@ -93,7 +93,15 @@ export type ToShard =
    * Users erased (src/erasure/): their histories, statuses and aliases leave the index. Ordered with the
    * committed batches (what was applied before it is erased), and kept while the shard loads as batches are.
    */
-  | { t: "erase"; org: number; userIds: string[] };
+  | { t: "erase"; org: number; userIds: string[] }
+  /**
+   * Snapshot the index (migration 019): every batch committed before `position` (pg_current_snapshot() text,
+   * taken at `takenAtS` on the database's clock) was sent before this message, and none of this process's committed
+   * after it (another process's may have been: the thread knows their transactions). `fresh`: organisations
+   * another process (CLUSTER=1) snapshotted lately, skipped; `orgs`: every organisation (a shard with nothing of
+   * one of its own stores an empty snapshot for it).
+   */
+  | { t: "snapshot"; position: string; takenAtS: number; fresh: number[]; orgs: number[] };
 
 export interface OrgStats {
   items: number;
@@ -126,7 +134,11 @@ export type FromShard =
   /** Asks the shard dropped unranked: their deadline had passed when their turn came (the front had answered 503). */
   | { t: "expired"; asks: number }
   | { t: "trained"; org: number; ms: number }
-  | { t: "sizes"; sizes: ShardSizes };
+  | { t: "sizes"; sizes: ShardSizes }
+  /** How the load met each organisation's snapshot, by outcome (restored, missing, unreadable). */
+  | { t: "snapshotsLoaded"; outcomes: Record<string, number> }
+  /** Snapshots stored (or refused by a fence, or failed), with their bytes and how long copying and writing took. */
+  | { t: "snapshotWritten"; outcome: "written" | "fenced" | "failed"; org: number; bytes: number; copyMs: number; writeMs: number };
 
 export function packMessage(m: ToShard | FromShard): Uint8Array {
   const packed = packr.pack(m);

@@ -33,4 +33,6 @@ export interface RecommenderThreadData {
   logLevel: LogLevel;
   /** CLUSTER=1: this process's id (its batches' origin), and how long a training lease lasts unrenewed. */
   cluster: { holder: string; leaseS: number } | null;
+  /** INDEX_SNAPSHOT_MIN_EVENTS: an organisation whose index applied fewer events since its full load is not snapshotted (its replay is cheap). */
+  snapshotMinEvents: number;
 }

@@ -6,6 +6,7 @@ import { Interner } from "./interner.js";
 import { itemHead, itemMetadata, METADATA_OPEN } from "./itemText.js";
 import { projectFields } from "./metadataFields.js";
 import { TextArena } from "./textArena.js";
+import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 
 export const STATUS = { unknown: 0, active: 1, inactive: 2, deleted: 3 } as const;
 const STATUS_CODE: Record<string, number> = { active: 1, inactive: 2, deleted: 3 };
@@ -77,6 +78,20 @@ export class Catalog {
     this.attributeBytes += this.rendered.length(i) + this.values.bytes(i) - before;
     this.version++;
     return i;
+  }
+
+  /**
+   * Only the ids, in their order (events name items by them); types, statuses and attributes are the items
+   * table's, read at every load.
+   */
+  snapshotTo(w: SnapshotWriter): void {
+    w.texts(this.ids.names);
+  }
+
+  restoreFrom(r: SnapshotReader): void {
+    const names = r.texts();
+    this.ids.restoreFrom(names);
+    this.grow(names.length);
   }
 
   isActive(i: number): boolean {

@@ -1,5 +1,6 @@
 import { ensureLength } from "./growable.js";
 import { RowStore } from "./rowStore.js";
+import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 
 /** Neighbours kept per item: enough for a page of related items after filters, small enough for 100k items. */
 const ROW_CAP = 64;
@@ -60,6 +61,30 @@ export class CoOccurrence {
   /** Releases the slack left by building (see RowStore.trim). */
   trim(): void {
     this.rows.trim();
+  }
+
+  snapshotTo(w: SnapshotWriter): void {
+    this.rows.snapshotTo(w);
+    w.number(this.total);
+    w.typed(this.margin);
+    w.typed(this.nextToReplace);
+    w.typed(this.singles);
+    w.typed(this.displaced);
+    w.typed(this.signatures);
+  }
+
+  restoreFrom(r: SnapshotReader): void {
+    this.rows.restoreFrom(r);
+    this.total = r.number();
+    this.margin = r.typed(Float32Array);
+    this.nextToReplace = r.typed(Uint8Array);
+    this.singles = r.typed(Int32Array);
+    this.displaced = r.typed(Uint8Array);
+    this.signatures = r.typed(Int32Array);
+    const n = this.displaced.length;
+    if (this.nextToReplace.length !== n || this.singles.length !== 2 * n || this.signatures.length !== n * SIGNATURE_WORDS) {
+      throw new Error("index snapshot: co-occurrence arrays of unequal lengths");
+    }
   }
 
   neighbourCount(item: number): number {

@@ -1,4 +1,5 @@
 import { ensureLength } from "./growable.js";
+import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 
 /**
  * Per-item sums of weights that fade exponentially with age (half-life). Stored as Σ w·2^((t − ref)/h): adding
@@ -33,6 +34,16 @@ export class DecayedScores {
   /** The decayed sum for `item` as of `nowS`. */
   valueAt(item: number, nowS: number): number {
     return item < this.raw.length ? this.raw[item]! * this.scaleAt(nowS) : 0;
+  }
+
+  snapshotTo(w: SnapshotWriter): void {
+    w.number(this.ref);
+    w.typed(this.raw);
+  }
+
+  restoreFrom(r: SnapshotReader): void {
+    this.ref = r.number();
+    this.raw = r.typed(Float64Array);
   }
 
   /** Moves the reference time forward so the stored numbers stay far from overflow. */

@@ -38,6 +38,13 @@ export class Interner {
     return id;
   }
 
+  /** The names in id order: interning them again in that order gives every one its id back. */
+  restoreFrom(names: readonly string[]): void {
+    if (this.names.length > 0) throw new Error("index snapshot: restored into an index in use");
+    for (const n of names) this.intern(n);
+    if (this.names.length !== names.length) throw new Error("index snapshot: a name twice");
+  }
+
   name(id: number): string {
     return this.names[id]!;
   }

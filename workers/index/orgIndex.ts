@@ -6,6 +6,10 @@ import { utf8Text } from "../../src/wire/msgpackCursor.js";
 import { FAMILY, type PackedEvent } from "./packedEvents.js";
 import { KIND, People } from "./people.js";
 import { Signals } from "./signals.js";
+import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
+
+/** Bumped whenever what snapshotTo() writes changes: a snapshot of another format is not read (a full load instead). */
+export const INDEX_SNAPSHOT_FORMAT = 1;
 
 /** Same-visit pairs: engagements within a day, conversions within three days, of the same user. */
 const PAIR_WINDOW_S = { [KIND.engagement]: 86_400, [KIND.conversion]: 3 * 86_400 } as Record<number, number>;
@@ -33,6 +37,8 @@ export class OrgIndex {
   model: Model | undefined;
   /** Interactions recorded since the model was last trained (drives retraining). */
   eventsSinceTraining = 0;
+  /** Changes applied since the index's full load (events, aliases, erasures): what its snapshot saves a replay of. */
+  applied = 0;
 
   constructor(
     readonly org: number,
@@ -60,12 +66,39 @@ export class OrgIndex {
   }
 
   /**
+   * What replaying the events built (index/snapshotBytes.ts): ids, histories, aliases, counters and
+   * co-occurrence. Not the model (trained again, or loaded with CLUSTER=1), nor what the items and users tables
+   * hold (read at every load). The version is INDEX_SNAPSHOT_FORMAT.
+   */
+  snapshotTo(w: SnapshotWriter): void {
+    w.number(INDEX_SNAPSHOT_FORMAT);
+    w.number(this.eventsSinceTraining);
+    w.number(this.applied);
+    this.catalog.snapshotTo(w);
+    this.people.snapshotTo(w);
+    this.signals.snapshotTo(w);
+    w.number(INDEX_SNAPSHOT_FORMAT);
+  }
+
+  /** Into a new OrgIndex (nothing applied yet); throws on bytes of another format or that do not read whole. */
+  restoreFrom(r: SnapshotReader): void {
+    if (r.number() !== INDEX_SNAPSHOT_FORMAT) throw new Error("index snapshot: another format");
+    this.eventsSinceTraining = r.number();
+    this.applied = r.number();
+    this.catalog.restoreFrom(r);
+    this.people.restoreFrom(r);
+    this.signals.restoreFrom(r);
+    if (r.number() !== INDEX_SNAPSHOT_FORMAT || !r.done) throw new Error("index snapshot: does not end where it should");
+  }
+
+  /**
    * `previous` now stands for `user` (an identify the database accepted: the shard skips those it refused, so
    * this never decides, only follows).
    */
   applyAlias(previous: string, user: string): void {
     this.people.alias(previous, user);
     this.people.intern(user);
+    this.applied++;
   }
 
   /**
@@ -74,6 +107,7 @@ export class OrgIndex {
    */
   eraseUsers(userIds: readonly string[]): void {
     this.eventsSinceTraining += this.people.erase(userIds);
+    this.applied++;
   }
 
   applyEvent(e: EventInput, nowS: number): void {
@@ -108,6 +142,7 @@ export class OrgIndex {
     }
     this.people.record(u, item, weight, atS, kind);
     this.eventsSinceTraining++;
+    this.applied++;
   }
 
   /** Counts (item, each distinct item of the same kind the user touched shortly before) as co-occurring. */

@@ -3,6 +3,7 @@ import { ensureLength } from "./growable.js";
 import { Interner } from "./interner.js";
 import { RowStore } from "./rowStore.js";
 import { STATUS } from "./catalog.js";
+import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 
 /** Events kept in memory per user (newest); older ones still count in the model and the counters. */
 export const HISTORY_MAX = 512;
@@ -118,6 +119,23 @@ export class People {
       this.version[u]!++;
     }
     return held;
+  }
+
+  /** Ids, aliases and histories (statuses are the users table's, read at every load). */
+  snapshotTo(w: SnapshotWriter): void {
+    w.texts(this.ids.names);
+    w.texts([...this.aliases].flat());
+    this.history.snapshotTo(w);
+    this.earlier.snapshotTo(w);
+  }
+
+  restoreFrom(r: SnapshotReader): void {
+    this.ids.restoreFrom(r.texts());
+    const aliases = r.texts();
+    for (let k = 0; k + 1 < aliases.length; k += 2) this.aliases.set(aliases[k]!, aliases[k + 1]!);
+    this.history.restoreFrom(r);
+    this.earlier.restoreFrom(r);
+    this.grown(Math.max(0, this.ids.size - 1));
   }
 
   /** identify: `previous`'s history joins `user`'s (in time order) and its later events go to `user`. */

@@ -1,3 +1,5 @@
+import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
+
 /**
  * Variable-length rows (a user's history, an item's co-occurrences) in a few shared typed arrays instead of one
  * JS array per row: no per-row garbage, and the whole store is a handful of allocations. A row that outgrows
@@ -109,6 +111,37 @@ export class RowStore {
     const end = start + this.length[r]!;
     for (const col of this.each(this.cols)) col.fill(0, start, end);
     this.length[r] = 0;
+  }
+
+  /** Its rows as they are (holes included: the loader trims after). */
+  snapshotTo(w: SnapshotWriter): void {
+    w.number(this.used);
+    w.number(this.wasted);
+    w.typed(this.offset);
+    w.typed(this.length);
+    w.typed(this.capacity);
+    for (const col of this.each(this.cols)) w.typed(col, this.used);
+  }
+
+  /** Takes the rows snapshotTo() wrote, in place of its own. */
+  restoreFrom(r: SnapshotReader): void {
+    this.used = r.number();
+    this.wasted = r.number();
+    this.offset = r.typed(Int32Array);
+    this.length = r.typed(Int32Array);
+    this.capacity = r.typed(Int32Array);
+    if (this.offset.length !== this.length.length || this.offset.length !== this.capacity.length)
+      throw new Error("index snapshot: rows of unequal lengths");
+    const slots = Math.max(this.used, INITIAL_SLOTS);
+    const key = r.typed(Int32Array, slots);
+    const value = r.typed(this.layout.value as unknown as new (n: number) => ValueArray & Int32Array, slots) as ValueArray;
+    const time = this.timed ? r.typed(Uint32Array, slots) : new Uint32Array(0);
+    const kind = this.timed ? r.typed(Uint8Array, slots) : new Uint8Array(0);
+    this.cols = { key, value, time, kind };
+    for (let k = 0; k < this.offset.length; k++) {
+      if (this.length[k]! > this.capacity[k]! || this.offset[k]! + this.capacity[k]! > this.used)
+        throw new Error("index snapshot: a row past the slab");
+    }
   }
 
   get bytes(): number {

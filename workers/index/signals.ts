@@ -1,6 +1,7 @@
 import { CoOccurrence } from "./cooccurrence.js";
 import { DecayedScores } from "./decayedScores.js";
 import { ensureLength } from "./growable.js";
+import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 
 const DAY_S = 86_400;
 /** `popular` counts the last 30 days, fading with a one-week half-life… */
@@ -94,6 +95,32 @@ export class Signals {
     const evidence = k === 0 ? 0 : (best[k - 1]! * this.popular.scaleAt(nowS)) / meanWeight;
     if (!(evidence >= POPULAR_MIN_EVIDENCE)) return { allTime: true, evidence, untilS: Infinity };
     return { allTime: false, evidence, untilS: nowS + POPULAR_HALF_LIFE_S * Math.log2(evidence / POPULAR_MIN_EVIDENCE) };
+  }
+
+  snapshotTo(w: SnapshotWriter): void {
+    for (const d of [this.popular, this.trendFast, this.trendSlow]) d.snapshotTo(w);
+    w.typed(this.popularAllTime);
+    w.number(this.weightTotal);
+    w.number(this.eventTotal);
+    this.alsoViewed.snapshotTo(w);
+    this.boughtTogether.snapshotTo(w);
+    w.typed(this.buyers);
+    w.typed(this.repeatBuyers);
+    w.typed(this.interactions);
+    w.number(this.version);
+  }
+
+  restoreFrom(r: SnapshotReader): void {
+    for (const d of [this.popular, this.trendFast, this.trendSlow]) d.restoreFrom(r);
+    this.popularAllTime = r.typed(Float64Array);
+    this.weightTotal = r.number();
+    this.eventTotal = r.number();
+    this.alsoViewed.restoreFrom(r);
+    this.boughtTogether.restoreFrom(r);
+    this.buyers = r.typed(Float32Array);
+    this.repeatBuyers = r.typed(Float32Array);
+    this.interactions = r.typed(Float32Array);
+    this.version = r.number();
   }
 
   /** `previousPurchases`: how many times this user had converted on the item before this event. */

@@ -3,6 +3,10 @@ import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { readCopy } from "./copyReader.js";
 import type { Skips } from "./skips.js";
+import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
+import { SnapshotReader } from "../index/snapshotBytes.js";
+import { parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
+import { latestSnapshots, missingFrom, snapshotBytes, type StoredSnapshot } from "./snapshotStore.js";
 
 const PROGRESS_EVERY = 1_000_000;
 
@@ -10,7 +14,27 @@ export interface LoadResult {
   orgs: number;
   events: number;
   ms: number;
+  /** The database's clock at the load's snapshot (seconds): the lineage of every organisation loaded in full. */
+  loadAtS: number;
+  /** The organisations restored from a snapshot: which, the lineage it carried, the events it held. */
+  restored: Map<number, { id: string; lineageAtS: number; events: number }>;
 }
+
+/** How the load met each organisation's snapshot (the metric recsvc_index_snapshot_loads_total counts them). */
+export type SnapshotOutcome = "restored" | "missing" | "unreadable";
+
+export interface SnapshotLoad {
+  /** Forgets what a snapshot that failed half-way left in the organisation's index (it is then loaded in full). */
+  discard(org: number): void;
+  outcome(org: number, outcome: SnapshotOutcome, detail?: string): void;
+}
+
+/**
+ * Events received this long before a snapshot's position are read again, each kept only if its transaction is
+ * not in the snapshot: a transaction's rows carry its start time, and one running when the position was taken
+ * began before it (the writers' transactions last a few seconds at most).
+ */
+const SNAPSHOT_LOOKBACK_S = 600;
 
 /** What a load tells as it goes: the snapshot, then which organisations it has read in full. */
 export interface LoadHooks {
@@ -44,6 +68,7 @@ export async function loadShard(
   skips: Skips,
   hooks: LoadHooks,
   bySize: boolean,
+  snapshots?: SnapshotLoad,
 ): Promise<LoadResult> {
   const started = performance.now();
   const client = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}` });
@@ -53,8 +78,38 @@ export async function loadShard(
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     hooks.snapshotTaken();
-    hooks.snapshot((await client.query<{ s: string }>("SELECT pg_current_snapshot()::text AS s")).rows[0]!.s);
+    const at = (await client.query<{ s: string; t: number }>("SELECT pg_current_snapshot()::text AS s, extract(epoch FROM now())::float8 AS t"))
+      .rows[0]!;
+    hooks.snapshot(at.s);
+    const now = parseSnapshot(at.s);
+    // Snapshots first (migration 019): each restored organisation's ids are then those its snapshot's events were counted under.
+    const restored = new Map<number, StoredSnapshot & { snapshot: Snapshot; extra: Set<bigint> }>();
+    // Where the load's time goes (logged once it is done): what a restart costs, part by part.
+    const phases: Record<string, number> = {};
+    let phaseStarted = performance.now();
+    const phase = (name: string): void => {
+      const now = performance.now();
+      phases[name] = Math.round(now - phaseStarted);
+      phaseStarted = now;
+    };
+    if (snapshots) {
+      const stored = await latestSnapshots(client, mine);
+      for (const s of stored) {
+        try {
+          if (s.format !== INDEX_SNAPSHOT_FORMAT) throw new Error(`index snapshot: format ${s.format}, this build reads ${INDEX_SNAPSHOT_FORMAT}`);
+          const bytes = await snapshotBytes(client, s);
+          // An empty one: the thread held nothing of the organisation (no index made for it now either).
+          if (bytes.length > 0) orgIndex(s.org).restoreFrom(new SnapshotReader(bytes));
+          restored.set(s.org, { ...s, snapshot: parseSnapshot(s.position), extra: new Set(s.extraXids.map(BigInt)) });
+          snapshots.outcome(s.org, "restored");
+        } catch (err) {
+          snapshots.discard(s.org);
+          snapshots.outcome(s.org, "unreadable", (err as Error).message);
+        }
+      }
+    }
     // A row that throws is skipped (and logged once per organisation), as live records are: a bad one must not keep the shard down.
+    phase("snapshotsMs");
     let aliases = 0;
     // First, as live: an id's later events, and a status upserted for it, went to the user it was merged into.
     await readCopy(client, `SELECT org, previous_user_id, user_id FROM identity_aliases WHERE ${mine}`, (r) => {
@@ -65,6 +120,7 @@ export async function loadShard(
       }
       aliases++;
     });
+    phase("aliasesMs");
     let items = 0;
     await readCopy(
       client,
@@ -78,6 +134,7 @@ export async function loadShard(
         items++;
       },
     );
+    phase("itemsMs");
     let users = 0;
     await readCopy(client, `SELECT org, user_id, status FROM users WHERE ${mine}`, (r) => {
       try {
@@ -88,6 +145,7 @@ export async function loadShard(
       users++;
     });
     // Users of an erasure still deleting their events: what is left of those is not read (their rows and aliases went at once).
+    phase("usersMs");
     const erasing = new Map<number, Set<string>>();
     await readCopy(client, `SELECT org, unnest(user_ids) FROM erasures WHERE done_at IS NULL AND ${mine}`, (r) => {
       const org = Number(r[0]);
@@ -96,12 +154,17 @@ export async function loadShard(
       users.add(r[1]!);
     });
     let events = 0;
-    const eventsOf = async (where: string, order: string): Promise<void> => {
+    /** `after`: read only what is missing from a restored organisation's snapshot (rows carry their xmin). */
+    const eventsOf = async (where: string, order: string, after = false): Promise<void> => {
       await readCopy(
         client,
-        `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)
+        `SELECT org, user_id, item_id, event_family, event_name, weight, previous_user_id, extract(epoch FROM occurred_at)${after ? ", xmin" : ""}
          FROM events WHERE ${where} AND event_family <> 'exposure' AND event_name <> 'identify' ORDER BY ${order}`,
         (r) => {
+          if (after) {
+            const s = restored.get(Number(r[0]))!;
+            if (!missingFrom(s.snapshot, now, r[8]!, s.extra)) return;
+          }
           if (erasing.size > 0 && erasing.get(Number(r[0]))?.has(r[1]!)) return;
           try {
             orgIndex(Number(r[0])).applyEvent(
@@ -115,23 +178,47 @@ export async function loadShard(
         },
       );
     };
+    // What committed after each snapshot, organisation by organisation (a restored one is served once it is read).
+    // One pass over the recent partitions for all of them (rounds move unchanged snapshots on, so all are recent).
+    const afterSnapshots = async (each: (orgs: number[]) => void): Promise<void> => {
+      if (restored.size === 0) return;
+      const since = Math.min(...[...restored.values()].map((s) => s.takenAtS)) - SNAPSHOT_LOOKBACK_S;
+      await eventsOf(`org IN (${[...restored.keys()].join(",")}) AND received_at >= to_timestamp(${since})`, "org, occurred_at", true);
+      each([...restored.keys()]);
+    };
+    // `events` has no index by organisation: reading any organisation's history is a pass over all of it. When every
+    // organisation of the shard was restored (rounds snapshot empty ones too), there is none to make.
+    let full = mine;
+    if (snapshots) {
+      const { rows } = await client.query<{ seq: number }>(`SELECT seq FROM organisations WHERE seq % ${shards} = ${shard} ORDER BY seq`);
+      const rest = rows.map((r) => r.seq).filter((org) => !restored.has(org));
+      full = rest.length === 0 ? "false" : `org IN (${rest.join(",")})`;
+    }
     if (!bySize) {
-      await eventsOf(mine, "occurred_at");
+      await afterSnapshots(() => undefined);
+      if (full !== "false") await eventsOf(full, "occurred_at");
+    } else if (full === "false") {
+      hooks.catalogLoaded([...restored.keys()]);
+      await afterSnapshots((orgs) => hooks.orgsLoaded(orgs));
     } else {
       // Counting each organisation's events costs a pass over them (about a tenth of the load): worth it only when
       // the organisations read first are served while the rest load, after a restart.
       const sizes = await client.query<{ org: number; n: string }>(
-        `SELECT org, count(*) AS n FROM events WHERE ${mine} AND event_family <> 'exposure' GROUP BY org ORDER BY count(*), org`,
+        `SELECT org, count(*) AS n FROM events WHERE ${full} AND event_family <> 'exposure' GROUP BY org ORDER BY count(*), org`,
       );
-      hooks.catalogLoaded(sizes.rows.map((r) => r.org));
+      hooks.catalogLoaded([...restored.keys(), ...sizes.rows.map((r) => r.org)]);
+      await afterSnapshots((orgs) => hooks.orgsLoaded(orgs));
       for (const group of queryGroups(sizes.rows)) {
         await eventsOf(`org IN (${group.join(",")})`, "org, occurred_at");
         hooks.orgsLoaded(group);
       }
     }
+    phase("eventsMs");
+    log.info("recommender index loaded", { shard, restored: restored.size, events, ...phases });
     await client.query("COMMIT");
     const orgs = (await client.query<{ n: string }>(`SELECT count(*) AS n FROM organisations WHERE seq % ${shards} = ${shard}`)).rows[0]!.n;
-    return { orgs: Number(orgs), events, ms: performance.now() - started };
+    const lineage = new Map([...restored].map(([org, s]) => [org, { id: s.id, lineageAtS: s.lineageAtS, events: s.events }]));
+    return { orgs: Number(orgs), events, ms: performance.now() - started, loadAtS: at.t, restored: lineage };
   } finally {
     await client.end();
   }

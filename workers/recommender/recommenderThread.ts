@@ -14,6 +14,8 @@ import { Shard } from "./shard.js";
 import { SharedTraining } from "./sharedTraining.js";
 import { Skips } from "./skips.js";
 import { TrainingScheduler } from "./trainingScheduler.js";
+import { RecentXids, SnapshotRounds } from "./snapshotRounds.js";
+import type { LoadResult, SnapshotOutcome } from "./loader.js";
 
 const data = workerData as RecommenderThreadData;
 setLogLevel(data.logLevel);
@@ -37,6 +39,8 @@ const port = parentPort!;
 const shared =
   data.cluster &&
   new SharedTraining({ databaseUrl: data.databaseUrl, ...data.cluster, shard: data.shard, shards: data.shards, index: (org) => shard.org(org) });
+/** CLUSTER=1: the transactions of the other processes' batches applied lately (an index snapshot names those past its position). */
+const foreignXids = new RecentXids();
 /** The load's snapshot: another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
 let loadSnapshot: Snapshot | undefined;
 
@@ -105,6 +109,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         return;
       case "batch":
         if (m.xid !== null && loadSnapshot !== undefined && committedBefore(loadSnapshot, BigInt(m.xid))) return;
+        if (m.xid !== null) foreignXids.add(BigInt(m.xid));
         batches.add(
           shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)),
           () => {
@@ -123,6 +128,11 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         if (!ownsOrg(m.org) || !loaded(m.org)) return;
         // Behind the batches already queued: what they carry of these users is erased with the rest.
         batches.add([].values(), () => shard.erase(m.org, m.userIds));
+        return;
+      case "snapshot":
+        // While loading, the index is not yet at any one position: the next round takes it.
+        if (loadResult === undefined || m.t !== "snapshot") return;
+        snapshots.round(m.position, m.takenAtS, m.orgs, foreignXids.after(parseSnapshot(m.position)), new Set(m.fresh));
         return;
       case "settle":
         // A job of no steps, queued behind the batches: it is done when they are.
@@ -144,6 +154,17 @@ function sendSizes(): void {
 }
 
 const batches = new BatchQueue((queue) => scheduler.wake(queue));
+/** Set once the load is done: which lineage each organisation's index descends from. */
+let loadResult: LoadResult | undefined;
+const snapshots = new SnapshotRounds({
+  databaseUrl: data.databaseUrl,
+  shard: data.shard,
+  minEvents: data.snapshotMinEvents,
+  orgs: () => shard.all(),
+  lineageAtS: (org) => loadResult!.restored.get(org)?.lineageAtS ?? loadResult!.loadAtS,
+  queue: (steps, done) => batches.add(steps, done),
+  report: (m) => send(m),
+});
 const progress = new LoadProgress();
 const inbox = new Inbox(handle, progress);
 port.on("message", (raw: Uint8Array) => {
@@ -182,8 +203,23 @@ function loadHooks(): LoadHooks {
 async function start(): Promise<void> {
   // Its own Skips: batches applied meanwhile (to organisations already read) flush the shard's.
   const loadSkips = new Skips();
-  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), loadSkips, loadHooks(), data.restart);
+  const outcomes: Record<SnapshotOutcome, number> = { restored: 0, missing: 0, unreadable: 0 };
+  const loaded = await loadShard(data.databaseUrl, data.shard, data.shards, (org) => shard.org(org), loadSkips, loadHooks(), data.restart, {
+    discard: (org) => shard.discard(org),
+    outcome: (org, outcome, detail) => {
+      outcomes[outcome]++;
+      if (outcome === "unreadable")
+        log.warn("index snapshot unreadable; the organisation is loaded in full", { shard: data.shard, org, error: detail });
+    },
+  });
   for (const index of shard.all()) index.trim();
+  // An organisation with events enough to snapshot and no snapshot was loaded in full: counted, so a restart that costs the history shows.
+  const fullLoads = [...shard.all()].filter((i) => !loaded.restored.has(i.org) && i.applied >= data.snapshotMinEvents).map((i) => i.org);
+  outcomes.missing = fullLoads.length;
+  if (fullLoads.length > 0) log.info("no usable index snapshot; loaded in full", { shard: data.shard, orgs: fullLoads.slice(0, 20) });
+  loadResult = loaded;
+  for (const [org, s] of loaded.restored) snapshots.restored(org, { id: s.id, applied: shard.has(org) ? s.events : 0 });
+  send({ t: "snapshotsLoaded", outcomes });
   const skipped = loadSkips.flush({ shard: data.shard, in: "load from PostgreSQL" });
   const training = new TrainingScheduler(() => shard.all(), {
     params: data.als,

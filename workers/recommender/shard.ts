@@ -24,6 +24,15 @@ export class Shard {
     return index;
   }
 
+  /** Drops the organisation's index (a snapshot that failed half-way into it): the next org() starts anew. */
+  discard(org: number): void {
+    this.orgs.delete(org);
+  }
+
+  has(org: number): boolean {
+    return this.orgs.has(org);
+  }
+
   all(): Iterable<OrgIndex> {
     return this.orgs.values();
   }

@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { OrgIndex } from "../../../workers/index/orgIndex.js";
+import { SnapshotReader, SnapshotWriter } from "../../../workers/index/snapshotBytes.js";
+import { rankOnIndex } from "../../helpers/rankOnIndex.js";
+
+const NOW_S = 1_800_000_000;
+const DAY_S = 86_400;
+
+/** An index with every structure a replay builds: histories past HISTORY_MAX, earlier items, aliases, co-occurrence, purchases. */
+function built(): OrgIndex {
+  const index = new OrgIndex(7, NOW_S);
+  for (let i = 0; i < 40; i++) index.upsertItem(`i${i}`, "product", "active", { n: i }, NOW_S - 100 * DAY_S + i);
+  let t = NOW_S - 60 * DAY_S;
+  for (let k = 0; k < 3000; k++) {
+    t += 600 + (k % 7) * 60;
+    const user = `u${(k * 7) % 23}`;
+    const item = `i${(k * 11 + (k >> 3)) % 40}`;
+    const family = k % 9 === 0 ? "conversion" : "engagement";
+    index.applyEvent(
+      {
+        userId: user,
+        itemId: item,
+        family,
+        name: family === "conversion" ? "purchase" : "view",
+        weight: family === "conversion" ? 4 : 1,
+        previousUserId: null,
+        atS: t,
+      },
+      NOW_S,
+    );
+  }
+  for (let k = 0; k < 700; k++)
+    index.applyEvent(
+      { userId: "heavy", itemId: `i${k % 40}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS: t + k },
+      NOW_S,
+    );
+  index.applyEvent({ userId: "anon", itemId: "i3", family: "engagement", name: "view", weight: 1, previousUserId: null, atS: t + 800 }, NOW_S);
+  index.applyAlias("anon", "u1");
+  return index;
+}
+
+function bytesOf(index: OrgIndex): Buffer {
+  const w = new SnapshotWriter();
+  index.snapshotTo(w);
+  const copy = w.copy();
+  for (let step = copy.next(); ; step = copy.next()) if (step.done) return Buffer.concat(step.value.parts);
+}
+
+function restored(bytes: Buffer): OrgIndex {
+  const index = new OrgIndex(7, NOW_S);
+  index.restoreFrom(new SnapshotReader(bytes));
+  for (let i = 0; i < 40; i++) index.upsertItem(`i${i}`, "product", "active", { n: i }, NOW_S - 100 * DAY_S + i);
+  return index;
+}
+
+const REQUESTS = [
+  { strategy: "popular", limit: 20 },
+  { strategy: "trending", limit: 20 },
+  ...["u1", "u2", "heavy", "anon"].flatMap((user_id) => [
+    { strategy: "recently-viewed", user_id, limit: 20 },
+    { strategy: "buy-again", user_id, limit: 20 },
+  ]),
+  ...["i0", "i3", "i17"].flatMap((context_item_id) => [
+    { strategy: "also-viewed", context_item_id, limit: 20 },
+    { strategy: "frequently-bought-together", context_item_id, limit: 20 },
+  ]),
+];
+
+describe("an organisation's index written by snapshotTo and read back by restoreFrom", () => {
+  it("ranks every request that does not use the model as the index it was taken from, and goes on from there alike", () => {
+    const original = built();
+    const copy = restored(bytesOf(original));
+    for (const body of REQUESTS) expect([body, rankOnIndex(copy, body, NOW_S)]).toEqual([body, rankOnIndex(original, body, NOW_S)]);
+    // The same events applied to both after the snapshot leave them equal (growth past the restored arrays included).
+    for (const index of [original, copy]) {
+      for (let k = 0; k < 500; k++)
+        index.applyEvent(
+          {
+            userId: `new${k % 30}`,
+            itemId: `i${k % 45}`,
+            family: "engagement",
+            name: "view",
+            weight: 1,
+            previousUserId: null,
+            atS: NOW_S - 1000 + k,
+          },
+          NOW_S,
+        );
+    }
+    for (const body of [...REQUESTS, { strategy: "recently-viewed", user_id: "new3", limit: 20 }]) {
+      expect([body, rankOnIndex(copy, body, NOW_S)]).toEqual([body, rankOnIndex(original, body, NOW_S)]);
+    }
+    expect(copy.applied).toBe(original.applied);
+  });
+
+  it("refuses bytes cut short, bytes of another format, and bytes with more after the end", () => {
+    const bytes = bytesOf(built());
+    expect(() => restored(bytes.subarray(0, bytes.length - 9))).toThrow(/ends early|does not end/);
+    const other = Buffer.from(bytes);
+    other.writeDoubleLE(999, 0);
+    expect(() => restored(other)).toThrow(/another format/);
+    expect(() => restored(Buffer.concat([bytes, Buffer.alloc(8)]))).toThrow(/does not end where it should/);
+  });
+});
