@@ -1,5 +1,5 @@
 import type { LimitResult } from "../auth/rateLimit.js";
-import { AppError, isAppError } from "../errors.js";
+import { appError, type AppError, isAppError } from "../errors.js";
 import { log } from "../wire/log.js";
 import type { RequestContext } from "./context.js";
 import { CORS_EXPOSE, CORS_ORIGIN } from "./cors.js";
@@ -9,6 +9,7 @@ const STATUS_TEXT: Record<number, string> = {
   200: "200 OK",
   201: "201 Created",
   202: "202 Accepted",
+  302: "302 Found",
   400: "400 Bad Request",
   401: "401 Unauthorized",
   403: "403 Forbidden",
@@ -66,7 +67,7 @@ export function sendError(ctx: RequestContext, err: unknown): void {
 
 function internal(ctx: RequestContext, err: unknown): AppError {
   log.error("unhandled error", { method: ctx.method, path: ctx.path, error: (err as Error)?.stack ?? String(err) });
-  return new AppError("internal_error", "internal server error");
+  return appError("internal_error", "unexpected");
 }
 
 function write(ctx: RequestContext, status: number, body: string | Uint8Array): void {
@@ -93,6 +94,20 @@ function write(ctx: RequestContext, status: number, body: string | Uint8Array): 
 function endHead(res: RequestContext["res"], length: number): void {
   res.writeHeader("content-length", String(length));
   res.endWithoutBody();
+}
+
+/** A redirect to another page of this server, with no body (`GET /` leads to the dashboard). */
+export function sendRedirect(ctx: RequestContext, location: string): void {
+  if (ctx.aborted || ctx.answered) return;
+  ctx.markAnswered(302);
+  const { res } = ctx;
+  res.cork(() => {
+    res.writeStatus(STATUS_LINE.get(302)!);
+    res.writeHeader("location", location);
+    res.writeHeader("cache-control", "no-cache");
+    if (ctx.method === "HEAD") endHead(res, 0);
+    else res.end();
+  });
 }
 
 /** A static file of the web dashboard: its own type, and the headers (CSP and the like) its page needs. */
