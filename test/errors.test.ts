@@ -77,7 +77,15 @@ describe("validation messages", () => {
     expect(recommend.message).toMatch(/^(?:[\w.[\]]+: [^;]+; )*body: unknown field\(s\) 'extra'/);
 
     const items = { plural: "items", singular: "item", schema: ItemSchema };
-    const ingest = thrown(() => validateRecords([{ item_id: "a", item_type: "t", status: "active" }, { item_type: "t", status: "active", x: 1 }], items));
+    const ingest = thrown(() =>
+      validateRecords(
+        [
+          { item_id: "a", item_type: "t", status: "active" },
+          { item_type: "t", status: "active", x: 1 },
+        ],
+        items,
+      ),
+    );
     expect(ingest.message).toBe("items[1].item_id: is required; items[1]: unknown field(s) 'x'");
     const single = thrown(() => validateRecords({ item_type: "t", status: "active" }, items));
     expect(single.message).toBe("item.item_id: is required");

@@ -83,7 +83,11 @@ describe("the README", () => {
     const headings = [...README.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
     expect(headings.slice(0, 2)).toEqual(["Start here", "Contents"]);
     const contents = README.slice(README.indexOf("## Contents"), README.indexOf("\n## ", README.indexOf("## Contents") + 1));
-    const anchor = (h: string) => h.toLowerCase().replace(/[^a-z0-9 -]/g, "").replaceAll(" ", "-");
+    const anchor = (h: string) =>
+      h
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, "")
+        .replaceAll(" ", "-");
     expect(headings.slice(2).filter((h) => !contents.includes(`(#${anchor(h)})`))).toEqual([]);
   });
 
