@@ -60,9 +60,9 @@ export function sendJson(ctx: RequestContext, status: number, json: string | Uin
 
 /** The one place where a failure becomes an HTTP response. Unexpected errors are logged and hidden. */
 export function sendError(ctx: RequestContext, err: unknown): void {
-  const appError = isAppError(err) ? err : internal(ctx, err);
-  for (const [k, v] of Object.entries(appError.headers)) ctx.headers.push([k, v]);
-  write(ctx, appError.status, JSON.stringify({ success: false, message: appError.message, error: appError.code }));
+  const failure = isAppError(err) ? err : internal(ctx, err);
+  for (const [k, v] of Object.entries(failure.headers)) ctx.headers.push([k, v]);
+  write(ctx, failure.status, JSON.stringify({ success: false, message: failure.message, error: failure.code }));
 }
 
 function internal(ctx: RequestContext, err: unknown): AppError {
