@@ -2,10 +2,12 @@ import { readdirSync, readFileSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 
 /**
- * Two projects: `unit`, the files that start no server and no database (wire, workers, client, pure logic),
- * and `server`, the files that do (they import test/helpers/server.ts or test/helpers/postgres.ts). Sorting by
- * imports keeps the split true as files are added: `npm run test:unit` is the quick gate, and CI runs only
- * `server` against its second PostgreSQL, since nothing of `unit` depends on which database is there.
+ * Three projects: `unit`, the files that start no server and no database (wire, workers, client, pure logic: the
+ * quick gate, `npm run test:unit`); `quality`, the recommendation-quality tests on the real datasets beside the
+ * repository (`../shared/datasets`; minutes of training and ranking, no server); and `server`, the files that start
+ * a server or a database (they import test/helpers/server.ts or test/helpers/postgres.ts). Sorting by imports keeps
+ * the split true as files are added. CI runs only `server` against its second PostgreSQL, since nothing else
+ * depends on which database is there.
  */
 const SERVER_HELPERS = /from "(?:\.\.?\/)+helpers\/(?:server|postgres)\.js"/;
 
@@ -15,8 +17,9 @@ const testFiles = readdirSync("test", { recursive: true, encoding: "utf8" })
   .sort();
 const startsServer = (file: string) => SERVER_HELPERS.test(readFileSync(file, "utf8"));
 
-export const UNIT_FILES = testFiles.filter((f) => !startsServer(f));
 export const SERVER_FILES = testFiles.filter(startsServer);
+export const QUALITY_FILES = testFiles.filter((f) => f.startsWith("test/quality/") && !startsServer(f));
+export const UNIT_FILES = testFiles.filter((f) => !SERVER_FILES.includes(f) && !QUALITY_FILES.includes(f));
 
 export default defineConfig({
   test: {
@@ -27,6 +30,7 @@ export default defineConfig({
     reporters: ["default"],
     projects: [
       { extends: true, test: { name: "unit", include: UNIT_FILES } },
+      { extends: true, test: { name: "quality", include: QUALITY_FILES } },
       { extends: true, test: { name: "server", include: SERVER_FILES } },
     ],
   },
