@@ -67,7 +67,7 @@ export default defineConfig(
     languageOptions: { sourceType: "module", globals: globals.browser },
   },
   {
-    files: ["*.js"],
+    files: ["*.js", "scripts/**/*.mjs"],
     languageOptions: { globals: globals.node },
   },
 );

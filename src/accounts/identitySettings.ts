@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { KEY_CHANNEL, ORG_NOTICE, type KeyCache } from "../auth/keyCache.js";
 import { requireRole, type Role } from "../auth/roles.js";
 import { inTransaction, query } from "../db/transaction.js";
@@ -80,10 +80,7 @@ export async function setIdentityVerification(
     );
     const current = found.rows[0];
     if (enabled && current?.secret == null) {
-      throw new AppError(
-        "conflict",
-        "generate the identity secret first (POST /v1/settings/identity-verification/secret), then turn verification on",
-      );
+      throw appError("conflict", "identitySecretFirst");
     }
     if (current !== undefined && current.enabled !== enabled) {
       await c.query("UPDATE identity_verification SET enabled = $2 WHERE org = (SELECT seq FROM organisations WHERE id = $1)", [

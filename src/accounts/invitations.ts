@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { requireRole, RoleSchema } from "../auth/roles.js";
 import { inTransaction } from "../db/transaction.js";
 import { recordAudit } from "./audit.js";
@@ -42,17 +42,14 @@ export async function inviteMember(deps: InviteDeps, actor: Account, input: Invi
     // Invitations of one organisation queue here, so the count of pending ones below holds.
     await c.query("SELECT 1 FROM organisations WHERE id = $1 FOR UPDATE", [actor.orgId]);
     const member = await c.query("SELECT 1 FROM accounts WHERE org_id = $1 AND email = $2", [actor.orgId, input.email]);
-    if (member.rows.length > 0) throw new AppError("conflict", "this email is already a member of this organisation");
+    if (member.rows.length > 0) throw appError("conflict", "alreadyMember");
     await c.query("DELETE FROM account_tokens WHERE purpose = 'invitation' AND org_id = $1 AND email = $2", [actor.orgId, input.email]);
     const { rows } = await c.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM account_tokens WHERE purpose = 'invitation' AND org_id = $1 AND expires_at > now()",
       [actor.orgId],
     );
     if (rows[0].n >= deps.pendingMax) {
-      throw new AppError(
-        "conflict",
-        `this organisation has ${deps.pendingMax} invitations waiting, the most it may; wait for some to be accepted or expire`,
-      );
+      throw appError("conflict", "invitationsPending", { max: deps.pendingMax });
     }
     const issued = await issueToken(c, {
       purpose: "invitation",
@@ -83,7 +80,7 @@ export async function inviteMember(deps: InviteDeps, actor: Account, input: Invi
  * invitation per email, and none for a member's email, so the account is new in it.
  */
 export async function acceptInvitation(deps: SignIn, input: AcceptInvitationInput, ip: string): Promise<SessionData> {
-  const invalid = () => new AppError("invalid_token", "this invitation is unknown, used or expired; ask for a new one");
+  const invalid = () => appError("invalid_token", "invitation");
   // A bad token is refused before a hash is paid for.
   const invited = await peekToken(deps.pool, "invitation", input.token);
   if (!invited) throw invalid();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { KEY_CHANNEL, type KeyCache } from "../auth/keyCache.js";
 import { keyDigest, maskKey, newKeyPair, PUBLISHABLE_PREFIX, SECRET_PREFIX } from "../auth/keys.js";
 import { requireRole, type Role } from "../auth/roles.js";
@@ -60,7 +60,7 @@ export async function generateKeyPair(pool: pg.Pool, cache: KeyCache, account: A
     await c.query("SELECT 1 FROM organisations WHERE id = $1 FOR UPDATE", [account.orgId]);
     const active = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM key_pairs WHERE org_id = $1 AND status = 'active'", [account.orgId]);
     if (active.rows[0].n >= MAX_ACTIVE_PAIRS) {
-      throw new AppError("conflict", `${MAX_ACTIVE_PAIRS} key pairs are active already; revoke one before generating another`);
+      throw appError("conflict", "keyPairsActive", { max: MAX_ACTIVE_PAIRS });
     }
     const row = await c.query<{ created_at: Date }>(
       `INSERT INTO key_pairs (id, org_id, publishable_key, publishable_digest, secret_digest, secret_last4)
@@ -114,7 +114,7 @@ export async function revokeKeyPair(pool: pg.Pool, cache: KeyCache, account: Acc
       "SELECT status, revoked_at FROM key_pairs WHERE id = $1 AND org_id = $2 FOR UPDATE",
       [pairId, account.orgId],
     );
-    if (found.rows.length === 0) throw new AppError("not_found", `no key pair ${pairId} in this organisation`);
+    if (found.rows.length === 0) throw appError("not_found", "keyPair", { id: pairId });
     if (found.rows[0].status === "revoked") return found.rows[0];
     const updated = await c.query<{ status: KeyPairStatus; revoked_at: Date }>(
       "UPDATE key_pairs SET status = 'revoked', revoked_at = now() WHERE id = $1 RETURNING status, revoked_at",

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type pg from "pg";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { query } from "../db/transaction.js";
 
 export interface ThrottlePolicy {
@@ -42,9 +42,14 @@ export class LoginThrottle {
       [keyOf(email), windowS, max],
     );
     if (rows[0].failures > max) {
-      throw new AppError("rate_limited", "too many failed sign-ins for this email; retry later", {
-        "Retry-After": String(Math.max(1, rows[0].reset_s)),
-      });
+      throw appError(
+        "rate_limited",
+        "failedSignIns",
+        {},
+        {
+          "Retry-After": String(Math.max(1, rows[0].reset_s)),
+        },
+      );
     }
   }
 

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { requireRole, RoleSchema, type Role } from "../auth/roles.js";
 import { inTransaction, query } from "../db/transaction.js";
 import { recordAudit } from "./audit.js";
@@ -27,7 +27,7 @@ const asMember = (r: MemberRow): Member => ({ user_id: r.id, email: r.email, rol
 /** OWNER is granted and taken away only by an OWNER. */
 export function requireOwnerFor(actor: Account, roles: Role[]): void {
   if (roles.includes("OWNER") && actor.role !== "OWNER") {
-    throw new AppError("forbidden_role", `role ${actor.role} cannot grant or remove OWNER; only an OWNER can`);
+    throw appError("forbidden_role", "grantOwner", { role: actor.role });
   }
 }
 
@@ -52,9 +52,9 @@ async function lockMembers(c: pg.PoolClient, actor: Account, userId: string, act
   ]);
   const self = rows.find((r) => r.id === actor.userId);
   // Removed by another request since this one was authenticated: its session has ended with its account.
-  if (!self) throw new AppError("invalid_token", "this session has ended: the account was removed");
+  if (!self) throw appError("invalid_token", "accountRemoved");
   const target = rows.find((r) => r.id === userId);
-  if (!target) throw new AppError("not_found", `no member ${userId} in this organisation`);
+  if (!target) throw appError("not_found", "member", { id: userId });
   const current: Account = { ...actor, role: self.role };
   requireRole(current.role, MANAGERS, action);
   return { rows, target, current };
@@ -68,7 +68,7 @@ export async function changeRole(pool: pg.Pool, actor: Account, userId: string, 
     const { rows, target, current } = await lockMembers(c, actor, userId, "change roles");
     requireOwnerFor(current, [target.role, role]);
     if (target.role === role) return asMember(target);
-    if (isLastOwner(rows, target)) throw new AppError("conflict", "the last OWNER cannot be demoted; make another member OWNER first");
+    if (isLastOwner(rows, target)) throw appError("conflict", "lastOwnerDemoted");
     await c.query("UPDATE accounts SET role = $1 WHERE id = $2", [role, userId]);
     await recordAudit(c, actor, { action: "member.role_changed", target: `${target.email}: ${target.role} → ${role}`, ip });
     return asMember({ ...target, role });
@@ -84,9 +84,9 @@ export async function removeMember(pool: pg.Pool, actor: Account, userId: string
   return inTransaction(pool, async (c) => {
     const { rows, target, current } = await lockMembers(c, actor, userId, "remove members");
     if (target.role === "OWNER" && current.role !== "OWNER") {
-      throw new AppError("forbidden_role", `role ${current.role} cannot remove an OWNER; only an OWNER can`);
+      throw appError("forbidden_role", "removeOwner", { role: current.role });
     }
-    if (isLastOwner(rows, target)) throw new AppError("conflict", "the last OWNER cannot be removed; make another member OWNER first");
+    if (isLastOwner(rows, target)) throw appError("conflict", "lastOwnerRemoved");
     await c.query("DELETE FROM accounts WHERE id = $1", [userId]);
     await recordAudit(c, actor, { action: "member.removed", target: `${target.email} (${target.role})`, ip });
     return asMember(target);

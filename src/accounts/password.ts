@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import type { PasswordHasher } from "../auth/passwords.js";
 import { inTransaction, query } from "../db/transaction.js";
 import { log } from "../wire/log.js";
@@ -32,9 +32,9 @@ export interface PasswordDeps {
 export async function changePassword(deps: PasswordDeps, actor: Account, input: ChangePasswordInput, ip: string): Promise<void> {
   await deps.throttle.attempt(actor.email);
   const rows = await query<{ password_hash: string }>(deps.pool, "SELECT password_hash FROM accounts WHERE id = $1", [actor.userId]);
-  if (rows.length === 0) throw new AppError("invalid_token", "the account behind this token no longer exists");
+  if (rows.length === 0) throw appError("invalid_token", "accountGone");
   if (!(await deps.passwords.verify(input.old_password, rows[0].password_hash))) {
-    throw new AppError("invalid_credentials", "the old password is wrong");
+    throw appError("invalid_credentials", "oldPassword");
   }
   await deps.throttle.succeeded(actor.email);
   const passwordHash = await deps.passwords.hash(input.new_password, rows[0].password_hash);
@@ -92,7 +92,7 @@ async function sendReset(deps: { pool: pg.Pool; mailer: Mailer; ttlS: number }, 
 
 /** POST /auth/password-reset/confirm: sets the password, uses the token up and ends every session of the account. */
 export async function confirmPasswordReset(deps: PasswordDeps, input: PasswordResetConfirmInput, ip: string): Promise<void> {
-  const invalid = () => new AppError("invalid_token", "this reset token is unknown, used or expired; ask for a new one");
+  const invalid = () => appError("invalid_token", "resetToken");
   // A bad token is refused before a hash is paid for.
   const grant = await peekToken(deps.pool, "password_reset", input.token);
   if (!grant?.account_id) throw invalid();

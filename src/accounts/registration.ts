@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import type { PasswordHasher } from "../auth/passwords.js";
 import type { TokenSigner } from "../auth/tokens.js";
 import { RoleSchema, type Role } from "../auth/roles.js";
@@ -130,7 +130,7 @@ export async function login(deps: SignIn & { throttle: LoginThrottle }, input: L
     rows.map((r) => r.password_hash),
   );
   const row = rows[matched];
-  if (!row) throw new AppError("invalid_credentials", "wrong email or password");
+  if (!row) throw appError("invalid_credentials", "login");
   await deps.throttle.succeeded(input.email);
   const sessionId = await inTransaction(deps.pool, async (c) => {
     await c.query("UPDATE accounts SET signed_in_at = now() WHERE id = $1", [row.id]);

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { AppError } from "../errors.js";
+import { AppError, appError } from "../errors.js";
 import type { RequestContext } from "../http/context.js";
 import { cookieToken, isSameOrigin } from "../auth/sessionCookie.js";
 import { bearerToken, type TokenSigner } from "../auth/tokens.js";
@@ -31,8 +31,7 @@ export async function authenticateAccount(pool: pg.Pool, tokens: TokenSigner, ct
      WHERE s.id = $1 AND s.account_id = $2 AND a.org_id = $3 AND s.expires_at > now()`,
     [claims.sid, claims.sub, claims.org],
   );
-  if (rows.length === 0)
-    throw new AppError("invalid_token", "this session has ended (signed out, password changed or member removed); sign in again");
+  if (rows.length === 0) throw appError("invalid_token", "sessionEnded");
   return { userId: claims.sub, orgId: claims.org, email: rows[0].email, role: rows[0].role, sessionId: claims.sid };
 }
 
@@ -75,9 +74,9 @@ const SAFE_METHODS = new Set(["GET", "HEAD"]);
 function dashboardToken(ctx: RequestContext): string {
   if (ctx.authorization) return bearerToken(ctx.authorization);
   const token = cookieToken(ctx.cookie);
-  if (!token) throw new AppError("invalid_token", "an Authorization: Bearer <token> header (or the dashboard's session cookie) is required");
+  if (!token) throw appError("invalid_token", "sessionMissing");
   if (!SAFE_METHODS.has(ctx.method) && ctx.origin !== undefined && !isSameOrigin(ctx.origin, ctx.host)) {
-    throw new AppError("invalid_token", "the session cookie is accepted only from this server's own pages");
+    throw appError("invalid_token", "cookieOrigin");
   }
   return token;
 }
@@ -88,6 +87,6 @@ function dashboardToken(ctx: RequestContext): string {
  */
 export async function organisationSeq(pool: pg.Pool, orgId: string): Promise<number> {
   const rows = await query<{ seq: number }>(pool, "SELECT seq FROM organisations WHERE id = $1", [orgId]);
-  if (rows.length === 0) throw new AppError("invalid_token", "the organisation behind this token no longer exists");
+  if (rows.length === 0) throw appError("invalid_token", "organisationGone");
   return rows[0].seq;
 }

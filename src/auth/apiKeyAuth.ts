@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import type { RequestContext } from "../http/context.js";
 import type { KeyCache, KeyEntry } from "./keyCache.js";
 import { keyTypeOf, type KeyType } from "./keys.js";
@@ -14,11 +14,6 @@ export interface ApiKeyAuth {
   authenticateKnown(ctx: RequestContext, required: KeyType): KeyEntry | undefined;
 }
 
-const WRONG_TYPE: Record<KeyType, string> = {
-  publishable: "this endpoint takes a publishable key (svc_pk_...); a secret key cannot be used here",
-  secret: "this endpoint takes a secret key (svc_sk_...); a publishable key cannot be used here",
-};
-
 /** Bounded like the key cache's own memory of keys; only keys that exist get in. */
 const SEEN_MAX = 100_000;
 
@@ -31,25 +26,30 @@ export function createApiKeyAuth(cache: KeyCache, limiter: Limiter, defaults: Li
 
   function presented(ctx: RequestContext): string {
     const key = ctx.apiKey;
-    if (!key) throw new AppError("missing_api_key", "the X-API-KEY header is required");
-    if (!keyTypeOf(key)) throw new AppError("invalid_api_key", "X-API-KEY must start with svc_pk_ or svc_sk_");
+    if (!key) throw appError("missing_api_key", "header");
+    if (!keyTypeOf(key)) throw appError("invalid_api_key", "prefix");
     return key;
   }
 
   function valid(entry: KeyEntry | undefined): KeyEntry {
-    if (!entry) throw new AppError("invalid_api_key", "the API key is not valid");
-    if (entry.revoked) throw new AppError("revoked_api_key", "the API key has been revoked");
+    if (!entry) throw appError("invalid_api_key", "unknown");
+    if (entry.revoked) throw appError("revoked_api_key", "revoked");
     return entry;
   }
 
   function admit(ctx: RequestContext, entry: KeyEntry, result: LimitResult, required: KeyType): KeyEntry {
     ctx.rateLimit = result;
     if (!result.allowed) {
-      throw new AppError("rate_limited", "rate limit reached for this organisation; retry after the window resets", {
-        "Retry-After": String(result.resetS),
-      });
+      throw appError(
+        "rate_limited",
+        "apiKey",
+        {},
+        {
+          "Retry-After": String(result.resetS),
+        },
+      );
     }
-    if (entry.type !== required) throw new AppError("wrong_key_type", WRONG_TYPE[required]);
+    if (entry.type !== required) throw appError("wrong_key_type", required);
     return entry;
   }
 

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 
 /**
  * Ids the client SDK makes for visitors who have not signed in (`anon-` and a random UUID, src/client/identity.ts).
@@ -25,17 +25,11 @@ const HEX_DIGEST = /^[0-9a-f]{64}$/i;
 export function verifyUser(secret: string | null, userId: string, hash: string | undefined, field = "user_id"): void {
   if (secret === null || isAnonymous(userId)) return;
   if (hash === undefined) {
-    throw new AppError(
-      "unverified_user",
-      `${field} needs user_hash: this organisation verifies identities (HMAC-SHA256 of the user id with its identity secret, in hex)`,
-    );
+    throw appError("unverified_user", "hashMissing", { field });
   }
   const expected = Buffer.from(userHash(secret, userId), "hex");
   if (!HEX_DIGEST.test(hash) || !timingSafeEqual(Buffer.from(hash, "hex"), expected)) {
-    throw new AppError(
-      "unverified_user",
-      `user_hash does not match ${field}: it must be the hex HMAC-SHA256 of the user id with the organisation's identity secret`,
-    );
+    throw appError("unverified_user", "hashMismatch", { field });
   }
 }
 
@@ -55,9 +49,6 @@ export function verifyIdentify(secret: string | null, e: IdentifyClaim, at: stri
   if (secret === null || e.event_name !== "identify" || e.previous_user_id === undefined) return;
   verifyUser(secret, e.user_id, e.user_hash, `${at}.user_id`);
   if (!isAnonymous(e.previous_user_id)) {
-    throw new AppError(
-      "unverified_user",
-      `${at}.previous_user_id must be an anonymous id (${ANONYMOUS_PREFIX}…): this organisation verifies identities, and only an anonymous history may be merged into a user`,
-    );
+    throw appError("unverified_user", "mergeNotAnonymous", { at, prefix: ANONYMOUS_PREFIX });
   }
 }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { ChannelListener } from "../db/listener.js";
 import { log } from "../wire/log.js";
 import { keyDigest, type KeyType } from "./keys.js";
@@ -95,7 +95,7 @@ export class KeyCache {
     const missedAt = this.unknown.get(hex);
     if (missedAt !== undefined && performance.now() - missedAt < NEGATIVE_TTL_MS) return undefined;
     // A flood of made-up keys must not become a flood of queries.
-    if (this.missLookups >= MAX_MISS_LOOKUPS) throw new AppError("unavailable", "too many unknown keys are being checked; retry shortly");
+    if (this.missLookups >= MAX_MISS_LOOKUPS) throw appError("unavailable", "unknownKeys");
     this.missLookups++;
     let rows: KeyRow[];
     try {
@@ -166,7 +166,7 @@ export class KeyCache {
       return (await this.pool.query<KeyRow>(text, values)).rows;
     } catch (err) {
       log.warn("key lookup failed", { error: (err as Error).message });
-      throw new AppError("unavailable", "the database is unreachable; try again shortly");
+      throw appError("unavailable", "database");
     }
   }
 

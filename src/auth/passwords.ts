@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 
 /** scrypt with N=2^15, r=8: 32 MiB of memory per hash, the memory-hard cost CONTRACT 3 asks for. */
 const PARAMS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
@@ -91,7 +91,7 @@ export class PasswordHasher {
   private async gated<T>(work: () => Promise<T>): Promise<T> {
     if (this.running >= this.limits.concurrency) {
       if (this.waiting.length >= this.limits.queueMax) {
-        throw new AppError("unavailable", "too many passwords are being checked at once; retry in a moment", { "Retry-After": "1" });
+        throw appError("unavailable", "passwordChecks", {}, { "Retry-After": "1" });
       }
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     } else {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { RoleSchema } from "./roles.js";
 
 export const TOKEN_ISSUER = "recsvc";
@@ -19,7 +19,7 @@ const ClaimsSchema = z.object({
 });
 export type Claims = z.infer<typeof ClaimsSchema>;
 
-const INVALID = () => new AppError("invalid_token", "the bearer token is missing, malformed, expired or not ours");
+const INVALID = () => appError("invalid_token", "bearer");
 
 /** Dashboard tokens: HS256 JWTs; verification pins the algorithm, the issuer and the expiry. */
 export class TokenSigner {
@@ -65,6 +65,6 @@ export class TokenSigner {
 
 export function bearerToken(authorization: string | undefined): string {
   const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? "");
-  if (!match) throw new AppError("invalid_token", "an Authorization: Bearer <token> header is required");
+  if (!match) throw appError("invalid_token", "bearerMissing");
   return match[1];
 }

@@ -1,9 +1,9 @@
-import { AppError } from "../errors.js";
+import { appError, AppError } from "../errors.js";
 import { isUnavailable } from "../wire/pgErrors.js";
 
 /** Turns database outages into 503 `unavailable`; anything else stays an internal error. */
 export function toAppError(err: unknown): unknown {
   if (err instanceof AppError) return err;
-  if (isUnavailable(err)) return new AppError("unavailable", "the database is unreachable; try again shortly");
+  if (isUnavailable(err)) return appError("unavailable", "database");
   return err;
 }

@@ -3,7 +3,7 @@ import { fenceSnapshots } from "../db/snapshotFences.js";
 import type pg from "pg";
 import { recordAudit, type AuditActor } from "../accounts/audit.js";
 import { inTransaction, query } from "../db/transaction.js";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import type { Erasure } from "./schemas.js";
 
 /** CLUSTER=1: the NOTIFY channel of erasures (payload "erasure id origin"), for the other processes' indexes. */
@@ -43,9 +43,10 @@ export async function requestErasure(
     await c.query("SELECT pg_advisory_xact_lock(727275, $1)", [who.org]);
     const pending = await c.query<{ n: string }>("SELECT count(*) AS n FROM erasures WHERE org = $1 AND done_at IS NULL", [who.org]);
     if (Number(pending.rows[0]!.n) >= pendingMax) {
-      throw new AppError(
+      throw appError(
         "rate_limited",
-        `${pendingMax} erasures of this organisation are still running (ERASURES_PENDING_MAX); retry when one is done`,
+        "erasures",
+        { running: pendingMax },
         {
           "Retry-After": "10",
         },
@@ -92,7 +93,7 @@ export async function readErasure(pool: pg.Pool, org: number, id: string): Promi
     [id, org],
   );
   const r = rows[0];
-  if (!r) throw new AppError("not_found", `no erasure ${id} in this organisation`);
+  if (!r) throw appError("not_found", "erasure", { id });
   return {
     erasure_id: r.id,
     status: r.done_at === null ? "pending" : "done",

@@ -1,10 +1,10 @@
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import type { RequestContext } from "./context.js";
 
 /** A request body is at most 5 MiB (CONTRACT 4). */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-const TOO_LARGE = () => new AppError("payload_too_large", `request body exceeds ${MAX_BODY_BYTES} bytes`);
+const TOO_LARGE = () => appError("payload_too_large", "body", { max: MAX_BODY_BYTES });
 
 /**
  * Reads the body as UTF-8 text into ctx.bodyText (or sets ctx.bodyError once it exceeds `limit`), then calls
@@ -63,15 +63,15 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 export function jsonBody(ctx: RequestContext): unknown {
   if (ctx.bodyError) throw ctx.bodyError;
   const raw = ctx.bodyText;
-  if (raw === undefined) throw new AppError("internal_error", "route did not read a body");
+  if (raw === undefined) throw appError("internal_error", "noBody");
   if (!isJsonContentType(ctx.contentType)) {
-    throw new AppError("unsupported_media_type", "request body must be application/json");
+    throw appError("unsupported_media_type", "json");
   }
-  if (raw.length === 0) throw new AppError("invalid_json", "request body is empty; expected JSON");
+  if (raw.length === 0) throw appError("invalid_json", "empty");
   try {
     return JSON.parse(raw);
   } catch (err) {
-    throw new AppError("invalid_json", `request body is not valid JSON: ${(err as Error).message}`);
+    throw appError("invalid_json", "syntax", { reason: (err as Error).message });
   }
 }
 

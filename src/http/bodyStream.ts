@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { type AppError, appError } from "../errors.js";
 import type { RequestContext } from "./context.js";
 
 /** Where a streamed body's chunks go; a throw stops the body (the request then fails with that error). */
@@ -33,7 +33,7 @@ export class BodyStream {
       this.abandon();
       throw tooLarge(limit);
     }
-    ctx.onAbort = () => this.stop(new AppError("validation_error", "the client closed the connection before the body ended"));
+    ctx.onAbort = () => this.stop(appError("validation_error", "bodyCut"));
     // An empty body is whole already: uWS may never report its end (see readBody).
     if (ctx.contentLength === 0) this.lastSeen = true;
     this.pause();
@@ -138,5 +138,5 @@ export class BodyStream {
 const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
 
 function tooLarge(limit: number): AppError {
-  return new AppError("payload_too_large", `upload exceeds ${limit} bytes (UPLOAD_MAX_BYTES)`);
+  return appError("payload_too_large", "upload", { max: limit });
 }

@@ -1,5 +1,5 @@
 import uWS from "uWebSockets.js";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { RequestContext } from "./context.js";
 import { sendError } from "./respond.js";
 import { answerScrape } from "./routes/metrics.js";
@@ -21,7 +21,7 @@ export function startMetricsServer(host: string, port: number): Promise<HttpServ
   });
   app.any("/*", (res, req) => {
     const ctx = new RequestContext(res, req, undefined);
-    sendError(ctx, new AppError("not_found", "this listener serves only GET /metrics"));
+    sendError(ctx, appError("not_found", "metricsListener"));
   });
   return listen(app, host, port);
 }

@@ -1,5 +1,5 @@
 import type { LimitResult } from "../auth/rateLimit.js";
-import { AppError, isAppError } from "../errors.js";
+import { appError, type AppError, isAppError } from "../errors.js";
 import { log } from "../wire/log.js";
 import type { RequestContext } from "./context.js";
 import { CORS_EXPOSE, CORS_ORIGIN } from "./cors.js";
@@ -9,6 +9,7 @@ const STATUS_TEXT: Record<number, string> = {
   200: "200 OK",
   201: "201 Created",
   202: "202 Accepted",
+  302: "302 Found",
   400: "400 Bad Request",
   401: "401 Unauthorized",
   403: "403 Forbidden",
@@ -59,14 +60,14 @@ export function sendJson(ctx: RequestContext, status: number, json: string | Uin
 
 /** The one place where a failure becomes an HTTP response. Unexpected errors are logged and hidden. */
 export function sendError(ctx: RequestContext, err: unknown): void {
-  const appError = isAppError(err) ? err : internal(ctx, err);
-  for (const [k, v] of Object.entries(appError.headers)) ctx.headers.push([k, v]);
-  write(ctx, appError.status, JSON.stringify({ success: false, message: appError.message, error: appError.code }));
+  const failure = isAppError(err) ? err : internal(ctx, err);
+  for (const [k, v] of Object.entries(failure.headers)) ctx.headers.push([k, v]);
+  write(ctx, failure.status, JSON.stringify({ success: false, message: failure.message, error: failure.code }));
 }
 
 function internal(ctx: RequestContext, err: unknown): AppError {
   log.error("unhandled error", { method: ctx.method, path: ctx.path, error: (err as Error)?.stack ?? String(err) });
-  return new AppError("internal_error", "internal server error");
+  return appError("internal_error", "unexpected");
 }
 
 function write(ctx: RequestContext, status: number, body: string | Uint8Array): void {
@@ -93,6 +94,20 @@ function write(ctx: RequestContext, status: number, body: string | Uint8Array): 
 function endHead(res: RequestContext["res"], length: number): void {
   res.writeHeader("content-length", String(length));
   res.endWithoutBody();
+}
+
+/** A redirect to another page of this server, with no body (`GET /` leads to the dashboard). */
+export function sendRedirect(ctx: RequestContext, location: string): void {
+  if (ctx.aborted || ctx.answered) return;
+  ctx.markAnswered(302);
+  const { res } = ctx;
+  res.cork(() => {
+    res.writeStatus(STATUS_LINE.get(302)!);
+    res.writeHeader("location", location);
+    res.writeHeader("cache-control", "no-cache");
+    if (ctx.method === "HEAD") endHead(res, 0);
+    else res.end();
+  });
 }
 
 /** A static file of the web dashboard: its own type, and the headers (CSP and the like) its page needs. */

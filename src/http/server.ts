@@ -1,5 +1,5 @@
 import uWS from "uWebSockets.js";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { routeStats, UNMATCHED } from "../metrics/routeStats.js";
 import { readBody } from "./body.js";
 import { answerPreflight } from "./cors.js";
@@ -57,7 +57,7 @@ function dispatch(router: Router, ctx: RequestContext): void {
   const match = router.match(ctx.method, ctx.path);
   ctx.stats = routeStats.cell(routeLabel(match), ctx.method);
   if (match.kind === "not_found") {
-    sendError(ctx, new AppError("not_found", `no such path: ${ctx.path}`));
+    sendError(ctx, appError("not_found", "path", { path: ctx.path }));
     return;
   }
   if (match.kind === "method_not_allowed" && ctx.method === "OPTIONS") {
@@ -66,7 +66,7 @@ function dispatch(router: Router, ctx: RequestContext): void {
   }
   if (match.kind === "method_not_allowed") {
     ctx.headers.push(["allow", match.allowed.join(", ")]);
-    sendError(ctx, new AppError("method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}`));
+    sendError(ctx, appError("method_not_allowed", "method", { method: ctx.method, path: ctx.path }));
     return;
   }
   ctx.params = match.params;

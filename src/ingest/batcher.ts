@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { type AppError, appError } from "../errors.js";
 import { log } from "../wire/log.js";
 import type { DatabaseHealth } from "../db/health.js";
 import { metrics } from "../metrics/registry.js";
@@ -66,7 +66,7 @@ export interface Submission {
 const RETRY_MS = 500;
 const FAILED_UNAVAILABLE = metrics.ingestBatchesFailed.labels({ reason: "unavailable" });
 const FAILED_REJECTED = metrics.ingestBatchesFailed.labels({ reason: "rejected" });
-const UNAVAILABLE = () => new AppError("unavailable", "the database is unreachable; nothing was stored; retry shortly");
+const UNAVAILABLE = () => appError("unavailable", "databaseNothingStored");
 
 function emptyBatch(): Batch {
   return { payload: { events: [], items: [], users: [] }, size: 0, parts: [], sentAt: 0 };
@@ -170,9 +170,9 @@ export class Batcher {
 
   /** Why records cannot be kept now, if they cannot. */
   private refusal(size: number): AppError | undefined {
-    if (this.closed) return new AppError("unavailable", "the server is shutting down; nothing was stored; retry shortly");
+    if (this.closed) return appError("unavailable", "shuttingDown");
     if (!this.health.isUp) return UNAVAILABLE();
-    if (this.pending + size > this.opts.queueMax) return new AppError("unavailable", "ingestion is saturated; nothing was stored; retry shortly");
+    if (this.pending + size > this.opts.queueMax) return appError("unavailable", "ingestSaturated");
     return undefined;
   }
 
@@ -336,11 +336,7 @@ export class Batcher {
     this.settle(batch);
     const part = batch.parts[0]!;
     if (part.waiter) {
-      part.waiter.reject(
-        quotaExceeded
-          ? new AppError("quota_exceeded", `${message}; nothing of this request was stored`)
-          : new AppError("internal_error", "the database refused these records; nothing of this request was stored"),
-      );
+      part.waiter.reject(quotaExceeded ? appError("quota_exceeded", "refused", { reason: message }) : appError("internal_error", "recordsRefused"));
     } else {
       this.opts.onRefusedAfterAck?.(part.submission, message);
     }

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { log } from "../wire/log.js";
 import { isUnavailable } from "../wire/pgErrors.js";
 import type { OrgQuotaLimits } from "../wire/threadData.js";
@@ -49,7 +49,7 @@ const STORED_USERS = "SELECT user_id, 0 FROM users WHERE org = $1 AND user_id = 
 
 /** The message of a refusal, the same words as the database's (migration 013). */
 export function quotaMessage(measure: "items" | "users" | "attribute bytes", limit: number, has: number, adds: number, what = "request"): string {
-  return `${measure} quota of ${limit} reached (organisation has ${has}, ${what} adds ${adds})`;
+  return appError("quota_exceeded", "quota", { measure, limit, has, what, adds }).message;
 }
 
 /**
@@ -89,7 +89,7 @@ export class OrgQuotas {
     if (inFlight) return inFlight;
     const reading = this.read(org)
       .catch((err: unknown) => {
-        if (isUnavailable(err)) throw new AppError("unavailable", "the database is unreachable; nothing was stored; retry shortly");
+        if (isUnavailable(err)) throw appError("unavailable", "databaseNothingStored");
         throw err;
       })
       .finally(() => this.reading.delete(org));

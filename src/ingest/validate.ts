@@ -1,9 +1,8 @@
 import type { z } from "zod";
-import { AppError } from "../errors.js";
+import { appError, describeIssues, MAX_REPORTED_ISSUES, validationError } from "../errors.js";
 
 /** At most 10,000 records per request (CONTRACT 4). */
 export const MAX_RECORDS = 10_000;
-const MAX_REPORTED = 20;
 
 export interface RecordKind<T> {
   /** `events`, used in messages as `events[3].field`. */
@@ -22,12 +21,12 @@ export interface RecordKind<T> {
 export function validateRecords<T>(body: unknown, kind: RecordKind<T>): T[] {
   const isArray = Array.isArray(body);
   const list: unknown[] = isArray ? body : [body];
-  if (isArray && list.length === 0) throw new AppError("validation_error", `${kind.plural}: expected at least one record`);
+  if (isArray && list.length === 0) throw appError("validation_error", "noRecords", { records: kind.plural });
   if (list.length > MAX_RECORDS) {
-    throw new AppError("validation_error", `${kind.plural}: at most ${MAX_RECORDS} records per request, got ${list.length}`);
+    throw appError("validation_error", "tooManyRecords", { records: kind.plural, max: MAX_RECORDS, count: list.length });
   }
   if (!isArray && (body === null || typeof body !== "object")) {
-    throw new AppError("validation_error", `body: expected a ${kind.singular} object or an array of them`);
+    throw appError("validation_error", "notRecords", { record: kind.singular });
   }
   const out: T[] = new Array(list.length);
   const problems: string[] = [];
@@ -44,26 +43,8 @@ export function validateRecords<T>(body: unknown, kind: RecordKind<T>): T[] {
     }
     failed++;
     const at = isArray ? `${kind.plural}[${i}]` : kind.singular;
-    for (const issue of r.error.issues) {
-      if (problems.length < MAX_REPORTED) problems.push(`${describePath(at, issue.path)}: ${issueMessage(issue)}`);
-    }
+    if (problems.length < MAX_REPORTED_ISSUES) problems.push(...describeIssues(r.error.issues.slice(0, MAX_REPORTED_ISSUES - problems.length), at));
   }
-  if (failed > 0) {
-    const more = failed > 0 && problems.length >= MAX_REPORTED ? ` (${failed} invalid records in all)` : "";
-    throw new AppError("validation_error", problems.join("; ") + more);
-  }
+  if (failed > 0) throw validationError(problems, failed);
   return out;
-}
-
-export function describePath(at: string, path: ReadonlyArray<PropertyKey>): string {
-  let out = at;
-  for (const p of path) out += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
-  return out;
-}
-
-export function issueMessage(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return `unknown field(s) ${issue.keys.map((k) => `'${k}'`).join(", ")}`;
-  // A missing field has no input; zod's own "received undefined" message tells it from a failed refinement.
-  if (issue.code === "invalid_type" && issue.input === undefined && issue.message.includes("received undefined")) return "is required";
-  return issue.message;
 }

@@ -66,8 +66,3 @@ function operationObject(op: Operation, registry: SchemaRegistry): Record<string
     responses: responses(op, registry),
   };
 }
-
-/** A router pattern (`/v1/keys/:id/revoke`) as a document path (`/v1/keys/{id}/revoke`). */
-export function documentPath(pattern: string): string {
-  return pattern.replace(/:([a-z_]+)/g, "{$1}");
-}

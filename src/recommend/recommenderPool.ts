@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { AppError } from "../errors.js";
+import { appError, type AppError } from "../errors.js";
 import type { BatchPayload } from "../wire/batchRows.js";
 import { log, logLevel } from "../wire/log.js";
 import type { RecommenderThreadData } from "../wire/threadData.js";
@@ -137,7 +137,7 @@ export class RecommenderPool {
     const thread = this.threadOf(org);
     const queued = thread.queued.get(org) ?? 0;
     if (queued >= this.opts.orgQueueMax) {
-      done(new AppError("unavailable", "too many recommend requests of this organisation are waiting; retry shortly"), undefined);
+      done(appError("unavailable", "recommendQueue"), undefined);
       return;
     }
     thread.queued.set(org, queued + 1);
@@ -232,7 +232,7 @@ export class RecommenderPool {
   private ask(org: number, done: Done<unknown>, send: (thread: ShardThread, id: number, deadline: number) => void): void {
     const thread = this.threadOf(org);
     if (!serves(thread, org)) {
-      done(new AppError("unavailable", "the recommender index is loading; retry shortly"), undefined);
+      done(appError("unavailable", "indexLoading"), undefined);
       return;
     }
     const deadline = performance.now() + this.opts.timeoutMs;
@@ -253,7 +253,7 @@ export class RecommenderPool {
   private sweep(): void {
     const now = performance.now();
     for (const t of this.threads) {
-      t.pending.expire(now, (done) => done(new AppError("unavailable", "the recommender did not answer in time; retry shortly"), undefined));
+      t.pending.expire(now, (done) => done(appError("unavailable", "recommenderLate"), undefined));
     }
   }
 
@@ -288,7 +288,7 @@ export class RecommenderPool {
       const done = thread.pending.take(id);
       if (!done) return;
       if (result) done(undefined, result);
-      else done(new AppError("internal_error", "the recommender failed on this request"), undefined);
+      else done(appError("internal_error", "recommenderFailed"), undefined);
     };
     return new Promise((resolve, reject) => {
       worker.on("message", (raw: Uint8Array | ArrayBuffer) => {
@@ -332,7 +332,7 @@ export class RecommenderPool {
     const delayMs = restarts.failures === 1 ? 0 : Math.min(RESTART_DELAY_MAX_MS, 500 * 2 ** (restarts.failures - 1));
     log.error("recommender thread exited; rebuilding its shard", { shard, code, inMs: delayMs });
     this.opts.observer?.restarted(shard);
-    dead.pending.drain((done) => done(new AppError("unavailable", "the recommender restarted; retry shortly"), undefined));
+    dead.pending.drain((done) => done(appError("unavailable", "recommenderRestarted"), undefined));
     const again = (): void => {
       this.spawn(shard, true).catch((err: Error) => log.error("recommender shard restart failed", { shard, error: err.message }));
     };

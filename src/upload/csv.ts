@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { countLines, MAX_RECORD_BYTES, recordTooLong, type RecordParser } from "./parser.js";
 
 const QUOTE = 0x22,
@@ -157,7 +157,7 @@ export class CsvParser implements RecordParser {
       if (state !== JUNK) this.pushCell();
       this.finishRow();
     }
-    if (!this.header) throw new AppError("validation_error", "the file is empty; expected a header row first");
+    if (!this.header) throw appError("validation_error", "csvEmpty");
   }
 
   private pushCell(): void {
@@ -170,10 +170,7 @@ export class CsvParser implements RecordParser {
       return;
     }
     if (!this.header) {
-      throw new AppError(
-        "validation_error",
-        `line 1: the header has more than ${this.maxColumns} columns; at most ${this.maxColumns} are accepted (UPLOAD_MAX_COLUMNS)`,
-      );
+      throw appError("validation_error", "csvTooManyColumns", { max: this.maxColumns });
     }
     this.extraBytes += Buffer.byteLength(cell) - cell.length;
   }

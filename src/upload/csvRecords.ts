@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 
 /** The columns of a CSV upload that are record fields; every other column is an attribute (CONTRACT 3). */
 export const CSV_FIELDS = {
@@ -28,13 +28,13 @@ const REQUIRED: Record<UploadKind, readonly string[]> = {
 export function checkCsvHeader(kind: UploadKind, columns: string[]): void {
   const seen = new Set<string>();
   for (const c of columns) {
-    if (c === "") throw new AppError("validation_error", "line 1: a column has no name");
-    if (c === "__proto__") throw new AppError("validation_error", "line 1: '__proto__' cannot be a column name");
-    if (seen.has(c)) throw new AppError("validation_error", `line 1: column '${c}' appears twice`);
+    if (c === "") throw appError("validation_error", "csvUnnamedColumn");
+    if (c === "__proto__") throw appError("validation_error", "csvProtoColumn");
+    if (seen.has(c)) throw appError("validation_error", "csvDuplicateColumn", { column: c });
     seen.add(c);
   }
   const missing = REQUIRED[kind].filter((f) => !seen.has(f));
-  if (missing.length > 0) throw new AppError("validation_error", `line 1: the header lacks the column(s) ${missing.join(", ")}`);
+  if (missing.length > 0) throw appError("validation_error", "csvMissingColumns", { columns: missing.join(", ") });
 }
 
 /**

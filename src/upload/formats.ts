@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { checkCsvHeader, CsvRecords, type UploadKind } from "./csvRecords.js";
 import { CsvParser } from "./csv.js";
 import { JsonArrayParser } from "./jsonArray.js";
@@ -19,7 +19,7 @@ export function uploadFormat(contentType: string | undefined): UploadFormat {
   const type = (contentType ?? "").split(";")[0].trim().toLowerCase();
   const format = FORMATS[type];
   if (!format) {
-    throw new AppError("unsupported_media_type", "upload body must be text/csv, application/x-ndjson or application/json (an array of records)");
+    throw appError("unsupported_media_type", "upload");
   }
   return format;
 }

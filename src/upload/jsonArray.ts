@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { MAX_RECORD_BYTES, overCap, recordTooLong, type RecordParser, type RecordSink } from "./parser.js";
 
 const QUOTE = 0x22,
@@ -56,7 +56,7 @@ export class JsonArrayParser implements RecordParser {
   }
 
   end(): void {
-    if (this.phase === "before") throw new AppError("validation_error", "the body is empty; expected a JSON array of records");
+    if (this.phase === "before") throw appError("validation_error", "jsonArrayEmpty");
     if (this.phase === "elements") this.sink.invalid(this.open ? this.elementLine : this.line, "the JSON array ends without ']'");
   }
 
@@ -163,7 +163,7 @@ export class JsonArrayParser implements RecordParser {
       this.phase = "elements";
       return pos + 1;
     }
-    if (this.phase === "before") throw new AppError("validation_error", "expected a JSON array of records ('[' first)");
+    if (this.phase === "before") throw appError("validation_error", "jsonArrayExpected");
     this.sink.invalid(this.line, "unexpected text after the closing ']'");
     this.phase = "ignored"; // reported once; nothing after it is read
     return text.length;

@@ -1,4 +1,4 @@
-import { AppError, ERROR_STATUS, type ErrorCode } from "../errors.js";
+import { appError, AppError, ERROR_STATUS, type ErrorCode } from "../errors.js";
 import type { FromParser, ToParser } from "../wire/uploadMessages.js";
 import type { UploadError, UploadStream } from "./uploadStream.js";
 
@@ -74,7 +74,7 @@ export class ParseSession {
   fail(err: unknown): void {
     if (this.over) return;
     this.over = true;
-    this.failure = err instanceof AppError ? err : new AppError("internal_error", "the upload stopped unexpectedly");
+    this.failure = err instanceof AppError ? err : appError("internal_error", "uploadStopped");
     this.post({ t: "drop", id: this.id });
     this.forget();
     this.settle.reject(err);

@@ -1,5 +1,5 @@
 import { parentPort, workerData } from "node:worker_threads";
-import { isAppError } from "../errors.js";
+import { appError, isAppError } from "../errors.js";
 import { log, setLogLevel } from "../wire/log.js";
 import type { FromParser, ParserThreadData, ToParser } from "../wire/uploadMessages.js";
 import { parserFor } from "./formats.js";
@@ -55,6 +55,6 @@ port.on("message", (m: ToParser) => {
       return;
     }
     log.error("an upload could not be parsed", { error: (err as Error)?.stack ?? String(err) });
-    send({ t: "failed", id: m.id, code: "internal_error", message: "the upload could not be read" });
+    send({ t: "failed", id: m.id, code: "internal_error", message: appError("internal_error", "uploadUnreadable").message });
   }
 });

@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { type AppError, appError } from "../errors.js";
 
 /** Where a parser delivers each record of an upload, with the file line it starts on (from 1). */
 export interface RecordSink {
@@ -25,7 +25,7 @@ export interface RecordParser {
 export const MAX_RECORD_BYTES = 1024 * 1024;
 
 export function recordTooLong(line: number): AppError {
-  return new AppError("payload_too_large", `the record starting on line ${line} is longer than ${MAX_RECORD_BYTES} bytes (1 MiB)`);
+  return appError("payload_too_large", "uploadRecord", { line, max: MAX_RECORD_BYTES });
 }
 
 /**

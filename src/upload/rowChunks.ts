@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { isPlainValidItem, isPlainValidUser } from "../ingest/plainRecord.js";
 import { ItemSchema, UserSchema } from "../ingest/schemas.js";
 import { itemRow, userRow } from "../ingest/toRows.js";
-import { issueMessage } from "../ingest/validate.js";
+import { describeIssues } from "../errors.js";
 import { packBatch } from "../wire/batchPack.js";
 import { attributeBytes } from "../wire/attributeBytes.js";
 import type { BatchPayload, ItemRow, UserRow } from "../wire/batchRows.js";
@@ -69,7 +69,7 @@ export class RowChunks implements RecordSink {
     if (!this.rules.vouch(value)) {
       const r = this.rules.schema.safeParse(value);
       if (!r.success) {
-        this.invalid(line, r.error.issues.map((i) => `${i.path.join(".") || "record"}: ${issueMessage(i)}`).join("; "));
+        this.invalid(line, describeIssues(r.error.issues, "", "record").join("; "));
         return;
       }
       record = r.data;

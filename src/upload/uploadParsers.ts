@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 import { log, logLevel } from "../wire/log.js";
 import type { FromParser, ParserThreadData, ToParser } from "../wire/uploadMessages.js";
 import { ParseSession, type Flow } from "./parseSession.js";
@@ -48,8 +48,7 @@ export class UploadParsers {
     worker.on("error", (err) => log.error("the upload parse thread failed", { error: err.stack ?? String(err) }));
     worker.on("exit", () => {
       if (this.worker === worker) this.worker = undefined;
-      for (const s of [...this.sessions.values()])
-        s.fail(new AppError("internal_error", "the upload parser stopped; the rest of this upload was not read"));
+      for (const s of [...this.sessions.values()]) s.fail(appError("internal_error", "uploadParserStopped"));
     });
     this.worker = worker;
     return worker;

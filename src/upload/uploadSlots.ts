@@ -1,4 +1,4 @@
-import { AppError } from "../errors.js";
+import { appError } from "../errors.js";
 
 /** A client refused a slot is told to try again after this long: uploads last seconds to minutes. */
 const RETRY_AFTER_S = 5;
@@ -24,14 +24,10 @@ export class UploadSlots {
     const mine = this.byOrg.get(orgId) ?? 0;
     const retry = { "Retry-After": String(RETRY_AFTER_S) };
     if (mine >= this.perOrg) {
-      throw new AppError(
-        "rate_limited",
-        `this organisation already has ${mine} uploads running; at most ${this.perOrg} at once (UPLOAD_MAX_PER_ORG)`,
-        retry,
-      );
+      throw appError("rate_limited", "uploads", { running: mine, max: this.perOrg }, retry);
     }
     if (this.running >= this.perProcess) {
-      throw new AppError("unavailable", `the server is running ${this.running} uploads, its most at once; retry shortly`, retry);
+      throw appError("unavailable", "uploads", { running: this.running }, retry);
     }
     this.byOrg.set(orgId, mine + 1);
     this.running++;

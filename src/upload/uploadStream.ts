@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError, isAppError } from "../errors.js";
+import { appError, type AppError, isAppError } from "../errors.js";
 import { log } from "../wire/log.js";
 import type { Batcher, Submission } from "../ingest/batcher.js";
 import type { OrgQuotas, OrgQuotaState } from "../ingest/quotas.js";
@@ -179,6 +179,6 @@ export class UploadStream {
   private stoppedBy(err: unknown): AppError {
     if (isAppError(err)) return err;
     log.error("an upload chunk failed unexpectedly", { error: (err as Error)?.stack ?? String(err) });
-    return new AppError("internal_error", "the database refused these rows");
+    return appError("internal_error", "rowsRefused");
   }
 }

@@ -72,6 +72,25 @@ describe("the README", () => {
     for (const k of withDefaults) expect(readme.get(k), k).toBe(JSON.stringify(resolved[k]));
   });
 
+  it("sends no reader outside the repository: the API is documented by the OpenAPI reference and docs/", () => {
+    const outside = [...README.matchAll(/\.\.\/shared\/[^\s`)]*/g)].map((m) => m[0]);
+    expect(outside).toEqual([]);
+    expect(README).toContain("`GET /docs`");
+    expect(README).toContain("`GET /openapi.json`");
+  });
+
+  it("opens with a short path for a newcomer and a table of contents linking every section", () => {
+    const headings = [...README.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+    expect(headings.slice(0, 2)).toEqual(["Start here", "Contents"]);
+    const contents = README.slice(README.indexOf("## Contents"), README.indexOf("\n## ", README.indexOf("## Contents") + 1));
+    const anchor = (h: string) =>
+      h
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, "")
+        .replaceAll(" ", "-");
+    expect(headings.slice(2).filter((h) => !contents.includes(`(#${anchor(h)})`))).toEqual([]);
+  });
+
   it("links the architecture page, and no document of the repository points at the first plan outside it", () => {
     expect(README).toContain("(docs/architecture.md)");
     const firstPlan = ["..", "shared", "ARCHITECTURE.md"].join("/");

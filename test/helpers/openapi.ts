@@ -74,3 +74,20 @@ export class AnswerChecker {
 }
 
 export { pointer };
+
+/**
+ * The rule for what the API description holds: every route the router knows, except the files a browser
+ * loads: the server's root (a redirect to the dashboard), the web dashboard's page and files, the SDK's browser
+ * build, and the reference page rendered from the description with its stylesheet. A route is such a file when
+ * its path is one of these prefixes or lies under one; any other route, JSON or not, must be in the description.
+ */
+const PAGE_PREFIXES = ["/dashboard", "/docs", "/sdk"] as const;
+
+export function isPage(pattern: string): boolean {
+  return pattern === "/" || PAGE_PREFIXES.some((p) => pattern === p || pattern.startsWith(`${p}/`));
+}
+
+/** A router pattern (`/v1/keys/:id/revoke`) as a document path (`/v1/keys/{id}/revoke`). */
+export function documentPath(pattern: string): string {
+  return pattern.replace(/:([a-z_]+)/g, "{$1}");
+}

@@ -28,6 +28,18 @@ describe("HTTP front", () => {
     expect(r.body).toEqual({ success: false, message: expect.any(String), error: "not_found" });
   });
 
+  it("leads GET / (and HEAD /) to the dashboard with a 302 and no body", async () => {
+    for (const method of ["GET", "HEAD"]) {
+      const r = await fetch(`${server.url}/`, { method, redirect: "manual" });
+      expect(r.status, method).toBe(302);
+      expect(r.headers.get("location"), method).toBe("/dashboard");
+      expect(await r.text(), method).toBe("");
+    }
+    const followed = await fetch(`${server.url}/`);
+    expect(followed.url).toBe(`${server.url}/dashboard`);
+    expect(followed.headers.get("content-type")).toMatch(/^text\/html/);
+  });
+
   it("answers 405 method_not_allowed with an Allow header for a known path and the wrong method", async () => {
     const r = await call(server.url, "GET", "/v1/events/ingest");
     expect(r.status).toBe(405);

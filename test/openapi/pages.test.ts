@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
-import { buildDocument, documentPath, HTTP_METHODS, type OpenApiDocument } from "../../src/openapi/document.js";
-import { isPage } from "../../src/openapi/pages.js";
+import { buildDocument, HTTP_METHODS, type OpenApiDocument } from "../../src/openapi/document.js";
+import { documentPath, isPage } from "../helpers/openapi.js";
 import type * as RouterModule from "../../src/http/router.js";
 import type { Route, Router } from "../../src/http/router.js";
 import type { Services } from "../../src/services.js";
@@ -57,12 +57,12 @@ describe("the routes the OpenAPI document covers", () => {
     expect(mismatches(router.routes(), buildDocument())).toEqual({ undocumented: [], unrouted: [] });
   });
 
-  it("leaves out only the browser's files: the dashboard, the SDK build and the /docs page", async () => {
+  it("leaves out only the browser's files: the root's redirect, the dashboard, the SDK build and the /docs page", async () => {
     const pages = (await mainRouter())
       .routes()
       .filter((r) => isPage(r.pattern))
       .map((r) => `${r.method} ${r.pattern}`);
-    expect(pages).toEqual(expect.arrayContaining(["GET /docs", "GET /docs/style.css", "GET /dashboard"]));
+    expect(pages).toEqual(expect.arrayContaining(["GET /", "GET /docs", "GET /docs/style.css", "GET /dashboard"]));
     expect(pages.every((p) => p.startsWith("GET "))).toBe(true);
   });
 

@@ -1,5 +1,5 @@
 import type { Mode, RankRequest, RankResult } from "../../src/wire/rank.js";
-import { ByteWriter } from "../../src/wire/byteWriter.js";
+import type { ByteWriter } from "../../src/wire/byteWriter.js";
 import { HEAD_CLOSE, HEAD_OPEN } from "../index/itemText.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { Ranking } from "./types.js";
@@ -86,11 +86,4 @@ function digitCount(n: number): number {
     d++;
   }
   return d;
-}
-
-const scratch = new ByteWriter();
-
-/** The text writeScore writes, as a string. */
-export function scoreJson(score: number): string {
-  return writeScore(scratch.reset(), score).view().toString("latin1");
 }

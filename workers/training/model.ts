@@ -87,11 +87,6 @@ export function foldIn(model: Model, items: ArrayLike<number>, strengths: ArrayL
   return b;
 }
 
-/** Row `row`'s item vector, decoded from its int8 codes. */
-export function itemVector(model: Model, row: number): Float64Array {
-  return itemVectorInto(model, row, new Float64Array(model.params.factors));
-}
-
 function itemVectorInto(model: Model, row: number, out: Float64Array): Float64Array {
   const f = model.params.factors;
   const scale = model.itemScales[row]!;

@@ -100,5 +100,3 @@ export async function stopTopology(t: Topology | undefined): Promise<void> {
   await stopChild(t.single.child);
   await t.dropPairDatabase();
 }
-
-export const processPids = (t: Topology): number[] => [t.single.child, ...t.pair.map((p) => p.child)].map((c) => c.proc.pid!);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "../../errors.js";
+import { appError } from "../../errors.js";
 import { requireRole } from "../../auth/roles.js";
 import { describe } from "../../accounts/registration.js";
 import { AuditQuerySchema, listAudit } from "../../accounts/audit.js";
@@ -23,7 +23,7 @@ async function limitMembersOf(s: Services, orgId: string, ctx: RequestContext): 
   const r = s.membersLimiter.tryCount(orgId, max, windowS) ?? (await s.membersLimiter.count(orgId, max, windowS));
   ctx.headers.push(...rateLimitHeaders(r));
   if (!r.allowed) {
-    throw new AppError("rate_limited", "too many member additions for this organisation; retry later", { "Retry-After": String(r.resetS) });
+    throw appError("rate_limited", "memberAdditions", {}, { "Retry-After": String(r.resetS) });
   }
 }
 
@@ -60,7 +60,7 @@ export function accountRoutes(s: Services): Route[] {
       handler: async (ctx) => {
         const who = await account(ctx);
         const id = ctx.params[0];
-        if (!PairId.safeParse(id).success) throw new AppError("not_found", `no key pair ${id} in this organisation`);
+        if (!PairId.safeParse(id).success) throw appError("not_found", "keyPair", { id });
         return { status: 200, message: "key pair revoked", data: await revokeKeyPair(s.pool, s.keys, who, id, ctx.ip) };
       },
     },
@@ -90,7 +90,7 @@ export function accountRoutes(s: Services): Route[] {
         const who = await account(ctx);
         const id = ctx.params[0];
         const { role } = await parseBody(ctx, ChangeRoleSchema);
-        if (!UserId.safeParse(id).success) throw new AppError("not_found", `no member ${id} in this organisation`);
+        if (!UserId.safeParse(id).success) throw appError("not_found", "member", { id });
         return { status: 200, message: "role changed", data: await changeRole(s.pool, who, id, role, ctx.ip) };
       },
     },
@@ -101,7 +101,7 @@ export function accountRoutes(s: Services): Route[] {
       handler: async (ctx) => {
         const who = await account(ctx);
         const id = ctx.params[0];
-        if (!UserId.safeParse(id).success) throw new AppError("not_found", `no member ${id} in this organisation`);
+        if (!UserId.safeParse(id).success) throw appError("not_found", "member", { id });
         return { status: 200, message: "member removed; their sessions have ended", data: await removeMember(s.pool, who, id, ctx.ip) };
       },
     },

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AppError } from "../../errors.js";
+import { appError } from "../../errors.js";
 import { rateLimitHeaders } from "../../auth/rateLimit.js";
 import { clearedSessionCookie, sessionCookie } from "../../auth/sessionCookie.js";
 import { acceptInvitation, AcceptInvitationSchema } from "../../accounts/invitations.js";
@@ -18,7 +18,7 @@ async function limitByIp(s: Services, ctx: RequestContext): Promise<void> {
   const r = s.authLimiter.tryCount(ip, max, windowS) ?? (await s.authLimiter.count(ip, max, windowS));
   ctx.headers.push(...rateLimitHeaders(r));
   if (!r.allowed) {
-    throw new AppError("rate_limited", "too many sign-in attempts from this address; retry later", { "Retry-After": String(r.resetS) });
+    throw appError("rate_limited", "signIns", {}, { "Retry-After": String(r.resetS) });
   }
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Services } from "../../services.js";
-import { sendStatic } from "../respond.js";
+import { sendRedirect, sendStatic } from "../respond.js";
 import { ANSWERS_LATER, type Route } from "../router.js";
 
 /** The web dashboard's files: plain HTML, CSS and one script, served as they are (no build step). */
@@ -24,8 +24,19 @@ const FILES: ReadonlyArray<{ paths: string[]; file: string; type: string }> = [
   { paths: ["/dashboard/style.css"], file: "style.css", type: "text/css; charset=utf-8" },
 ];
 
+/** The server's root is no API path: a browser opening it is led to the dashboard (302: the target may change). */
+const ROOT: Route = {
+  method: "GET",
+  pattern: "/",
+  body: "none",
+  handler: (ctx) => {
+    sendRedirect(ctx, "/dashboard");
+    return ANSWERS_LATER;
+  },
+};
+
 export function dashboardPageRoutes(_s: Services): Route[] {
-  return FILES.flatMap(({ paths, file, type }) => {
+  const files = FILES.flatMap(({ paths, file, type }): Route[] => {
     const body = readFileSync(WEB_DIR + file); // read once at start: a handful of small files
     return paths.map((pattern) => ({
       method: "GET",
@@ -37,4 +48,5 @@ export function dashboardPageRoutes(_s: Services): Route[] {
       },
     }));
   });
+  return [ROOT, ...files];
 }

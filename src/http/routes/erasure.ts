@@ -4,7 +4,7 @@ import { authenticateAccount, organisationSeq } from "../../accounts/session.js"
 import { requireRole } from "../../auth/roles.js";
 import { readErasure, requestErasure, type ErasureCaller } from "../../erasure/erasures.js";
 import { EraseRequestSchema } from "../../erasure/schemas.js";
-import { AppError } from "../../errors.js";
+import { appError } from "../../errors.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";
@@ -18,7 +18,7 @@ const ErasureId = z.uuid();
  */
 async function caller(s: Services, ctx: RequestContext): Promise<ErasureCaller> {
   if (ctx.apiKey === undefined && ctx.authorization === undefined && ctx.cookie === undefined) {
-    throw new AppError("missing_api_key", "send the secret key in X-API-KEY, or a dashboard token of an OWNER or ADMIN");
+    throw appError("missing_api_key", "erasureCredentials");
   }
   if (ctx.apiKey !== undefined) {
     const key = await s.apiKeys.authenticate(ctx, "secret");
@@ -59,7 +59,7 @@ export function erasureRoutes(s: Services): Route[] {
       handler: async (ctx) => {
         const who = await caller(s, ctx);
         const id = ctx.params[0]!;
-        if (!ErasureId.safeParse(id).success) throw new AppError("not_found", `no erasure ${id} in this organisation`);
+        if (!ErasureId.safeParse(id).success) throw appError("not_found", "erasure", { id });
         const erasure = await readErasure(s.pool, who.org, id);
         return { status: 200, message: `erasure ${erasure.status}`, data: erasure };
       },

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AppError } from "../../errors.js";
+import { appError } from "../../errors.js";
 import type { Services } from "../../services.js";
 import type { Route } from "../router.js";
 
@@ -22,8 +22,8 @@ export function healthRoutes(s: Services): Route[] {
       body: "none",
       handler: async () => {
         const database = await s.health.check();
-        if (!database) throw new AppError("unavailable", "not ready: the database is unreachable");
-        if (!s.recommender.ready) throw new AppError("unavailable", "not ready: the recommender index is loading");
+        if (!database) throw appError("unavailable", "notReadyDatabase");
+        if (!s.recommender.ready) throw appError("unavailable", "notReadyIndex");
         const data: Ready = { status: "ready", database: "up", index: "loaded", ingest_queue: s.batcher.queued };
         return { status: 200, message: "ready", data };
       },

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { bearerToken } from "../../auth/tokens.js";
-import { AppError } from "../../errors.js";
+import { appError } from "../../errors.js";
 import { registry } from "../../metrics/registry.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
@@ -39,7 +39,7 @@ export function metricsRoutes(s: Services): Route[] {
       body: "none",
       handler: async (ctx): Promise<Outcome> => {
         if (!timingSafeEqual(digest(bearerToken(ctx.authorization)), expected)) {
-          throw new AppError("invalid_token", "GET /metrics needs Authorization: Bearer <METRICS_TOKEN>");
+          throw appError("invalid_token", "metrics");
         }
         await answerScrape(ctx);
         return ANSWERS_LATER;

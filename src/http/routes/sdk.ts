@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { AppError } from "../../errors.js";
+import { appError } from "../../errors.js";
 import type { Services } from "../../services.js";
 import { sendStatic } from "../respond.js";
 import { ANSWERS_LATER, type Route } from "../router.js";
@@ -27,7 +27,7 @@ export function sdkRoutes(_s: Services): Route[] {
       pattern: SDK_PATH,
       body: "none",
       handler: (ctx) => {
-        if (!bundle) throw new AppError("not_found", "the browser build of the SDK is missing: run `npm run build`");
+        if (!bundle) throw appError("not_found", "sdkBundle");
         sendStatic(ctx, "text/javascript; charset=utf-8", bundle, SDK_HEADERS);
         return ANSWERS_LATER;
       },

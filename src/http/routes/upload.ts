@@ -1,4 +1,4 @@
-import { AppError, isAppError } from "../../errors.js";
+import { type AppError, isAppError } from "../../errors.js";
 import { requireRole, type Role } from "../../auth/roles.js";
 import { recordAuditPatiently } from "../../accounts/audit.js";
 import { authenticateAccount, organisationSeq, type Account } from "../../accounts/session.js";
@@ -78,11 +78,7 @@ async function receiveUpload(s: Services, uploads: Uploads, ctx: RequestContext,
 /** The error that stopped an upload, saying how much of it was stored before. */
 function stoppedAfter(err: unknown, stored: number): unknown {
   if (!isAppError(err) || stored === 0) return err;
-  return new AppError(
-    err.code,
-    `${err.message}; ${stored} rows before that were stored (uploading the file again is safe: rows are upserts)`,
-    err.headers,
-  );
+  return err.adding("storedBefore", { stored });
 }
 
 export function uploadRoutes(s: Services): Route[] {

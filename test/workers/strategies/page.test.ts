@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { ByteWriter } from "../../../src/wire/byteWriter.js";
 import type { RankRequest } from "../../../src/wire/rank.js";
 import { Catalog } from "../../../workers/index/catalog.js";
 import type { OrgIndex } from "../../../workers/index/orgIndex.js";
-import { page, scoreJson } from "../../../workers/strategies/page.js";
+import { page, writeScore } from "../../../workers/strategies/page.js";
 
+const scratch = new ByteWriter();
+/** The text writeScore writes, as a string. */
+const scoreJson = (score: number): string => writeScore(scratch.reset(), score).view().toString("latin1");
 const reference = (x: number) => JSON.stringify(Math.round(x * 1e6) / 1e6);
 
-describe("scoreJson", () => {
+describe("writeScore", () => {
   it("writes a score exactly as JSON.stringify writes it rounded to 6 decimals", () => {
     const special = [0, -0, 1, -1, 0.5, 1e-6, 4e-7, 6e-7, -4e-7, 0.1 + 0.2, 2147.483647, 2147.483648, 1e15, -1e21, NaN, Infinity, -Infinity];
     for (const x of special) expect(scoreJson(x), String(x)).toBe(reference(x));
