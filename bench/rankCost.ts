@@ -39,7 +39,15 @@ const index = new OrgIndex(1, nowS);
 for (const item of syntheticItems(spec)) index.upsertItem(item.item_id, item.item_type, "active", item.attributes, nowS);
 for (const e of syntheticEvents(spec)) {
   index.applyEvent(
-    { userId: e.user_id, itemId: e.item_id, family: e.event_family, name: e.event_name, weight: eventWeight(e.event_name), previousUserId: null, atS: e.at / 1000 },
+    {
+      userId: e.user_id,
+      itemId: e.item_id,
+      family: e.event_family,
+      name: e.event_name,
+      weight: eventWeight(e.event_name),
+      previousUserId: null,
+      atS: e.at / 1000,
+    },
     nowS,
   );
 }
@@ -61,7 +69,9 @@ for (const strategy of strategies) {
         limit: LIMIT,
         page: 1,
         fields: [],
-        ...(USER_STRATEGIES.has(strategy) ? { user_id: userId(Math.floor(random() * spec.users)) } : { context_item_id: itemId(Math.floor(random() * spec.items)) }),
+        ...(USER_STRATEGIES.has(strategy)
+          ? { user_id: userId(Math.floor(random() * spec.users)) }
+          : { context_item_id: itemId(Math.floor(random() * spec.items)) }),
       } as never),
     );
     // CPU time, not wall time: on a shared machine the thread's share of a core varies, its work does not.

@@ -11,11 +11,7 @@ const USERS_PER_CHECK = 64;
  * slices. Built in one go it held the benchmark organisation's shard for 340 ms (50,000 users, 3.7M
  * interactions), and each request that came meanwhile waited for it.
  */
-export async function trainingSetInSlices(
-  index: OrgIndex,
-  pause: () => Promise<void> = nextTurn,
-  sliceMs = SLICE_MS,
-): Promise<TrainingSet> {
+export async function trainingSetInSlices(index: OrgIndex, pause: () => Promise<void> = nextTurn, sliceMs = SLICE_MS): Promise<TrainingSet> {
   const builder = new TrainingSetBuilder(index);
   let sliceStart = performance.now();
   for (let more = true; more;) {
