@@ -3,7 +3,8 @@ import { closedFormScores, dualScores, userSide } from "../training/closedForm.j
 import { itemItemScores, type ItemItem } from "../training/itemItem.js";
 import type { Model } from "../training/model.js";
 import { foldIn } from "../training/model.js";
-import { QUERY_MAX_ITEMS, queryOf, userStrengths } from "../training/trainingSet.js";
+import { QUERY_MAX_ITEMS } from "../training/query.js";
+import { queryOf, userStrengths } from "../training/trainingSet.js";
 import type { UserTop } from "../training/userTop.js";
 import { searchVectors } from "../vectors/search.js";
 import { TopK } from "../vectors/topK.js";

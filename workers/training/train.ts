@@ -7,7 +7,7 @@ import { gram } from "./linalg.js";
 import type { Model } from "./model.js";
 import { coOccurringNeighbours } from "./neighbours.js";
 import { fitUserTop } from "./userTop.js";
-import { QUERY_MAX_ITEMS } from "./trainingSet.js";
+import { QUERY_MAX_ITEMS } from "./query.js";
 
 /**
  * Below this many items a query scores every item; above, it probes the IVF cells. Cells are clustered by direction,

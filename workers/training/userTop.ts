@@ -1,6 +1,6 @@
 import type { SparseRows } from "./als.js";
 import { itemItemScores, type ItemItem } from "./itemItem.js";
-import { recencyWeight } from "./trainingSet.js";
+import { recencyWeight } from "./query.js";
 import { TopK } from "../vectors/topK.js";
 
 /**

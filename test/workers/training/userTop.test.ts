@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { trainModel } from "../../../workers/training/train.js";
-import { QUERY_MAX_ITEMS, trainingSet } from "../../../workers/training/trainingSet.js";
+import { QUERY_MAX_ITEMS } from "../../../workers/training/query.js";
+import { trainingSet } from "../../../workers/training/trainingSet.js";
 import { fitUserTop, USER_TOP_PER_USER } from "../../../workers/training/userTop.js";
 import { seededRandom } from "../../../workers/training/linalg.js";
 import { DEFAULT_ALS } from "../../../src/wire/als.js";
