@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
-import { event, eventually, recommend, upsertItems } from "../helpers/recommend.js";
+import { event, eventually, upsertItems } from "../helpers/recommend.js";
+import { popularScores, storedSums, total } from "../helpers/eventCounts.js";
 import { freePort, startServer, type TestServer } from "../helpers/server.js";
 
 /**
@@ -33,24 +34,6 @@ afterAll(async () => {
   await p2?.stop();
   await p1?.cleanup();
 });
-
-async function popularScores(p: TestServer): Promise<Record<string, number>> {
-  const r = await recommend(p.url, org, { strategy: "popular", limit: 100 });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return Object.fromEntries((r.body.data.results as Array<{ item_id: string; score: number }>).map((x) => [x.item_id, x.score]));
-}
-
-async function storedSums(): Promise<Record<string, number>> {
-  const { rows } = await p1
-    .db()
-    .query<{ item_id: string; w: number }>(
-      "SELECT item_id, sum(weight)::float8 AS w FROM events WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND event_family <> 'exposure' GROUP BY item_id",
-      [org.orgId],
-    );
-  return Object.fromEntries(rows.map((r) => [r.item_id, Math.round(r.w * 1e6) / 1e6]));
-}
-
-const total = (scores: Record<string, number>) => Object.values(scores).reduce((a, b) => a + b, 0);
 
 describe("index snapshots written while two processes take events (CLUSTER=1)", () => {
   it("lets a process started late on the latest snapshot count every stored event once", async () => {
@@ -85,13 +68,13 @@ describe("index snapshots written while two processes take events (CLUSTER=1)", 
     late = await startServer({ reuse: p1, env: { ...env, INDEX_SNAPSHOT_INTERVAL_S: "0", PORT: String(await freePort()) } });
     const metrics = await (await fetch(`${late.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
     expect(metrics).toMatch(/^recsvc_index_snapshot_loads_total\{result="restored"\} [1-9]/m);
-    const stored = await storedSums();
+    const stored = await storedSums(p1, org);
     const { value: scores } = await eventually(
-      () => popularScores(late!),
+      () => popularScores(late!, org),
       (s) => total(s) >= total(stored),
       30_000,
     );
     expect(scores).toEqual(stored);
-    expect(await popularScores(p1)).toEqual(stored);
+    expect(await popularScores(p1, org)).toEqual(stored);
   }, 180_000);
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
-import { event, eventually, recommend, upsertItems } from "../helpers/recommend.js";
+import { event, eventually, upsertItems } from "../helpers/recommend.js";
+import { popularScores, storedSums, total } from "../helpers/eventCounts.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 import { committedBefore, parseSnapshot } from "../../src/wire/snapshot.js";
 
@@ -29,26 +30,6 @@ afterAll(async () => {
   await p2?.stop();
   await p1?.cleanup();
 });
-
-/** Each item's popular score in a process, by item id. */
-async function popularScores(p: TestServer): Promise<Record<string, number>> {
-  const r = await recommend(p.url, org, { strategy: "popular", limit: 100 });
-  expect(r.status, JSON.stringify(r.body)).toBe(200);
-  return Object.fromEntries((r.body.data.results as Array<{ item_id: string; score: number }>).map((x) => [x.item_id, x.score]));
-}
-
-/** Each item's summed weight as PostgreSQL holds the events (the scores' exact value). */
-async function storedSums(): Promise<Record<string, number>> {
-  const { rows } = await p1
-    .db()
-    .query<{ item_id: string; w: number }>(
-      "SELECT item_id, sum(weight)::float8 AS w FROM events WHERE org = (SELECT seq FROM organisations WHERE id = $1) AND event_family <> 'exposure' GROUP BY item_id",
-      [org.orgId],
-    );
-  return Object.fromEntries(rows.map((r) => [r.item_id, Math.round(r.w * 1e6) / 1e6]));
-}
-
-const total = (scores: Record<string, number>) => Object.values(scores).reduce((a, b) => a + b, 0);
 
 describe("a process started while another ingests (CLUSTER=1)", () => {
   it("counts every event once in its recommender, as the process that took them does and as PostgreSQL holds them", async () => {
@@ -79,13 +60,13 @@ describe("a process started while another ingests (CLUSTER=1)", () => {
     sending = false;
     await Promise.all(senders);
 
-    const stored = await storedSums();
+    const stored = await storedSums(p1, org);
     const { value: late } = await eventually(
-      () => popularScores(p2!),
+      () => popularScores(p2!, org),
       (scores) => total(scores) >= total(stored),
       30_000,
     );
-    expect(await popularScores(p1)).toEqual(stored);
+    expect(await popularScores(p1, org)).toEqual(stored);
     expect(late).toEqual(stored);
   });
 
