@@ -67,7 +67,7 @@ export default defineConfig(
     languageOptions: { sourceType: "module", globals: globals.browser },
   },
   {
-    files: ["*.js", "scripts/**/*.mjs"],
+    files: ["*.js"],
     languageOptions: { globals: globals.node },
   },
 );
