@@ -176,8 +176,28 @@ export function queryOf(index: OrgIndex, u: number, max = Infinity): { items: In
   return { items, weights };
 }
 
-/** Positions of the `max` latest entries (by code, later position first among equals), in row order. */
+/**
+ * Positions of the `max` latest entries (by code, later position first among equals), in row order. A request
+ * runs this for a user of more than QUERY_MAX_ITEMS items (up to EARLIER_MAX + the history), so it is one pass:
+ * the history's items (codes below NOT_RECENT) are fewer than `max`, so all of them stay, with the last of the
+ * earlier ones. Only a longer history than that would need the sort.
+ */
 export function latestOf(codes: Uint16Array, size: number, max: number): Int32Array {
-  const positions = Int32Array.from({ length: size }, (_, k) => k).sort((a, b) => codes[a]! - codes[b]! || b - a);
-  return positions.subarray(0, max).sort();
+  let recent = 0;
+  for (let k = 0; k < size; k++) if (codes[k] !== NOT_RECENT) recent++;
+  if (recent > max) {
+    const positions = Int32Array.from({ length: size }, (_, k) => k).sort((a, b) => codes[a]! - codes[b]! || b - a);
+    return positions.subarray(0, max).sort();
+  }
+  const out = new Int32Array(max);
+  let older = max - recent;
+  let n = max;
+  for (let k = size - 1; k >= 0; k--) {
+    if (codes[k] !== NOT_RECENT) out[--n] = k;
+    else if (older > 0) {
+      older--;
+      out[--n] = k;
+    }
+  }
+  return out;
 }
