@@ -74,8 +74,12 @@ const FreeForm = z
       ctx.addIssue({ code: "custom", message: "must not contain NUL characters or unpaired surrogates" });
     }
   })
-  // A custom check has no JSON Schema of its own: say what it accepts.
-  .meta({ type: "object", description: `Free-form JSON object, at most ${MAX_FREEFORM_BYTES} bytes of JSON and ${MAX_FREEFORM_DEPTH} levels deep.` });
+  // A custom check has no JSON Schema of its own: say what it accepts (any JSON value under any key).
+  .meta({
+    type: "object",
+    additionalProperties: {},
+    description: `Free-form JSON object, at most ${MAX_FREEFORM_BYTES} bytes of JSON and ${MAX_FREEFORM_DEPTH} levels deep.`,
+  });
 
 /** PostgreSQL reads UTC offsets up to ±15:59; beyond, it refused the batch (a 500) where zod saw a valid time. */
 const OFFSET_BEYOND_POSTGRES = /[+-](?:1[6-9]|2\d):\d\d$/;

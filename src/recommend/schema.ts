@@ -20,6 +20,12 @@ const Range = z
   .refine((r) => r.min !== undefined || r.max !== undefined, "a range needs min, max or both")
   .refine((r) => r.min === undefined || r.max === undefined || r.min <= r.max, "min must not exceed max");
 const FilterValue = z.union([Scalar, z.array(Scalar).min(1).max(FILTER_VALUES_MAX), Range]);
+/** What one filter's value may be, as JSON Schema (the filters' own schema is written by hand: see below). */
+function filterValueSchema(): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(FilterValue, { io: "input" });
+  return schema;
+}
+
 /** zod's record would drop a `__proto__` key silently (it copies key by key): refused first, as in attributes. */
 const Filters = z
   .custom<object>((f) => typeof f !== "object" || f === null || !Object.hasOwn(f, PROTO_KEY), `must not use the key "${PROTO_KEY}"`)
@@ -29,6 +35,7 @@ const Filters = z
   .meta({
     type: "object",
     maxProperties: FILTERS_MAX,
+    additionalProperties: filterValueSchema(),
     description:
       "Attribute name → a value (equality), an array of values (any of) or `{min, max}` (numeric range, inclusive); several filters combine with AND.",
     examples: [{ brand: ["Acme", "Zenith"], price: { min: 10, max: 50 }, in_stock: true }],

@@ -46,6 +46,8 @@ export interface RankResult {
  */
 export function sharedAnswerKey(req: RankRequest): string | undefined {
   if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length) return undefined;
+  // A context item is left out of its own answer, so a request naming one has an answer of its own.
+  if (req.contextItemId !== undefined) return undefined;
   if (req.excludeSeen && req.userId !== undefined) return undefined;
   return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${JSON.stringify(req.fields ?? null)}`;
 }

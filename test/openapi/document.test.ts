@@ -119,6 +119,29 @@ describe("the OpenAPI document", () => {
 });
 
 describe("the document against the OpenAPI Initiative's schema of 3.1", () => {
+  it("says what every object may hold, so that generated clients can pass free-form values (filters, attributes)", () => {
+    // openapi-typescript 7 turns `{"type": "object"}` with nothing else into Record<string, never>.
+    const bare = [...walk(doc)].filter(
+      ([, node]) =>
+        typeof node === "object" &&
+        node !== null &&
+        (node as Obj).type === "object" &&
+        !["properties", "additionalProperties", "patternProperties"].some((k) => k in (node as Obj)),
+    );
+    expect(bare.map(([at]) => at)).toEqual([]);
+    const recommend = resolvePointer("#/paths/~1v1~1recommend/post/requestBody/content/application~1json/schema") as Obj;
+    const filters = ((recommend.properties ?? (resolvePointer(recommend.$ref as string) as Obj).properties) as Obj).filters as Obj;
+    // A value, a list of values, or a {min, max} range.
+    const value = JSON.stringify(filters.additionalProperties);
+    for (const part of [
+      '{"type":"boolean"}',
+      '{"type":"number"}',
+      '"type":"array"',
+      '"properties":{"min":{"type":"number"},"max":{"type":"number"}}',
+    ])
+      expect(value).toContain(part);
+  });
+
   it("is a valid OpenAPI 3.1 document", async () => {
     const validator = new Validator();
     expect(await validator.validate(structuredClone(doc))).toEqual({ valid: true });

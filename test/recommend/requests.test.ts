@@ -80,10 +80,14 @@ describe("recommend: response shape", () => {
   });
 
   it("never returns inactive or deleted items, however popular", async () => {
-    const items = await recommended(server.url, org, { strategy: "popular", limit: 100 });
+    const r = await recommend(server.url, org, { strategy: "popular", limit: 100 });
+    const items = r.body.data.recommended_items as string[];
     expect(items).not.toContain("gone");
     expect(items).not.toContain("off");
-    expect(items).toHaveLength(30); // p1..p29 and a1: the items with interactions
+    // Every active item: p1..p29 and a1 (the items with interactions) by popularity, then p0 and a2 as new arrivals.
+    expect(items).toHaveLength(32);
+    const reasons = (r.body.data.results as Array<{ reason: string }>).map((x) => x.reason);
+    expect(reasons).toEqual([...Array<string>(30).fill("popular"), "new", "new"]);
   });
 });
 
@@ -98,8 +102,11 @@ describe("recommend: paging", () => {
   });
 
   it("says has_next false on the last page and answers an empty page beyond it", async () => {
-    const last = await recommend(server.url, org, { strategy: "popular", limit: 10, page: 3 });
-    expect(last.body.data.results).toHaveLength(10);
+    // 32 active items: the fourth page holds the last two.
+    const third = await recommend(server.url, org, { strategy: "popular", limit: 10, page: 3 });
+    expect(third.body.data.pagination.has_next).toBe(true);
+    const last = await recommend(server.url, org, { strategy: "popular", limit: 10, page: 4 });
+    expect(last.body.data.results).toHaveLength(2);
     expect(last.body.data.pagination.has_next).toBe(false);
     const beyond = await recommend(server.url, org, { strategy: "popular", limit: 10, page: 9 });
     expect(beyond.body.data.results).toEqual([]);
@@ -126,14 +133,16 @@ describe("recommend: filters and restrictions", () => {
 
   it("matches an array attribute when it contains the wanted value, and combines filters with AND", async () => {
     const items = await recommended(server.url, org, { strategy: "popular", filters: { tags: "sale", colour: "red" }, limit: 100 });
-    expect(items).toEqual(["p24", "p18", "p12", "p6"]); // p0 matches too, but nobody interacted with it
+    // p0 matches too, but nobody interacted with it: it comes last, from new arrivals.
+    expect(items).toEqual(["p24", "p18", "p12", "p6", "p0"]);
   });
 
   it("restricts to item_type (or filters.item_type) and reports it as the domain", async () => {
     for (const body of [{ item_type: "article" }, { filters: { item_type: "article" } }]) {
       const r = await recommend(server.url, org, { strategy: "popular", ...body });
       expect(r.body.data.domain).toBe("article");
-      expect(r.body.data.recommended_items).toEqual(["a1"]);
+      // a2 has no interaction: it follows, from new arrivals.
+      expect(r.body.data.recommended_items).toEqual(["a1", "a2"]);
     }
   });
 

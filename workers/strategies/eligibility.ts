@@ -7,21 +7,22 @@ import { work } from "./workBudget.js";
 export type Eligible = (item: number) => boolean;
 
 /**
- * Only active items; of the requested type; not excluded by id; not already seen by the user (when asked);
+ * Never the request's context item (`context`, -1 for none: an item is not similar to, or bought with, itself);
+ * only active items; of the requested type; not excluded by id; not already seen by the user (when asked);
  * passing every filter (CONTRACT 5: equality, any-of, inclusive numeric range; an array attribute matches when
  * it contains a wanted value), each filter a few binary searches of the item's values (index/attributeValues.ts)
  * within the request's work budget.
  */
-export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item: number): boolean } | undefined): Eligible {
+export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item: number): boolean } | undefined, context = -1): Eligible {
   const catalog = index.catalog;
   // Most requests set none of these: their test runs for every candidate a search hands back.
   if (req.itemType === undefined && !req.excludeItemIds?.length && req.filters === undefined) {
-    if (!seen) return (i) => catalog.isActive(i);
+    if (!seen) return (i) => i !== context && catalog.isActive(i);
     return (i) => {
       // Both read before either decides: two likely cache misses then overlap instead of following each other.
       const active = catalog.isActive(i);
       const unseen = !seen.has(i);
-      return active && unseen;
+      return active && unseen && i !== context;
     };
   }
   const type = req.itemType === undefined ? -2 : catalog.types.find(req.itemType);
@@ -33,7 +34,7 @@ export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item:
   const filters = Object.entries(req.filters ?? {}).map(([name, want]) => compile(name, want));
   const values = catalog.values;
   return (i) => {
-    if (!catalog.isActive(i)) return false;
+    if (i === context || !catalog.isActive(i)) return false;
     if (type !== -2 && catalog.type[i] !== type) return false;
     if (excluded.has(i) || seen?.has(i)) return false;
     if (filters.length === 0) return true;

@@ -127,9 +127,14 @@ const popularScore: Scorer = (index, nowS) => {
 
 const trendScore: Scorer = (index, nowS) => ({ score: (i) => index.signals.trendScore(i, nowS), untilS: Infinity });
 
+/**
+ * Halves at NEW_ARRIVALS_HALF_LIFE_S and keeps falling with age, but slowly enough that an item ten years old
+ * still shows a score above 0 at the answer's six decimals (an exponential decay would show 0 after about
+ * two years): new-arrivals ends every fallback chain, so its scores are what an old catalog's page shows.
+ */
 const freshness: Scorer = (index, nowS) => {
   const created = index.catalog.createdS;
-  return { score: (i) => 2 ** (-Math.max(0, nowS - created[i]!) / NEW_ARRIVALS_HALF_LIFE_S), untilS: Infinity };
+  return { score: (i) => 1 / (1 + Math.max(0, nowS - created[i]!) / NEW_ARRIVALS_HALF_LIFE_S), untilS: Infinity };
 };
 
 const byEvents = (index: OrgIndex) => `${index.signals.version}/${index.catalog.version}`;

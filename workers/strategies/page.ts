@@ -55,6 +55,8 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
 const EMPTY = new TextEncoder().encode("[]");
 
 const MICROS = 1_000_000;
+/** The least score an answer shows as more than 0 (scores are written to six decimals). */
+export const SHOWN_SCORE_MIN = 0.5 / MICROS;
 
 /**
  * Writes JSON.stringify(score rounded to 6 decimals) from integers: a page holds twenty scores, and turning a

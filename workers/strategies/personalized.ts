@@ -8,8 +8,7 @@ import { queryOf, userStrengths } from "../training/trainingSet.js";
 import type { UserTop } from "../training/userTop.js";
 import { searchVectors } from "../vectors/search.js";
 import { TopK } from "../vectors/topK.js";
-import { popular } from "./global.js";
-import type { Ranking, RankContext, StrategyFn } from "./types.js";
+import type { RankContext, StrategyFn } from "./types.js";
 
 /**
  * Folded-in vectors of users the model has no row for (new since its training), kept per model so that such a
@@ -147,28 +146,6 @@ function byUserTop(ctx: RankContext, model: Model, lists: UserTop): Sorted | und
 type Sorted = { items: Int32Array; scores: Float64Array };
 
 /**
- * The item-item ranking, followed by popular items when the user's rows reach fewer items than the page needs (a
- * user of one rarely co-occurring item), so that the page is full; those come after, with score 0 and reason
- * `popular`.
- */
-function filledWithPopular(ctx: RankContext, { items, scores }: Sorted): Ranking {
-  if (items.length >= ctx.want) return { items, scores, reasons: "collaborative" };
-  const more = popular.run(ctx);
-  const taken = new Set(items);
-  const outItems = Array.from(items);
-  const outScores = Array.from(scores);
-  const reasons = outItems.map(() => "collaborative");
-  for (let k = 0; more && k < more.items.length && outItems.length < ctx.want; k++) {
-    const item = more.items[k]!;
-    if (taken.has(item)) continue;
-    outItems.push(item);
-    outScores.push(0);
-    reasons.push("popular");
-  }
-  return { items: outItems, scores: outScores, reasons };
-}
-
-/**
  * Collaborative filtering: EASE where the organisation allows a closed form (it ranks best on small and medium
  * data), else normalised item-item co-occurrence (docs/recommender.md, Quality, says why); the items whose learned
  * vectors best match the user's (weighted ALS) only for a model that has neither.
@@ -180,7 +157,8 @@ export const personalized: StrategyFn = (ctx) => {
   if (model.closedForm) top = byClosedForm(ctx, model.closedForm);
   else if (model.itemItem) {
     const ranked = (model.userTop && byUserTop(ctx, model, model.userTop)) ?? byItemItem(ctx, model.itemItem)?.sorted();
-    return ranked && ranked.items.length > 0 ? filledWithPopular(ctx, ranked) : undefined;
+    // A user whose rows reach fewer items than the page needs gets the rest from the fallbacks (rank.ts).
+    return ranked && ranked.items.length > 0 ? { ...ranked, reasons: "collaborative" } : undefined;
   } else {
     const v = userVector(ctx, model);
     if (v) top = searchVectors(model, v, ctx.want, ctx.eligible, { cosine: false });

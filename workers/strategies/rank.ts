@@ -3,6 +3,7 @@ import type { Strategy } from "../../src/wire/strategies.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { Marks } from "../index/marks.js";
 import { eligibility } from "./eligibility.js";
+import { filled, scored } from "./fill.js";
 import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js";
 import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
 import { page } from "./page.js";
@@ -12,20 +13,42 @@ import { similar } from "./similar.js";
 import type { RankContext, StrategyFn } from "./types.js";
 import { work } from "./workBudget.js";
 
-const STRATEGY: Record<Strategy, { run: StrategyFn; mode: Mode; needsUser: boolean; shared?: GlobalStrategy["shared"] }> = {
-  personalized: { run: personalized, mode: "personalized", needsUser: true },
-  "because-you-viewed": { run: becauseYouViewed, mode: "personalized", needsUser: true },
-  "recently-viewed": { run: recentlyViewed, mode: "personalized", needsUser: true },
-  "buy-again": { run: buyAgain, mode: "personalized", needsUser: true },
-  similar: { run: similar, mode: "contextual", needsUser: false },
-  "frequently-bought-together": { run: frequentlyBoughtTogether, mode: "contextual", needsUser: false },
-  "also-viewed": { run: alsoViewed, mode: "contextual", needsUser: false },
-  popular: { ...popular, mode: "global", needsUser: false },
-  trending: { ...trending, mode: "global", needsUser: false },
-  "new-arrivals": { ...newArrivals, mode: "global", needsUser: false },
+/**
+ * What fills a page the strategy leaves short, in order (fill.ts). The chain ends in new-arrivals, which ranks
+ * every active item, so a catalog with no events still gets a full page.
+ */
+const FALLBACK = [popular.run, newArrivals.run];
+
+interface StrategyRow {
+  run: StrategyFn;
+  mode: Mode;
+  needsUser: boolean;
+  fallbacks: StrategyFn[];
+  /**
+   * A record of the user's own items (recently viewed, bought before): shown as it is, and only replaced by the
+   * fallbacks when it is empty, since items the user never touched do not belong in it.
+   */
+  record?: true;
+  shared?: GlobalStrategy["shared"];
+}
+
+const STRATEGY: Record<Strategy, StrategyRow> = {
+  personalized: { run: personalized, mode: "personalized", needsUser: true, fallbacks: FALLBACK },
+  "because-you-viewed": { run: becauseYouViewed, mode: "personalized", needsUser: true, fallbacks: FALLBACK },
+  "recently-viewed": { run: recentlyViewed, mode: "personalized", needsUser: true, fallbacks: FALLBACK, record: true },
+  "buy-again": { run: buyAgain, mode: "personalized", needsUser: true, fallbacks: FALLBACK, record: true },
+  similar: { run: similar, mode: "contextual", needsUser: false, fallbacks: FALLBACK },
+  "frequently-bought-together": { run: frequentlyBoughtTogether, mode: "contextual", needsUser: false, fallbacks: FALLBACK },
+  "also-viewed": { run: alsoViewed, mode: "contextual", needsUser: false, fallbacks: FALLBACK },
+  popular: { ...popular, mode: "global", needsUser: false, fallbacks: [newArrivals.run] },
+  trending: { ...trending, mode: "global", needsUser: false, fallbacks: FALLBACK },
+  "new-arrivals": { ...newArrivals, mode: "global", needsUser: false, fallbacks: [] },
 };
 
-/** Runs the request's strategy on the organisation's index; no signal (or a hidden user) falls back to popular. */
+/**
+ * Runs the request's strategy on the organisation's index. A page it leaves short is filled from its fallbacks;
+ * with nothing of its own (no signal, or a hidden user) the answer is the fallbacks' alone, in mode `fallback`.
+ */
 export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000): RankResult {
   work.reset();
   const shared = STRATEGY[req.strategy].shared;
@@ -38,16 +61,16 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult 
   const user = req.userId === undefined ? -1 : index.people.find(req.userId);
   const context = req.contextItemId === undefined ? -1 : index.catalog.ids.find(req.contextItemId);
   const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
-  const ctx: RankContext = { index, req, user, context, eligible: eligibility(index, req, seen), want: req.page * req.limit + 1, nowS };
+  const eligible = eligibility(index, req, seen, context);
+  const ctx: RankContext = { index, req, user, context, eligible, want: req.page * req.limit + 1, nowS };
   const chosen = STRATEGY[req.strategy];
   const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
-  let mode = chosen.mode;
-  let ranking = hidden ? undefined : chosen.run(ctx);
-  if (!ranking) {
-    mode = "fallback";
-    ranking = req.strategy === "popular" ? undefined : popular.run(ctx);
-  }
-  return page(index, req, mode, ranking);
+  const ranking = hidden ? undefined : chosen.run(ctx);
+  // A record's scores only order it (recency), and an old record's round to 0: every item of it stands.
+  const own = !ranking ? 0 : chosen.record ? ranking.items.length : scored(ranking);
+  const mode = own > 0 ? chosen.mode : "fallback";
+  if (chosen.record && own > 0) return page(index, req, mode, ranking);
+  return page(index, req, mode, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks));
 }
 
 /** The request being ranked's seen items (one thread ranks one request at a time): no set built per request. */

@@ -38,7 +38,12 @@ export const SERVICE_OPERATIONS: Operation[] = [
       schema: {
         type: "object",
         required: ["openapi", "info", "paths", "components"],
-        properties: { openapi: { const: "3.1.0" }, info: { type: "object" }, paths: { type: "object" }, components: { type: "object" } },
+        properties: {
+          openapi: { const: "3.1.0" },
+          info: { type: "object", additionalProperties: {} },
+          paths: { type: "object", additionalProperties: {} },
+          components: { type: "object", additionalProperties: {} },
+        },
       },
     },
     errors: ["internal_error"],

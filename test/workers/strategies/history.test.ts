@@ -15,6 +15,10 @@ beforeAll(() => {
   index = new OrgIndex(1, 0);
   for (let i = 0; i < ITEMS; i++) index.upsertItem(`i${i}`, "book", "active", {}, 0);
   index.model = topicModel({ items: ITEMS, topics: TOPICS, users: USERS, seed: 9 });
+  // Each item seen once, by a user of its own: a neighbour counts by its support, which no events would leave at 0
+  // (and a result of score 0 is never shown).
+  for (let i = 0; i < ITEMS; i++)
+    index.applyEvent({ userId: `seen-${i}`, itemId: `i${i}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS: 0 }, 10);
   // Each viewer looked at four items of one topic, after the model was trained.
   for (let v = 0; v < VIEWERS; v++) {
     for (let k = 0; k < 4; k++) {

@@ -14,6 +14,10 @@ beforeAll(() => {
   // Interned in order, so item i of the catalog is column i of the matrix; types cut across topics.
   for (let i = 0; i < ITEMS; i++) index.upsertItem(`i${i}`, `t${i % TYPES}`, "active", {}, 0);
   index.model = topicModel({ items: ITEMS, topics: TOPICS, users: USERS, seed: 5 });
+  // Each item seen once, by a user of its own: a neighbour counts by its support, which no events would leave at 0
+  // (and a result of score 0 is never shown).
+  for (let i = 0; i < ITEMS; i++)
+    index.applyEvent({ userId: `seen-${i}`, itemId: `i${i}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS: 0 }, 10);
 });
 
 describe("similar with the model's neighbour lists", () => {
