@@ -2,6 +2,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { query } from "../db/transaction.js";
 import { STRATEGIES, type Strategy } from "../wire/strategies.js";
+import { Scenario } from "./schema.js";
 
 const DAY_MS = 86_400_000;
 
@@ -9,39 +10,43 @@ export const AnalyticsQuerySchema = z
   .strictObject({
     from: z.iso.datetime({ offset: true, message: "must be an ISO 8601 timestamp with a time zone" }).optional(),
     to: z.iso.datetime({ offset: true, message: "must be an ISO 8601 timestamp with a time zone" }).optional(),
+    scenario: Scenario.optional().meta({ description: "Only the recommendations served for this scenario." }),
   })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "from must be before to", path: ["from"] });
 export type AnalyticsQuery = z.infer<typeof AnalyticsQuerySchema>;
 
 const Rate = z.number().min(0).max(1);
 
+const Outcomes = {
+  served: z.number().int().min(0),
+  clicks: z.number().int().min(0).meta({ description: "Served recommendations followed by at least one engagement event of positive weight." }),
+  conversions: z.number().int().min(0).meta({ description: "Served recommendations followed by at least one conversion event." }),
+  click_through_rate: Rate,
+  conversion_rate: Rate,
+};
+
 export const StrategyReportSchema = z.strictObject({
   from: z.iso.datetime(),
   to: z.iso.datetime(),
-  strategies: z.array(
-    z.strictObject({
-      strategy: z.enum(STRATEGIES),
-      served: z.number().int().min(0),
-      clicks: z.number().int().min(0).meta({ description: "Served recommendations followed by at least one engagement event of positive weight." }),
-      conversions: z.number().int().min(0).meta({ description: "Served recommendations followed by at least one conversion event." }),
-      click_through_rate: Rate,
-      conversion_rate: Rate,
-    }),
-  ),
+  strategies: z.array(z.strictObject({ strategy: z.enum(STRATEGIES), ...Outcomes })).meta({ description: "Per strategy, every scenario together." }),
+  scenarios: z
+    .array(z.strictObject({ scenario: Scenario, strategy: z.enum(STRATEGIES), ...Outcomes }))
+    .meta({ description: "Per scenario and strategy." }),
 });
 export type StrategyReport = z.infer<typeof StrategyReportSchema>;
-export type StrategyFigures = StrategyReport["strategies"][number];
+type Counts = { served: number; clicks: number; conversions: number };
 
 /**
- * Per strategy, over recommendations served in [from, to) (default: the last 30 days): how many were served,
- * how many led to at least one engagement event (a click) and to at least one conversion event, counting the
- * events that carry their recommendation_id.
+ * Per scenario and strategy, over recommendations served in [from, to) (default: the last 30 days) for one
+ * scenario or all ($6 null): how many were served, how many led to at least one engagement event (a click) and to
+ * at least one conversion event, counting the events that carry their recommendation_id.
  */
 const REPORT = `
 WITH served AS (
-  SELECT recommendation_id::text AS rid, strategy FROM served_recommendations
+  SELECT recommendation_id::text AS rid, strategy, scenario FROM served_recommendations
   WHERE org = $1 AND served_at >= $2 AND served_at < $3
     AND recommendation_id >= $4::uuid AND recommendation_id < $5::uuid
+    AND ($6::text IS NULL OR scenario = $6)
 ), outcomes AS (
   SELECT recommendation_id AS rid,
          bool_or(event_family = 'engagement' AND weight > 0) AS clicked,
@@ -51,23 +56,37 @@ WITH served AS (
   WHERE org = $1 AND recommendation_id IN (SELECT rid FROM served) AND received_at >= $2::timestamptz - interval '1 day'
   GROUP BY recommendation_id
 )
-SELECT s.strategy, count(*)::int AS served,
+SELECT s.scenario, s.strategy, count(*)::int AS served,
        (count(*) FILTER (WHERE o.clicked))::int AS clicks,
        (count(*) FILTER (WHERE o.converted))::int AS conversions
 FROM served s LEFT JOIN outcomes o USING (rid)
-GROUP BY s.strategy ORDER BY served DESC, s.strategy`;
+GROUP BY s.scenario, s.strategy ORDER BY served DESC, s.scenario, s.strategy`;
 
 export async function strategyReport(pool: pg.Pool, orgSeq: number, q: AnalyticsQuery): Promise<StrategyReport> {
   const to = q.to ? new Date(q.to) : new Date();
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 30 * DAY_MS);
   const ids = [firstIdAt(from.getTime() - ID_TIME_SLACK_MS), firstIdAt(to.getTime() + ID_TIME_SLACK_MS)];
-  const rows = await query<{ strategy: Strategy; served: number; clicks: number; conversions: number }>(pool, REPORT, [orgSeq, from, to, ...ids]);
-  const strategies: StrategyFigures[] = rows.map((r) => ({
-    ...r,
-    click_through_rate: rate(r.clicks, r.served),
-    conversion_rate: rate(r.conversions, r.served),
-  }));
-  return { from: from.toISOString(), to: to.toISOString(), strategies };
+  const rows = await query<Counts & { scenario: string; strategy: Strategy }>(pool, REPORT, [orgSeq, from, to, ...ids, q.scenario ?? null]);
+  const byStrategy = new Map<Strategy, Counts>();
+  for (const r of rows) {
+    const sum = byStrategy.get(r.strategy) ?? { served: 0, clicks: 0, conversions: 0 };
+    byStrategy.set(r.strategy, { served: sum.served + r.served, clicks: sum.clicks + r.clicks, conversions: sum.conversions + r.conversions });
+  }
+  const strategies = [...byStrategy]
+    .map(([strategy, c]) => ({ strategy, ...withRates(c) }))
+    .sort((a, b) => b.served - a.served || a.strategy.localeCompare(b.strategy));
+  const scenarios = rows.map((r) => ({ scenario: r.scenario, strategy: r.strategy, ...withRates(r) }));
+  return { from: from.toISOString(), to: to.toISOString(), strategies, scenarios };
+}
+
+function withRates(c: Counts): Counts & { click_through_rate: number; conversion_rate: number } {
+  return {
+    served: c.served,
+    clicks: c.clicks,
+    conversions: c.conversions,
+    click_through_rate: rate(c.clicks, c.served),
+    conversion_rate: rate(c.conversions, c.served),
+  };
 }
 
 /**

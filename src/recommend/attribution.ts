@@ -45,8 +45,8 @@ export class Attribution {
   }
 
   /** `items`: the page's item ids as a JSON array in UTF-8 (RankResult.items). */
-  record(recommendationId: string, req: RankRequest, mode: Mode, items: Uint8Array): void {
-    writeServedTuple(this.open, req.org, recommendationId, req.strategy, mode, req.userId, req.contextItemId, items, Date.now());
+  record(recommendationId: string, req: RankRequest, scenario: string, mode: Mode, items: Uint8Array): void {
+    writeServedTuple(this.open, req.org, recommendationId, req.strategy, scenario, mode, req.userId, req.contextItemId, items, Date.now());
     // While a write is in flight the timer's next flush takes these rows: no flush waits per request meanwhile.
     if (++this.openRows >= FLUSH_ROWS && !this.writing) void this.flush();
   }

@@ -1,6 +1,6 @@
 import { isIdentifier } from "../ingest/plainRecord.js";
 import { USER_HASH_MAX } from "../ingest/schemas.js";
-import { DEPTH_MAX, LIMIT_MAX, type RecommendBody } from "./schema.js";
+import { DEFAULT_SCENARIO, DEPTH_MAX, LIMIT_MAX, SCENARIO_PATTERN, type RecommendBody } from "./schema.js";
 import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
 const STRATEGY_NAMES: ReadonlySet<unknown> = new Set(STRATEGIES);
@@ -15,6 +15,7 @@ const DEFAULT_LIMIT = 20;
 export function plainRecommend(body: object): RecommendBody | undefined {
   if (Object.getPrototypeOf(body) !== Object.prototype) return undefined;
   let strategy: Strategy = "personalized";
+  let scenario = DEFAULT_SCENARIO;
   let limit = DEFAULT_LIMIT;
   let page = 1;
   let userId: string | undefined;
@@ -29,6 +30,10 @@ export function plainRecommend(body: object): RecommendBody | undefined {
       case "strategy":
         if (!STRATEGY_NAMES.has(v)) return undefined;
         strategy = v as Strategy;
+        break;
+      case "scenario":
+        if (typeof v !== "string" || !SCENARIO_PATTERN.test(v)) return undefined;
+        scenario = v;
         break;
       case "user_id":
         if (!isIdentifier(v)) return undefined;
@@ -68,6 +73,7 @@ export function plainRecommend(body: object): RecommendBody | undefined {
   // One literal, so every body gets one object shape (absent fields undefined); spreading a partial object cost µs.
   return {
     strategy,
+    scenario,
     user_id: userId,
     user_hash: userHash,
     context_item_id: contextItemId,

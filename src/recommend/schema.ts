@@ -46,9 +46,21 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const filterValueAgrees: Same<z.infer<typeof FilterValue>, WireFilterValue> = true;
 void filterValueAgrees;
 
+/** CONTRACT, Recommend: the place on the site a recommendation is for; analytics split by it. */
+export const SCENARIO_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const DEFAULT_SCENARIO = "default";
+export const Scenario = z
+  .string()
+  .regex(SCENARIO_PATTERN, "must be 1 to 64 lowercase letters, digits, '-' or '_', starting with a letter or a digit")
+  .meta({
+    description: `The place on the site the recommendation is for (\`home\`, \`product-page\`, \`cart\`, …): stored with the served recommendation, and analytics split by it. Default \`${DEFAULT_SCENARIO}\`.`,
+    examples: ["product-page"],
+  });
+
 export const RecommendSchema = z
   .strictObject({
     strategy: z.enum(STRATEGIES, { message: `must be one of ${STRATEGIES.join(", ")}` }).default("personalized"),
+    scenario: Scenario.default(DEFAULT_SCENARIO),
     user_id: Identifier.optional(),
     user_hash: z
       .string()

@@ -6,14 +6,15 @@ import type { ByteWriter } from "./byteWriter.js";
  * text format this spares the writer thread decoding and formatting every row, and PostgreSQL parsing the id
  * and the timestamp (figures in docs/recommender.md, Attribution).
  *
- * Fields, in the COPY's column order: org int4, recommendation_id uuid, strategy text, mode text, user_id text,
- * context_item_id text, items json, served_at timestamptz. Each is a 4-byte length (-1: NULL), then its bytes.
+ * Fields, in the COPY's column order: org int4, recommendation_id uuid, strategy text, scenario text, mode text,
+ * user_id text, context_item_id text, items json, served_at timestamptz. Each is a 4-byte length (-1: NULL), then its bytes.
  */
 export function writeServedTuple(
   w: ByteWriter,
   org: number,
   id: string,
   strategy: string,
+  scenario: string,
   mode: string,
   userId: string | undefined,
   contextItemId: string | undefined,
@@ -22,14 +23,14 @@ export function writeServedTuple(
 ): void {
   w.uint16(FIELDS).uint32(4).uint32(org);
   uuid(w.uint32(16), id);
-  w.sizedText(strategy).sizedText(mode);
+  w.sizedText(strategy).sizedText(scenario).sizedText(mode);
   optionalText(w, userId);
   optionalText(w, contextItemId);
   w.uint32(items.length).bytes(items);
   timestamp(w.uint32(8), servedAtMs);
 }
 
-const FIELDS = 8;
+const FIELDS = 9;
 const NULL_LENGTH = 0xffffffff;
 /** PostgreSQL counts time in microseconds from 2000-01-01 UTC. */
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);

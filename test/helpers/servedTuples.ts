@@ -3,6 +3,7 @@ export interface ServedTupleRow {
   org: number;
   id: string;
   strategy: string;
+  scenario: string;
   mode: string;
   userId: string | null;
   contextItemId: string | null;
@@ -27,13 +28,13 @@ export function readServedTuples(bytes: Uint8Array): ServedTupleRow[] {
   while (at < b.length) {
     const count = b.readUInt16BE(at);
     at += 2;
-    if (count !== 8) throw new Error(`tuple with ${count} fields at byte ${at - 2}`);
+    if (count !== 9) throw new Error(`tuple with ${count} fields at byte ${at - 2}`);
     const org = field()!.readInt32BE(0);
     const hex = field()!.toString("hex");
     const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-    const [strategy, mode, userId, contextItemId, items] = [text()!, text()!, text(), text(), text()!];
+    const [strategy, scenario, mode, userId, contextItemId, items] = [text()!, text()!, text()!, text(), text(), text()!];
     const servedAtMs = Number(field()!.readBigInt64BE(0) / 1000n) + PG_EPOCH_MS;
-    rows.push({ org, id, strategy, mode, userId, contextItemId, items, servedAtMs });
+    rows.push({ org, id, strategy, scenario, mode, userId, contextItemId, items, servedAtMs });
   }
   return rows;
 }

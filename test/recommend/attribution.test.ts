@@ -40,6 +40,7 @@ describe("attribution", () => {
     expect(value.rows[0]).toMatchObject({
       org: seq,
       strategy: "also-viewed",
+      scenario: "default",
       mode: r.body.data.mode,
       user_id: "y",
       context_item_id: "a",
@@ -121,9 +122,53 @@ describe("attribution", () => {
     expect(byStrategy["also-viewed"]).toMatchObject({ served: 1, clicks: 0 });
   });
 
+  it("stores the request's scenario with the served recommendation, and answers 400 naming it when malformed", async () => {
+    const r = await recommend(server.url, org, { strategy: "popular", scenario: "product-page" });
+    expect(r.status).toBe(200);
+    const { value } = await eventually(
+      () => served(r.body.data.recommendation_id),
+      (q) => q.rowCount === 1,
+      3000,
+    );
+    expect(value.rows[0].scenario).toBe("product-page");
+    for (const scenario of ["Home", "", "-home", "h".repeat(65), "home page", 7]) {
+      const bad = await recommend(server.url, org, { strategy: "popular", scenario });
+      expect(bad.status, JSON.stringify(scenario)).toBe(400);
+      expect(bad.body.error).toBe("validation_error");
+      expect(bad.body.message).toContain("scenario");
+    }
+  });
+
+  it("splits the report by scenario, and reports one scenario when asked", async () => {
+    const shop = await newOrg(server.url);
+    const cart = await recommend(server.url, shop, { strategy: "popular", scenario: "cart" });
+    const home: string[] = [];
+    for (let k = 0; k < 3; k++) home.push((await recommend(server.url, shop, { strategy: "popular", scenario: "home" })).body.data.recommendation_id);
+    await sendEvents(server.url, shop, [{ user: "w", item: "a", name: "click", extra: { recommendation_id: home[0] } }]);
+    await eventually(
+      () => served(cart.body.data.recommendation_id),
+      (q) => q.rowCount === 1,
+      3000,
+    );
+    const all = await call(server.url, "GET", "/v1/analytics/strategies", { token: shop.token });
+    expect(all.body.data.strategies).toEqual([
+      { strategy: "popular", served: 4, clicks: 1, conversions: 0, click_through_rate: 0.25, conversion_rate: 0 },
+    ]);
+    expect(all.body.data.scenarios).toEqual([
+      { scenario: "home", strategy: "popular", served: 3, clicks: 1, conversions: 0, click_through_rate: 0.3333, conversion_rate: 0 },
+      { scenario: "cart", strategy: "popular", served: 1, clicks: 0, conversions: 0, click_through_rate: 0, conversion_rate: 0 },
+    ]);
+    const onlyCart = await call(server.url, "GET", "/v1/analytics/strategies?scenario=cart", { token: shop.token });
+    expect(onlyCart.body.data.strategies).toEqual([
+      { strategy: "popular", served: 1, clicks: 0, conversions: 0, click_through_rate: 0, conversion_rate: 0 },
+    ]);
+    const bad = await call(server.url, "GET", "/v1/analytics/strategies?scenario=Cart", { token: shop.token });
+    expect(bad.status).toBe(400);
+  });
+
   it("counts only the range asked for, and only the caller's organisation", async () => {
     const past = await call(server.url, "GET", "/v1/analytics/strategies?from=2020-01-01T00:00:00Z&to=2020-02-01T00:00:00Z", { token: org.token });
-    expect(past.body.data).toEqual({ from: "2020-01-01T00:00:00.000Z", to: "2020-02-01T00:00:00.000Z", strategies: [] });
+    expect(past.body.data).toEqual({ from: "2020-01-01T00:00:00.000Z", to: "2020-02-01T00:00:00.000Z", strategies: [], scenarios: [] });
     const theirs = await call(server.url, "GET", "/v1/analytics/strategies", { token: other.token });
     expect(theirs.body.data.strategies).toEqual([]);
   });

@@ -27,12 +27,20 @@ describe("Attribution buffering", () => {
   it("writes each served row once with its fields, in the order served", async () => {
     const w = writer([]);
     const a = new Attribution(w);
-    a.record(rid(1), req("u1"), "personalized", ids(["a", "b"]));
-    a.record(rid(2), req("u2"), "fallback", ids([]));
+    a.record(rid(1), req("u1"), "default", "personalized", ids(["a", "b"]));
+    a.record(rid(2), req("u2"), "default", "fallback", ids([]));
     await a.close();
     expect(w.written).toHaveLength(1);
     const [first, second] = w.written[0]!;
-    expect(first).toMatchObject({ org: 7, id: rid(1), strategy: "personalized", mode: "personalized", userId: "u1", contextItemId: null });
+    expect(first).toMatchObject({
+      org: 7,
+      id: rid(1),
+      strategy: "personalized",
+      scenario: "default",
+      mode: "personalized",
+      userId: "u1",
+      contextItemId: null,
+    });
     expect(second).toMatchObject({ org: 7, id: rid(2), strategy: "personalized", mode: "fallback", userId: "u2", contextItemId: null });
     expect(JSON.parse(first!.items)).toEqual(["a", "b"]);
     expect(JSON.parse(second!.items)).toEqual([]);
@@ -42,12 +50,12 @@ describe("Attribution buffering", () => {
   it("keeps rows while the database is unavailable and writes them, oldest first, once it is back", async () => {
     const w = writer([down, down]);
     const a = new Attribution(w);
-    a.record(rid(1), req("u1"), "personalized", ids(["a"]));
+    a.record(rid(1), req("u1"), "default", "personalized", ids(["a"]));
     await a.flush();
-    a.record(rid(2), req("u2"), "personalized", ids(["b"]));
+    a.record(rid(2), req("u2"), "default", "personalized", ids(["b"]));
     await a.flush();
     expect(w.written).toHaveLength(0);
-    a.record(rid(3), req("u3"), "personalized", ids(["c"]));
+    a.record(rid(3), req("u3"), "default", "personalized", ids(["c"]));
     await a.close();
     expect(w.written.flat().map((r) => r.id)).toEqual([rid(1), rid(2), rid(3)]);
     expect(a.droppedRows).toBe(0);
@@ -57,7 +65,7 @@ describe("Attribution buffering", () => {
     const w = writer([down, down, down]);
     const a = new Attribution(w, 2);
     for (const id of [rid(1), rid(2), rid(3)]) {
-      a.record(id, req("u"), "personalized", ids([]));
+      a.record(id, req("u"), "default", "personalized", ids([]));
       await a.flush();
     }
     await a.close();

@@ -18,6 +18,7 @@ function pick<T>(rnd: () => number, list: readonly T[]): T {
 const IDENTIFIERS = ["u1", "item-7", "x".repeat(256), "x".repeat(257), "", "tab\there", "del\u007f", "é ü ✓", 7, null, ["a"], true];
 const FIELDS: Record<string, readonly unknown[]> = {
   strategy: ["personalized", "similar", "popular", "buy-again", "new-arrivals", "also-viewed", "Popular", "", 3, null],
+  scenario: ["home", "product-page", "cart_2", "s".repeat(64), "s".repeat(65), "Home", "-x", "", "a b", 5, null],
   user_id: IDENTIFIERS,
   context_item_id: IDENTIFIERS,
   item_type: IDENTIFIERS,
@@ -68,7 +69,7 @@ describe("the plain recommend body check that spares zod on the front thread", (
 
   it("leaves bodies with filters, exclusions or fields to the schema", () => {
     const base = { strategy: "popular" };
-    expect(present(plainRecommend(base)!)).toStrictEqual({ strategy: "popular", limit: 20, page: 1 });
+    expect(present(plainRecommend(base)!)).toStrictEqual({ strategy: "popular", scenario: "default", limit: 20, page: 1 });
     for (const extra of [{ filters: {} }, { exclude_item_ids: [] }, { fields: ["title"] }]) {
       expect(plainRecommend({ ...base, ...extra })).toBeUndefined();
     }

@@ -21,6 +21,7 @@ const K = 20;
 /** Mentioned only in the very last ingest request, so a model with a vector for it was trained on everything sent. */
 const PROBE_USER = "quality-probe-user";
 const PROBE_ITEM = "quality-probe-item";
+const PROBE_PARTNER = "quality-probe-partner";
 
 let server: TestServer;
 let org: Org;
@@ -44,9 +45,15 @@ beforeAll(async () => {
     seen.add(e.item_id);
   }
   for (let i = 0; i < kept.length; i += 1000) await ingest(kept.slice(i, i + 1000).map(toApiEvent));
-  await ingest([{ user_id: PROBE_USER, item_id: PROBE_ITEM, event_family: "engagement", event_name: "view" }]);
+  // A partner viewed the probe item and a catalog item, so that a model holding the probe item scores that item
+  // above 0 for the probe user (a page never holds items of score 0).
+  await ingest([
+    { user_id: PROBE_USER, item_id: PROBE_ITEM, event_family: "engagement", event_name: "view" },
+    { user_id: PROBE_PARTNER, item_id: PROBE_ITEM, event_family: "engagement", event_name: "view" },
+    { user_id: PROBE_PARTNER, item_id: items[0]!.item_id, event_family: "engagement", event_name: "view" },
+  ]);
 
-  // Until a model includes the probe item, the probe user has no vector and personalized falls back.
+  // Until a model includes the probe item, the probe user has nothing of their own and personalized falls back.
   const { value } = await eventually(
     () => recommend(server.url, org, { strategy: "personalized", user_id: PROBE_USER }),
     (r) => r.body.data?.mode === "personalized",

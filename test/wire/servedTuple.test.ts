@@ -8,18 +8,39 @@ describe("writeServedTuple", () => {
     const w = new ByteWriter();
     const longItems = JSON.stringify(Array.from({ length: 400 }, (_, i) => `item-${i}`));
     const rows = [
-      [7, "0194f0c2-0000-7000-8000-000000000001", "popular", "global", undefined, undefined, '["a","b"]', 1_763_900_000_123],
-      [300_000, "0194F0C2-ABCD-7EF0-9123-456789ABCDEF", "similar", "contextual", "usér-ß-☃", "x".repeat(300), longItems, 1_763_900_000_999],
-      [127, "00000000-0000-0000-0000-000000000000", "personalized", "fallback", "u", "😀", "[]", Date.UTC(1999, 11, 31, 23, 59, 59, 999)],
+      [7, "0194f0c2-0000-7000-8000-000000000001", "popular", "default", "global", undefined, undefined, '["a","b"]', 1_763_900_000_123],
+      [
+        300_000,
+        "0194F0C2-ABCD-7EF0-9123-456789ABCDEF",
+        "similar",
+        "product-page",
+        "contextual",
+        "usér-ß-☃",
+        "x".repeat(300),
+        longItems,
+        1_763_900_000_999,
+      ],
+      [
+        127,
+        "00000000-0000-0000-0000-000000000000",
+        "personalized",
+        "s".repeat(64),
+        "fallback",
+        "u",
+        "😀",
+        "[]",
+        Date.UTC(1999, 11, 31, 23, 59, 59, 999),
+      ],
     ] as const;
-    for (const [org, id, strategy, mode, user, context, items, at] of rows) {
-      writeServedTuple(w, org, id, strategy, mode, user, context, new TextEncoder().encode(items), at);
+    for (const [org, id, strategy, scenario, mode, user, context, items, at] of rows) {
+      writeServedTuple(w, org, id, strategy, scenario, mode, user, context, new TextEncoder().encode(items), at);
     }
     expect(readServedTuples(w.copy())).toEqual(
-      rows.map(([org, id, strategy, mode, user, context, items, at]) => ({
+      rows.map(([org, id, strategy, scenario, mode, user, context, items, at]) => ({
         org,
         id: id.toLowerCase(),
         strategy,
+        scenario,
         mode,
         userId: user ?? null,
         contextItemId: context ?? null,
@@ -36,7 +57,9 @@ describe("writeServedTuple", () => {
       "0194f0c2+0000-7000-8000-000000000001",
       `0194f0c2-0000-7000-8000-00000000000${"\u0010"}`,
     ]) {
-      expect(() => writeServedTuple(new ByteWriter(), 1, id, "popular", "global", undefined, undefined, new Uint8Array(2), 0)).toThrow(/not a UUID/);
+      expect(() => writeServedTuple(new ByteWriter(), 1, id, "popular", "default", "global", undefined, undefined, new Uint8Array(2), 0)).toThrow(
+        /not a UUID/,
+      );
     }
   });
 });

@@ -26,7 +26,7 @@ export function strategyRanker(
     recommend(user) {
       const contextItem = context?.(user);
       if (context && contextItem === undefined) return { items: [], fellBack: true };
-      const body = { strategy, user_id: user, context_item_id: contextItem, exclude_seen: true, limit: k, page: 1, fields: [] };
+      const body = { strategy, scenario: "default", user_id: user, context_item_id: contextItem, exclude_seen: true, limit: k, page: 1, fields: [] };
       const result = rank(index, toRankRequest(index.org, body), nowS);
       return { items: JSON.parse(Buffer.from(result.items).toString("utf8")) as string[], fellBack: result.mode === "fallback" };
     },

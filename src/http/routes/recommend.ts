@@ -69,9 +69,9 @@ function sharedAnswerBytes(id: string, tenant: string, req: RankRequest, r: Rank
 
 /** request → publishable key → validate → verify the user (identity verification) → shard (msgpackr) → rendered page → response */
 export function recommendRoutes(s: Services): Route[] {
-  const answer = (ctx: RequestContext, tenant: string, req: RankRequest, ranked: RankResult, shared = false): Outcome => {
+  const answer = (ctx: RequestContext, tenant: string, req: RankRequest, scenario: string, ranked: RankResult, shared = false): Outcome => {
     const id = recommendationId();
-    s.attribution.record(id, req, ranked.mode, ranked.items);
+    s.attribution.record(id, req, scenario, ranked.mode, ranked.items);
     const latencyMs = Math.round((performance.now() - ctx.startedAt) * 1000) / 1000;
     sendJson(ctx, 200, (shared ? sharedAnswerBytes : answerBytes)(id, tenant, req, ranked, latencyMs));
     return ANSWERS_LATER;
@@ -83,11 +83,11 @@ export function recommendRoutes(s: Services): Route[] {
     if (body.user_id !== undefined) verifyUser(key.identitySecret, body.user_id, body.user_hash);
     const req = toRankRequest(key.orgSeq, body);
     const shared = s.recommender.sharedAnswer(req);
-    if (shared) return answer(ctx, key.orgId, req, shared, true);
+    if (shared) return answer(ctx, key.orgId, req, body.scenario, shared, true);
     s.recommender.rank(req, (err, ranked) => {
       try {
         if (err) sendError(ctx, err);
-        else answer(ctx, key.orgId, req, ranked!);
+        else answer(ctx, key.orgId, req, body.scenario, ranked!);
       } catch (e) {
         sendError(ctx, e);
       }
