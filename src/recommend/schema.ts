@@ -12,6 +12,8 @@ export const DEPTH_MAX = 10_000;
 const FILTERS_MAX = 20;
 const FILTER_VALUES_MAX = 100;
 const EXCLUDE_MAX = 1_000;
+const CONTEXT_ITEMS_MAX = 50;
+const CANDIDATES_MAX = 500;
 const FIELDS_MAX = 100;
 
 const Scalar = z.union([z.string().max(1024), z.number(), z.boolean()]);
@@ -71,6 +73,22 @@ export const RecommendSchema = z
       })
       .optional(),
     context_item_id: Identifier.optional(),
+    context_item_ids: z
+      .array(Identifier)
+      .min(1)
+      .max(CONTEXT_ITEMS_MAX)
+      .meta({
+        description: `Instead of \`context_item_id\`, up to ${CONTEXT_ITEMS_MAX} items (a cart) for the item strategies: each candidate's scores against them are summed; the context items themselves are never returned.`,
+      })
+      .optional(),
+    candidates: z
+      .array(Identifier)
+      .min(1)
+      .max(CANDIDATES_MAX)
+      .meta({
+        description: `Only these items are ranked, by any strategy (with \`personalized\`, a personalized re-ranking of the caller's list); unknown or inactive ids are left out. At most ${CANDIDATES_MAX}.`,
+      })
+      .optional(),
     filters: Filters.optional(),
     item_type: Identifier.optional(),
     exclude_item_ids: z.array(Identifier).max(EXCLUDE_MAX).optional(),
@@ -83,8 +101,10 @@ export const RecommendSchema = z
     if (USER_STRATEGIES.has(r.strategy) && r.user_id === undefined) {
       ctx.addIssue({ code: "custom", path: ["user_id"], message: `is required for strategy ${r.strategy}` });
     }
-    if (ITEM_STRATEGIES.has(r.strategy) && r.context_item_id === undefined) {
-      ctx.addIssue({ code: "custom", path: ["context_item_id"], message: `is required for strategy ${r.strategy}` });
+    if (r.context_item_id !== undefined && r.context_item_ids !== undefined) {
+      ctx.addIssue({ code: "custom", path: ["context_item_ids"], message: "must not be given with context_item_id" });
+    } else if (ITEM_STRATEGIES.has(r.strategy) && r.context_item_id === undefined && r.context_item_ids === undefined) {
+      ctx.addIssue({ code: "custom", path: ["context_item_id"], message: `is required for strategy ${r.strategy} (or context_item_ids)` });
     }
     if (r.page * r.limit > DEPTH_MAX) {
       ctx.addIssue({ code: "custom", path: ["page"], message: `page × limit must not exceed ${DEPTH_MAX}` });
@@ -112,7 +132,9 @@ export function toRankRequest(org: number, b: RecommendBody): RankRequest {
     org,
     strategy: b.strategy,
     userId: b.user_id,
-    contextItemId: b.context_item_id,
+    contextItemId: b.context_item_id ?? b.context_item_ids?.[0],
+    contextItemIds: b.context_item_ids && b.context_item_ids.length > 1 ? b.context_item_ids : undefined,
+    candidates: b.candidates,
     itemType,
     filters: filters && Object.keys(filters).length > 0 ? filters : undefined,
     excludeItemIds: b.exclude_item_ids,

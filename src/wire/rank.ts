@@ -9,7 +9,12 @@ export interface RankRequest {
   org: number;
   strategy: Strategy;
   userId: string | undefined;
+  /** The context item, or the first of several (`context_item_ids`: a cart); the served log records this one. */
   contextItemId: string | undefined;
+  /** Every context item when the request names several; undefined for one or none. */
+  contextItemIds: string[] | undefined;
+  /** Only these items may be ranked (`candidates`): a re-ranking of the caller's list. */
+  candidates: string[] | undefined;
   itemType: string | undefined;
   filters: Record<string, FilterValue> | undefined;
   excludeItemIds: string[] | undefined;
@@ -45,7 +50,8 @@ export interface RankResult {
  * `fields` goes in as JSON, last: distinct lists (and no list, `null`) never make one key, whatever their names hold.
  */
 export function sharedAnswerKey(req: RankRequest): string | undefined {
-  if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length) return undefined;
+  if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length || req.candidates)
+    return undefined;
   // A context item is left out of its own answer, so a request naming one has an answer of its own.
   if (req.contextItemId !== undefined) return undefined;
   if (req.excludeSeen && req.userId !== undefined) return undefined;

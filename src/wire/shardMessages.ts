@@ -39,6 +39,8 @@ export type AskWire = [
   limit: number,
   page: number,
   deadline: number,
+  contextItemIds: string[] | null,
+  candidates: string[] | null,
 ];
 export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
   return [
@@ -55,6 +57,8 @@ export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
     r.limit,
     r.page,
     deadline,
+    r.contextItemIds ?? null,
+    r.candidates ?? null,
   ];
 }
 
@@ -71,6 +75,8 @@ export function askFromWire(w: AskWire): RankAsk {
     fields: w[9] ?? undefined,
     limit: w[10],
     page: w[11],
+    contextItemIds: w[13] ?? undefined,
+    candidates: w[14] ?? undefined,
   };
   return { id: w[0], req, deadline: w[12] };
 }

@@ -7,16 +7,22 @@ import { work } from "./workBudget.js";
 export type Eligible = (item: number) => boolean;
 
 /**
- * Never the request's context item (`context`, -1 for none: an item is not similar to, or bought with, itself);
- * only active items; of the requested type; not excluded by id; not already seen by the user (when asked);
+ * Never the request's context items (`contexts`: an item is not similar to, or bought with, itself); only the
+ * caller's `candidates` when it sends them; only active items; of the requested type; not excluded by id; not already seen by the user (when asked);
  * passing every filter (CONTRACT 5: equality, any-of, inclusive numeric range; an array attribute matches when
  * it contains a wanted value), each filter a few binary searches of the item's values (index/attributeValues.ts)
  * within the request's work budget.
  */
-export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item: number): boolean } | undefined, context = -1): Eligible {
+export function eligibility(
+  index: OrgIndex,
+  req: RankRequest,
+  seen: { has(item: number): boolean } | undefined,
+  contexts: readonly number[] = [],
+): Eligible {
   const catalog = index.catalog;
+  const context = contexts.length === 1 ? contexts[0]! : -1;
   // Most requests set none of these: their test runs for every candidate a search hands back.
-  if (req.itemType === undefined && !req.excludeItemIds?.length && req.filters === undefined) {
+  if (req.itemType === undefined && !req.excludeItemIds?.length && req.filters === undefined && !req.candidates && contexts.length <= 1) {
     if (!seen) return (i) => i !== context && catalog.isActive(i);
     return (i) => {
       // Both read before either decides: two likely cache misses then overlap instead of following each other.
@@ -26,15 +32,25 @@ export function eligibility(index: OrgIndex, req: RankRequest, seen: { has(item:
     };
   }
   const type = req.itemType === undefined ? -2 : catalog.types.find(req.itemType);
-  const excluded = new Set<number>();
+  const excluded = new Set<number>(contexts);
   for (const id of req.excludeItemIds ?? []) {
     const i = catalog.ids.find(id);
     if (i >= 0) excluded.add(i);
   }
+  // Only the caller's list, when it sends one (unknown ids have no place in the catalog to rank).
+  let only: Set<number> | undefined;
+  if (req.candidates) {
+    only = new Set();
+    for (const id of req.candidates) {
+      const i = catalog.ids.find(id);
+      if (i >= 0) only.add(i);
+    }
+  }
   const filters = Object.entries(req.filters ?? {}).map(([name, want]) => compile(name, want));
   const values = catalog.values;
   return (i) => {
-    if (i === context || !catalog.isActive(i)) return false;
+    if (only !== undefined && !only.has(i)) return false;
+    if (!catalog.isActive(i)) return false;
     if (type !== -2 && catalog.type[i] !== type) return false;
     if (excluded.has(i) || seen?.has(i)) return false;
     if (filters.length === 0) return true;

@@ -3,6 +3,7 @@ import type { Strategy } from "../../src/wire/strategies.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { Marks } from "../index/marks.js";
 import { eligibility } from "./eligibility.js";
+import { overContexts } from "./cart.js";
 import { filled, scored } from "./fill.js";
 import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js";
 import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
@@ -59,18 +60,34 @@ export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000
 
 function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult {
   const user = req.userId === undefined ? -1 : index.people.find(req.userId);
-  const context = req.contextItemId === undefined ? -1 : index.catalog.ids.find(req.contextItemId);
+  const contexts = contextsOf(index, req);
+  const context = contexts.length > 0 ? contexts[0]! : -1;
   const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
-  const eligible = eligibility(index, req, seen, context);
+  const eligible = eligibility(index, req, seen, contexts);
   const ctx: RankContext = { index, req, user, context, eligible, want: req.page * req.limit + 1, nowS };
   const chosen = STRATEGY[req.strategy];
   const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
-  const ranking = hidden ? undefined : chosen.run(ctx);
+  const ranking = hidden
+    ? undefined
+    : contexts.length > 1 && chosen.mode === "contextual"
+      ? overContexts(chosen.run, ctx, contexts)
+      : chosen.run(ctx);
   // A record's scores only order it (recency), and an old record's round to 0: every item of it stands.
   const own = !ranking ? 0 : chosen.record ? ranking.items.length : scored(ranking);
   const mode = own > 0 ? chosen.mode : "fallback";
   if (chosen.record && own > 0) return page(index, req, mode, ranking);
   return page(index, req, mode, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks));
+}
+
+/** The request's context items the catalog knows, interned, each once (unknown ones leave the request without them). */
+function contextsOf(index: OrgIndex, req: RankRequest): number[] {
+  const ids = req.contextItemIds ?? (req.contextItemId === undefined ? [] : [req.contextItemId]);
+  const out: number[] = [];
+  for (const id of ids) {
+    const i = index.catalog.ids.find(id);
+    if (i >= 0 && !out.includes(i)) out.push(i);
+  }
+  return out;
 }
 
 /** The request being ranked's seen items (one thread ranks one request at a time): no set built per request. */

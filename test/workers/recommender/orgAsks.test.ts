@@ -8,6 +8,8 @@ const req: RankRequest = {
   strategy: "popular",
   userId: undefined,
   contextItemId: undefined,
+  contextItemIds: undefined,
+  candidates: undefined,
   itemType: undefined,
   filters: undefined,
   excludeItemIds: undefined,

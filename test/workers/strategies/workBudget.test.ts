@@ -15,6 +15,8 @@ const request = (r: Partial<RankRequest>): RankRequest => ({
   strategy: "similar",
   userId: undefined,
   contextItemId: undefined,
+  contextItemIds: undefined,
+  candidates: undefined,
   itemType: undefined,
   filters: undefined,
   excludeItemIds: undefined,
