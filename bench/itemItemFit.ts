@@ -3,11 +3,16 @@
  * database), on the distinct user × item pairs of the synthetic organisation `bench:recommend` loads (100,000
  * items, 50,000 users, 5,000,000 events at scale 1; every event there is positive, so its pairs are the binary
  * pattern training reads), the fit as it was (bench/lib/itemItemFit/before.ts) and as it is, alternated in one
- * run, their outputs compared. Also the model's memory: 8 bytes a kept pair, 4 a neighbour-list slot.
+ * run, their outputs compared. Also the model's memory: 8 bytes a kept pair, 4 a neighbour-list slot. Then
+ * the per-user kept lists that training makes from those rows (userTop.ts), with the item-item score alone and
+ * blended with the user-user term (userUser.ts), alternated likewise.
  */
 import { parseArgs } from "node:util";
 import type { SparseRows } from "../workers/training/als.js";
 import { fitItemItem } from "../workers/training/itemItem.js";
+import { NOT_RECENT, QUERY_MAX_ITEMS } from "../workers/training/query.js";
+import { fitUserTop, USER_TOP_MAX_ENTRIES, USER_TOP_PER_USER } from "../workers/training/userTop.js";
+import { NO_USER_USER, USER_USER } from "../workers/training/userUser.js";
 import { fitItemItemBefore } from "./lib/itemItemFit/before.js";
 import { benchSpec, specLine } from "./lib/recommend/spec.js";
 import { syntheticEvents, type SyntheticSpec } from "./lib/synthetic.js";
@@ -59,6 +64,20 @@ function main(): void {
     );
     last = now;
   }
+  // The synthetic events bear no order that matters here: every item weighs 1 in its user's query.
+  const recency = new Uint16Array(x.indices.length).fill(NOT_RECENT);
+  const lists = { itemItem: [] as number[], blended: [] as number[] };
+  for (let r = 0; r < rounds; r++) {
+    let c = process.cpuUsage();
+    fitUserTop(last!.rows, x, recency, QUERY_MAX_ITEMS, USER_TOP_PER_USER, USER_TOP_MAX_ENTRIES, NO_USER_USER);
+    lists.itemItem.push(cpuSeconds(c));
+    c = process.cpuUsage();
+    fitUserTop(last!.rows, x, recency, QUERY_MAX_ITEMS, USER_TOP_PER_USER, USER_TOP_MAX_ENTRIES, USER_USER);
+    lists.blended.push(cpuSeconds(c));
+    log(
+      `kept lists, round ${r + 1}: item-item alone CPU ${lists.itemItem[r]!.toFixed(1)} s, with the user-user term CPU ${lists.blended[r]!.toFixed(1)} s`,
+    );
+  }
   const pairs = last!.rows.neighbours.length;
   const rowBytes = last!.rows.rowStart.byteLength + last!.rows.neighbours.byteLength + last!.rows.weights.byteLength;
   const listBytes = last!.similar?.slots.byteLength ?? 0;
@@ -79,11 +98,14 @@ function main(): void {
     listBytes,
     bytesPerItem: (rowBytes + listBytes) / spec.items,
     bytesPerTrainingPair: (rowBytes + listBytes) / x.indices.length,
+    keptListsItemItemCpuS: lists.itemItem,
+    keptListsBlendedCpuS: lists.blended,
   };
   console.log(
     `item-item fit of ${x.indices.length} pairs: before ${times.before.map((s) => s.toFixed(1)).join(", ")} s; now ${times.now.map((s) => s.toFixed(1)).join(", ")} s; ` +
       `median ${figures.medianRatio.toFixed(2)}× faster (CPU time: ${figures.medianCpuRatio.toFixed(2)}×); same rows and lists: ${identical}\n` +
-      `model: ${pairs} pairs kept, rows ${(rowBytes / 1e6).toFixed(1)} MB + lists ${(listBytes / 1e6).toFixed(1)} MB = ${Math.round(figures.bytesPerItem)} bytes an item, ${figures.bytesPerTrainingPair.toFixed(1)} a training pair`,
+      `model: ${pairs} pairs kept, rows ${(rowBytes / 1e6).toFixed(1)} MB + lists ${(listBytes / 1e6).toFixed(1)} MB = ${Math.round(figures.bytesPerItem)} bytes an item, ${figures.bytesPerTrainingPair.toFixed(1)} a training pair\n` +
+      `kept lists (CPU s): item-item alone ${lists.itemItem.map((t) => t.toFixed(1)).join(", ")}; with the user-user term ${lists.blended.map((t) => t.toFixed(1)).join(", ")}`,
   );
   writeFigures("item-item-fit", new Date().toISOString(), figures);
 }

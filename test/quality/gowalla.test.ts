@@ -40,7 +40,7 @@ beforeAll(async () => {
 
 /** Nine tenths of what the slice measured (Recall@20 / NDCG@20 in the comments). */
 const FLOORS: Record<string, [number, number]> = {
-  personalized: [0.089, 0.076], //        0.0993 / 0.0851 (item-item)
+  personalized: [0.097, 0.084], //        0.1083 / 0.0937 (item-item, kept lists with the user-user term; rows alone 0.0993 / 0.0851)
   "because-you-viewed": [0.047, 0.039], // 0.0524 / 0.0432
   similar: [0.038, 0.031], //             0.0426 / 0.0350
 };
@@ -59,12 +59,13 @@ describe("on a slice of Gowalla, the published protocol", () => {
     expect(personalized.recall).toBeGreaterThan(2 * reference("reference: all-time most popular").recall); // 0.0377
   });
 
-  it("loses little to the same model scoring every item with whole rows (the rows' cut is the search)", () => {
-    // 0.1006 / 0.0861 with whole rows: 1.3% and 1.2% more on this slice, 0.3% and 0.25% on the whole split.
+  it("ranks above the item-item model scoring every item with whole rows: the user-user term adds what the rows' cut loses", () => {
+    // 0.1006 / 0.0861 with whole rows; the served rows alone lost 1.3% and 1.2% to them on this slice, and the
+    // kept lists with the user-user term gain 7.7% and 8.8% (0.3% / 0.25% lost and 0.4% / 0.8% gained on the whole split).
     const personalized = served.get("personalized")!;
     const whole = reference("reference: item-item");
-    expect(personalized.recall).toBeGreaterThanOrEqual(0.97 * whole.recall);
-    expect(personalized.ndcg).toBeGreaterThanOrEqual(0.97 * whole.ndcg);
+    expect(personalized.recall).toBeGreaterThan(1.03 * whole.recall);
+    expect(personalized.ndcg).toBeGreaterThan(1.03 * whole.ndcg);
   });
 
   it("ranks above GF-CF's linear filter, whose exponents it tunes (0.0646 / 0.0466)", () => {

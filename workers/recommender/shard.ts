@@ -189,7 +189,7 @@ export class Shard {
         m.userVectors.byteLength +
         m.itemGram.byteLength +
         (m.itemItem ? m.itemItem.rowStart.byteLength + m.itemItem.neighbours.byteLength + m.itemItem.weights.byteLength : 0) +
-        (m.userTop ? m.userTop.items.byteLength + m.userTop.scores.byteLength + m.userTop.counts.byteLength : 0)
+        (m.userTop ? m.userTop.items.byteLength + m.userTop.scores.byteLength + m.userTop.counts.byteLength + m.userTop.tailScales.byteLength : 0)
       : 0;
     return {
       items: index.catalog.size,

@@ -99,7 +99,7 @@ let sums = new Float64Array(0);
  * items those rows reach are candidates, so a query costs its rows' length (a few thousand entries), not the
  * catalog's size.
  */
-function byItemItem(ctx: RankContext, model: ItemItem): TopK | undefined {
+function byItemItem(ctx: RankContext, model: ItemItem, want = ctx.want, skip?: ReadonlySet<number>): TopK | undefined {
   const query = queryOf(ctx.index, ctx.user, QUERY_MAX_ITEMS);
   if (query.items.length === 0) return undefined;
   if (sums.length < model.items) {
@@ -107,22 +107,24 @@ function byItemItem(ctx: RankContext, model: ItemItem): TopK | undefined {
     touched = new Int32Array(model.items);
   }
   const count = itemItemScores(model, query.items, query.weights, sums, touched);
-  const top = new TopK(ctx.want);
+  const top = new TopK(want);
   for (let t = 0; t < count; t++) {
     const j = touched[t]!;
     const s = sums[j]!;
     sums[j] = 0;
-    if (top.wouldTake(s, j) && ctx.eligible(j)) top.take(j);
+    if (top.wouldTake(s, j) && ctx.eligible(j) && !skip?.has(j)) top.take(j);
   }
   return top;
 }
 
 /**
  * The user's list kept from training (userTop.ts), read while it stands for their current history and the
- * request leaves their own items out: its first `want` eligible items are what byItemItem would rank. Undefined
- * when it cannot answer: no list, a moved-on history, or too many of its items ineligible for a full page.
+ * request leaves their own items out: its first `want` eligible items, followed, when a full list runs out of
+ * them (a deep page, a narrow filter), by the fresh item-item ranking of the items it does not hold, scaled as
+ * the list's scores are, so that every page of one ranking reads from one order. Undefined when it cannot
+ * answer: no list, or a moved-on history.
  */
-function byUserTop(ctx: RankContext, model: Model, lists: UserTop): Sorted | undefined {
+function byUserTop(ctx: RankContext, model: Model, itemItem: ItemItem, lists: UserTop): Sorted | undefined {
   const u = ctx.user;
   if (!ctx.req.excludeSeen || u >= model.userCount || model.userVersions[u] !== ctx.index.people.version[u]) return undefined;
   const count = lists.counts[u]!;
@@ -138,8 +140,18 @@ function byUserTop(ctx: RankContext, model: Model, lists: UserTop): Sorted | und
     items[n] = j;
     scores[n++] = lists.scores[k]!;
   }
-  // A full list that ran out of eligible items may have left better ones out; a shorter one held them all.
-  if (n < ctx.want && count === lists.perUser) return undefined;
+  // A full list that ran out of eligible items may have left more out; a shorter one held all the rows reach.
+  if (n < ctx.want && count === lists.perUser) {
+    const rest = byItemItem(ctx, itemItem, ctx.want - n, new Set(lists.items.subarray(start, start + count)))?.sorted();
+    if (!rest) return { items: items.subarray(0, n), scores: scores.subarray(0, n) };
+    const scale = lists.tailScales[u]!;
+    const all = { items: new Int32Array(n + rest.items.length), scores: new Float64Array(n + rest.items.length) };
+    all.items.set(items.subarray(0, n));
+    all.scores.set(scores.subarray(0, n));
+    all.items.set(rest.items, n);
+    for (let k = 0; k < rest.items.length; k++) all.scores[n + k] = rest.scores[k]! * scale;
+    return all;
+  }
   return { items: items.subarray(0, n), scores: scores.subarray(0, n) };
 }
 
@@ -156,7 +168,7 @@ export const personalized: StrategyFn = (ctx) => {
   let top: TopK | undefined;
   if (model.closedForm) top = byClosedForm(ctx, model.closedForm);
   else if (model.itemItem) {
-    const ranked = (model.userTop && byUserTop(ctx, model, model.userTop)) ?? byItemItem(ctx, model.itemItem)?.sorted();
+    const ranked = (model.userTop && byUserTop(ctx, model, model.itemItem, model.userTop)) ?? byItemItem(ctx, model.itemItem)?.sorted();
     // A user whose rows reach fewer items than the page needs gets the rest from the fallbacks (rank.ts).
     return ranked && ranked.items.length > 0 ? { ...ranked, reasons: "collaborative" } : undefined;
   } else {

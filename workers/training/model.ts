@@ -37,7 +37,7 @@ export interface Model {
   closedForm: ClosedForm | undefined;
   /** Normalised item-item co-occurrence, where no closed form fits: `personalized` ranks by it then. */
   itemItem: ItemItem | undefined;
-  /** Each user's best items by itemItem, as trained (userTop.ts); undefined for other models and translated ones. */
+  /** Each user's best items by itemItem blended with a user-user term, as trained (userTop.ts); undefined for other models and translated ones. */
   userTop: UserTop | undefined;
   trainedAt: number;
   trainingMs: number;

@@ -2,14 +2,17 @@ import type { SparseRows } from "./als.js";
 import { itemItemScores, type ItemItem } from "./itemItem.js";
 import { recencyWeight } from "./query.js";
 import { TopK } from "../vectors/topK.js";
+import { USER_USER, UserUserTerm, type UserUserParams } from "./userUser.js";
 
 /**
- * Each user's best items by the item-item model, kept from training: what `personalized` would rank for them
- * while their history is unchanged, so that a request reads a short list instead of summing up to a thousand
- * rows (about 150 µs for a user of 70 items on a 100,000-item catalog, against a few µs). Made in the training
- * thread from the same rows, the same recency codes and in the same order as a query sums them, so a kept list
- * holds exactly the items a fresh query ranks first. A request reads it only while the user's history version is
- * the trained one; once it moves on, the query is summed afresh (a user's new events change their answer at once).
+ * Each user's best items, kept from training: the item-item model's score blended with a user-user term
+ * (userUser.ts), which only training computes. A request reads the short list instead of summing up to a
+ * thousand rows (about 150 µs for a user of 70 items on a 100,000-item catalog, against a few µs). Made in the
+ * training thread from the same rows and recency codes as a query sums them. A request reads it only while the
+ * user's history version is the trained one; once it moves on, the query is summed afresh from the item-item rows
+ * alone (a user's new events change their answer at once). Past the list (a deep page, a narrow filter), the
+ * ranking goes on with the fresh item-item sum of the items it does not hold, each scaled by the user's
+ * `tailScales`: blended, such an item scores at least that much and at most the list's last, so the order holds.
  */
 export interface UserTop {
   perUser: number;
@@ -18,6 +21,8 @@ export interface UserTop {
   scores: Float32Array;
   /** How many items user u's list holds (fewer than perUser: every item the user's rows reach); −1: none kept. */
   counts: Int16Array;
+  /** Per user: (1 − weight) / the largest item-item sum among their candidates, or 1 with no user-user term. */
+  tailScales: Float32Array;
 }
 
 /**
@@ -34,7 +39,9 @@ export const USER_TOP_MAX_ENTRIES = 4_000_000;
 /**
  * The lists, from the training matrix (rows as RowReader reads them) and its recency codes. The user's own items
  * are left out (a request for `personalized` excludes them by default; one that does not is summed afresh), and
- * so are users with more than `maxQuery` items (their query reads only the latest of them).
+ * so are users with more than `maxQuery` items (their query reads only the latest of them). Each score is
+ * (1 − a)·ii_j / max ii + a·uu_j / max uu over the user's candidates (a: `userUser.weight`), or the item-item
+ * sum itself when a is 0.
  */
 export function fitUserTop(
   model: ItemItem,
@@ -43,6 +50,7 @@ export function fitUserTop(
   maxQuery: number,
   perUser = USER_TOP_PER_USER,
   maxEntries = USER_TOP_MAX_ENTRIES,
+  userUser: UserUserParams = USER_USER,
 ): UserTop {
   const users = Math.min(matrix.rows, Math.floor(maxEntries / perUser));
   const counts = new Int16Array(matrix.rows).fill(-1);
@@ -51,6 +59,11 @@ export function fitUserTop(
   const sums = new Float64Array(model.items);
   const touched = new Int32Array(model.items);
   const own = new Uint8Array(model.items);
+  const a = userUser.weight;
+  const term = a > 0 ? new UserUserTerm(matrix, userUser) : undefined;
+  const other = new Float64Array(term ? model.items : 0);
+  const otherTouched = new Int32Array(term ? model.items : 0);
+  const tailScales = new Float32Array(matrix.rows).fill(1);
   let weights = new Float64Array(256);
   for (let u = 0; u < users; u++) {
     const from = matrix.indptr[u]!;
@@ -64,22 +77,51 @@ export function fitUserTop(
     const query = matrix.indices.subarray(from, to);
     const count = itemItemScores(model, query, weights.subarray(0, to - from), sums, touched);
     const top = new TopK(perUser);
-    for (let t = 0; t < count; t++) {
-      const j = touched[t]!;
-      const s = sums[j]!;
-      sums[j] = 0;
-      if (own[j] === 0 && top.wouldTake(s, j)) top.take(j);
-    }
+    if (term) {
+      const otherCount = term.scores(u, query, weights.subarray(0, to - from), other, otherTouched);
+      const scaleI = (1 - a) / largest(sums, touched, count, own);
+      const scaleU = a / largest(other, otherTouched, otherCount, own);
+      tailScales[u] = scaleI;
+      for (let t = 0; t < count; t++) {
+        const j = touched[t]!;
+        const s = sums[j]! * scaleI + other[j]! * scaleU;
+        if (own[j] === 0 && top.wouldTake(s, j)) top.take(j);
+      }
+      // Items only the user-user term reaches; those both reach were offered above.
+      for (let t = 0; t < otherCount; t++) {
+        const j = otherTouched[t]!;
+        const s = other[j]! * scaleU;
+        other[j] = 0;
+        if (sums[j] === 0 && own[j] === 0 && top.wouldTake(s, j)) top.take(j);
+      }
+      for (let t = 0; t < count; t++) sums[touched[t]!] = 0;
+    } else
+      for (let t = 0; t < count; t++) {
+        const j = touched[t]!;
+        const s = sums[j]!;
+        sums[j] = 0;
+        if (own[j] === 0 && top.wouldTake(s, j)) top.take(j);
+      }
     for (const j of query) if (j < model.items) own[j] = 0;
     const best = top.sorted();
     items.set(best.items, u * perUser);
     scores.set(best.scores, u * perUser);
     counts[u] = best.items.length;
   }
-  return { perUser, items, scores, counts };
+  return { perUser, items, scores, counts, tailScales };
+}
+
+/** The largest of the scores listed in `touched`, the user's own items left out; Infinity when none (scales to 0). */
+function largest(scores: Float64Array, touched: Int32Array, count: number, own: Uint8Array): number {
+  let max = 0;
+  for (let t = 0; t < count; t++) {
+    const j = touched[t]!;
+    if (own[j] === 0 && scores[j]! > max) max = scores[j]!;
+  }
+  return max > 0 ? max : Infinity;
 }
 
 /** The buffers of the lists, to move them between threads instead of copying. */
 export function userTopBuffers(top: UserTop | undefined): ArrayBufferLike[] {
-  return top ? [top.items.buffer, top.scores.buffer, top.counts.buffer] : [];
+  return top ? [top.items.buffer, top.scores.buffer, top.counts.buffer, top.tailScales.buffer] : [];
 }

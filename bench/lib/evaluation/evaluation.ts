@@ -8,6 +8,7 @@ import { serverRankers, type Ranker } from "./rankers.js";
 import { binaryPattern } from "../../../workers/training/closedForm.js";
 import { fitItemItem, ITEM_ITEM } from "../../../workers/training/itemItem.js";
 import { trainingSet } from "../../../workers/training/trainingSet.js";
+import { USER_USER } from "../../../workers/training/userUser.js";
 import { binaryMatrix, chooseEaseLambda, cooccurrenceReference, EASE_MAX_SIDE, easeRanker, GF_CF, popularityReference } from "./references.js";
 import { replay, trainInto } from "./replay.js";
 import type { EvaluationReport } from "./report.js";
@@ -112,7 +113,12 @@ function modelOf(index: OrgIndex): string {
   const rows = index.model?.itemItem;
   if (rows) {
     const { beta, gamma, delta, rowMax } = ITEM_ITEM;
-    return `item-item (β ${beta}, γ ${gamma}, δ ${delta}), at most ${rowMax} neighbours an item: ${rows.neighbours.length} pairs kept`;
+    const { weight, neighbours, power } = USER_USER;
+    const lists =
+      index.model?.userTop && weight > 0
+        ? `; kept lists blended with a user-user term (a ${weight}, ${neighbours} nearest users, similarity^${power})`
+        : "";
+    return `item-item (β ${beta}, γ ${gamma}, δ ${delta}), at most ${rowMax} neighbours an item: ${rows.neighbours.length} pairs kept${lists}`;
   }
   return "ALS";
 }
