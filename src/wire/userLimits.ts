@@ -12,4 +12,4 @@ export interface UserLimits {
   itemsMax: number;
 }
 
-export const DEFAULT_USER_LIMITS: UserLimits = { historyMax: 512, itemsMax: 16_384 };
+export const DEFAULT_USER_LIMITS: UserLimits = { historyMax: 512, itemsMax: 4_096 };
