@@ -138,6 +138,25 @@ export class People {
     this.history.restoreFrom(r);
     this.earlier.restoreFrom(r);
     this.grown(Math.max(0, this.ids.size - 1));
+    this.holdToLimits();
+  }
+
+  /**
+   * A snapshot taken with larger limits (USER_HISTORY_MAX, USER_ITEMS_MAX lowered since) is held to this
+   * process's at once, as if its users' events had come under them: a history's oldest events beyond the limit
+   * join the earlier items, and the earlier items first touched longest ago go.
+   */
+  private holdToLimits(): void {
+    const h = this.history;
+    for (let u = 0; u < this.ids.size; u++) {
+      const over = h.excess(u);
+      if (over > 0) {
+        this.keepEarlier(u, h.cols.key, h.cols.value, h.start(u), over);
+        h.dropOldest(u, over);
+      }
+      const more = this.earlier.excess(u);
+      if (more > 0) this.earlier.dropOldest(u, more);
+    }
   }
 
   /** identify: `previous`'s history joins `user`'s (in time order) and its later events go to `user`. */

@@ -149,7 +149,13 @@ export class RowStore {
     return this.cols.key.length * (4 + this.cols.value.BYTES_PER_ELEMENT + (this.timed ? 5 : 0)) + this.offset.length * 12;
   }
 
-  private dropOldest(r: number, k: number): void {
+  /** How many entries row r holds past maxRow (a row restored from a snapshot taken with a larger one), or 0. */
+  excess(r: number): number {
+    return Math.max(0, this.size(r) - this.maxRow);
+  }
+
+  /** Drops row r's `k` oldest entries (order of the rest kept). */
+  dropOldest(r: number, k: number): void {
     const start = this.offset[r]!;
     const n = this.length[r]!;
     for (const col of this.each(this.cols)) col.copyWithin(start, start + k, start + n);
