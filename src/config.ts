@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DEFAULT_TRUSTED_PROXIES, TrustedProxies } from "./http/trustedProxies.js";
 import { DEFAULT_ALS } from "./wire/als.js";
+import { DEFAULT_USER_LIMITS } from "./wire/userLimits.js";
 
 const JWT_SECRET_MIN_BYTES = 32;
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
@@ -106,6 +107,14 @@ export const ConfigSchema = z.object({
     .int()
     .min(1)
     .default(768 * 1024 ** 2),
+  /**
+   * What each recommender thread keeps of one user (src/wire/userLimits.ts): the latest USER_HISTORY_MAX
+   * events (`recently-viewed`, `buy-again`, `because-you-viewed`, co-occurrence), and the latest USER_ITEMS_MAX
+   * distinct items the user is known by (`exclude_seen`, the model's training row, `personalized`'s query).
+   * Memory, snapshots and training grow per user up to these, not with the user's whole record.
+   */
+  USER_HISTORY_MAX: z.coerce.number().int().min(16).max(4_096).default(DEFAULT_USER_LIMITS.historyMax),
+  USER_ITEMS_MAX: z.coerce.number().int().min(16).max(65_536).default(DEFAULT_USER_LIMITS.itemsMax),
   /** Models are retrained at least this often while events arrive (and sooner after much new data). */
   RECOMMEND_RETRAIN_S: z.coerce.number().int().min(1).default(600),
   /** ALS: latent factors, iterations, regularisation and confidence scale (c = 1 + alpha·log(1 + strength)). */

@@ -111,6 +111,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     orgQueueMax: config.RECOMMEND_ORG_QUEUE_MAX,
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
     attributeCaps: { maxTokens: config.ORG_MAX_ATTRIBUTE_TOKENS, maxBytes: config.ORG_INDEX_MAX_BYTES },
+    userLimits: { historyMax: config.USER_HISTORY_MAX, itemsMax: config.USER_ITEMS_MAX },
     cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
     snapshotMinEvents: config.INDEX_SNAPSHOT_MIN_EVENTS,
     als: {

@@ -4,6 +4,7 @@ import type { BatchPayload } from "../wire/batchRows.js";
 import { log, logLevel } from "../wire/log.js";
 import type { RecommenderThreadData } from "../wire/threadData.js";
 import type { AlsParams } from "../wire/als.js";
+import { DEFAULT_USER_LIMITS, type UserLimits } from "../wire/userLimits.js";
 import { readAnswers } from "../wire/answerBatch.js";
 import { PendingRequests } from "./pendingRequests.js";
 import {
@@ -31,6 +32,8 @@ export interface RecommenderPoolOptions {
   retrainIntervalMs: number;
   /** Each organisation's limits inside the index (ORG_MAX_ATTRIBUTE_TOKENS, ORG_INDEX_MAX_BYTES); none when unset. */
   attributeCaps?: { maxTokens: number; maxBytes: number };
+  /** What the index keeps per user (USER_HISTORY_MAX, USER_ITEMS_MAX); their defaults when unset. */
+  userLimits?: UserLimits;
   /** CLUSTER=1: this process's id, and how long a training lease lasts unrenewed (workers/recommender/sharedTraining.ts). */
   cluster?: { holder: string; leaseS: number };
   /** INDEX_SNAPSHOT_MIN_EVENTS (docs/operations.md, Snapshots). */
@@ -266,6 +269,7 @@ export class RecommenderPool {
       retrainIntervalMs: this.opts.retrainIntervalMs,
       orgMaxAttributeTokens: this.opts.attributeCaps?.maxTokens ?? Infinity,
       orgMaxAttributeBytes: this.opts.attributeCaps?.maxBytes ?? Infinity,
+      userLimits: this.opts.userLimits ?? DEFAULT_USER_LIMITS,
       restart,
       logLevel: logLevel(),
       cluster: this.opts.cluster ?? null,

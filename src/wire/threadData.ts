@@ -1,5 +1,6 @@
 import type { AlsParams } from "./als.js";
 import type { LogLevel } from "./log.js";
+import type { UserLimits } from "./userLimits.js";
 
 /** `workerData` of every writer thread (piscina). */
 export interface WriterThreadData {
@@ -28,6 +29,8 @@ export interface RecommenderThreadData {
   /** Each organisation's limits inside the index: settings ORG_MAX_ATTRIBUTE_TOKENS and ORG_INDEX_MAX_BYTES. */
   orgMaxAttributeTokens: number;
   orgMaxAttributeBytes: number;
+  /** What the index keeps per user: settings USER_HISTORY_MAX and USER_ITEMS_MAX. */
+  userLimits: UserLimits;
   /** Started again after the thread died: the service is serving, so organisations are loaded smallest first. */
   restart: boolean;
   logLevel: LogLevel;

@@ -6,6 +6,7 @@ import { utf8Text } from "../../src/wire/msgpackCursor.js";
 import { FAMILY, type PackedEvent } from "./packedEvents.js";
 import { KIND, People } from "./people.js";
 import { Signals } from "./signals.js";
+import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.js";
 import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 
 /** Bumped whenever what snapshotTo() writes changes: a snapshot of another format is not read (a full load instead). */
@@ -32,7 +33,7 @@ export interface EventInput {
  */
 export class OrgIndex {
   readonly catalog: Catalog;
-  readonly people = new People();
+  readonly people: People;
   readonly signals: Signals;
   model: Model | undefined;
   /** Interactions recorded since the model was last trained (drives retraining). */
@@ -44,8 +45,10 @@ export class OrgIndex {
     readonly org: number,
     nowS = Date.now() / 1000,
     caps: AttributeCaps = UNCAPPED,
+    limits: UserLimits = DEFAULT_USER_LIMITS,
   ) {
     this.catalog = new Catalog(caps);
+    this.people = new People(limits);
     this.signals = new Signals(nowS);
   }
 

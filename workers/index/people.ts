@@ -4,14 +4,8 @@ import { Interner } from "./interner.js";
 import { RowStore } from "./rowStore.js";
 import { STATUS } from "./catalog.js";
 import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
+import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.js";
 
-/** Events kept in memory per user (newest); older ones still count in the model and the counters. */
-export const HISTORY_MAX = 512;
-/**
- * Distinct items kept per user from the events that left their history. Users with more are rare (MovieLens'
- * heaviest has 2,698 ratings); past it, the oldest quarter is forgotten.
- */
-export const EARLIER_MAX = 16_384;
 const ALIAS_HOPS = 8;
 
 export const KIND = { engagement: 1, conversion: 2 } as const;
@@ -24,17 +18,24 @@ export const KIND = { engagement: 1, conversion: 2 } as const;
 export class People {
   readonly ids = new Interner();
   status = new Uint8Array(1024);
-  /** Weights are CONTRACT 4's, whole numbers from −2 to 5: one byte each. */
-  readonly history = new RowStore(HISTORY_MAX, { value: Int8Array, timed: true });
+  /** The latest `limits.historyMax` events. Weights are CONTRACT 4's, whole numbers from −2 to 5: one byte each. */
+  readonly history: RowStore;
   /**
    * What a user did before their history's window: each item once, with its weights summed (8 bytes an item).
    * The model learns from it and `exclude_seen` leaves its items out, so a heavy user's old interactions still count.
+   * At most `limits.itemsMax` items (past it, those first touched longest ago go, a quarter at a time): no more
+   * are ever read (trainingSet.ts keeps a user's latest itemsMax items).
    */
-  readonly earlier = new RowStore(EARLIER_MAX, { value: Float32Array, timed: false });
+  readonly earlier: RowStore;
   /** previous_user_id → user_id */
   private readonly aliases = new Map<string, string>();
   /** Bumped per user when their history changes, so a cached fold-in vector knows it is stale. */
   version = new Int32Array(1024);
+
+  constructor(readonly limits: UserLimits = DEFAULT_USER_LIMITS) {
+    this.history = new RowStore(limits.historyMax, { value: Int8Array, timed: true });
+    this.earlier = new RowStore(limits.itemsMax, { value: Float32Array, timed: false });
+  }
 
   /** The id that `userId` now stands for, following identify aliases. */
   canonical(userId: string): string {
@@ -82,7 +83,8 @@ export class People {
 
   record(u: number, item: number, weight: number, atS: number, kind: number): void {
     const h = this.history;
-    if (h.isFull(u)) this.keepEarlier(u, h.cols.key, h.cols.value, h.start(u), h.dropsOnFull);
+    const drops = h.dropsOnPush(u);
+    if (drops > 0) this.keepEarlier(u, h.cols.key, h.cols.value, h.start(u), drops);
     h.push(u, item, weight, atS, kind);
     this.version[u]!++;
   }
@@ -136,6 +138,25 @@ export class People {
     this.history.restoreFrom(r);
     this.earlier.restoreFrom(r);
     this.grown(Math.max(0, this.ids.size - 1));
+    this.holdToLimits();
+  }
+
+  /**
+   * A snapshot taken with larger limits (USER_HISTORY_MAX, USER_ITEMS_MAX lowered since) is held to this
+   * process's at once, as if its users' events had come under them: a history's oldest events beyond the limit
+   * join the earlier items, and the earlier items first touched longest ago go.
+   */
+  private holdToLimits(): void {
+    const h = this.history;
+    for (let u = 0; u < this.ids.size; u++) {
+      const over = h.excess(u);
+      if (over > 0) {
+        this.keepEarlier(u, h.cols.key, h.cols.value, h.start(u), over);
+        h.dropOldest(u, over);
+      }
+      const more = this.earlier.excess(u);
+      if (more > 0) this.earlier.dropOldest(u, more);
+    }
   }
 
   /** identify: `previous`'s history joins `user`'s (in time order) and its later events go to `user`. */
@@ -155,7 +176,8 @@ export class People {
     entries.sort((a, b) => a[2] - b[2]);
     h.clear(to);
     h.clear(from);
-    const older = entries.slice(0, Math.max(0, entries.length - HISTORY_MAX));
+    const historyMax = this.limits.historyMax;
+    const older = entries.slice(0, Math.max(0, entries.length - historyMax));
     const e = this.earlier;
     const earlier = { keys: older.map((x) => x[0]), weights: older.map((x) => x[1]) };
     for (let k = e.start(from); k < e.start(from) + e.size(from); k++) {
@@ -164,7 +186,7 @@ export class People {
     }
     e.clear(from);
     this.keepEarlier(to, earlier.keys, earlier.weights, 0, earlier.keys.length);
-    for (const [item, weight, time, kind] of entries.slice(-HISTORY_MAX)) h.push(to, item, weight, time, kind);
+    for (const [item, weight, time, kind] of entries.slice(-historyMax)) h.push(to, item, weight, time, kind);
     this.version[to]!++;
     this.version[from]!++;
   }

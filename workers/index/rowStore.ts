@@ -66,19 +66,20 @@ export class RowStore {
     return r < this.length.length ? this.length[r]! : 0;
   }
 
-  /** How many of a full row's oldest entries the next push drops. */
-  get dropsOnFull(): number {
-    return Math.max(1, this.maxRow >> 2);
+  /**
+   * How many of row r's oldest entries the next push drops: none below maxRow; at it, its oldest quarter; a row
+   * longer than maxRow (restored from a snapshot taken with a larger one) drops down to that.
+   */
+  dropsOnPush(r: number): number {
+    const n = this.size(r);
+    return n < this.maxRow ? 0 : n - this.maxRow + Math.max(1, this.maxRow >> 2);
   }
 
-  isFull(r: number): boolean {
-    return this.size(r) === this.maxRow;
-  }
-
-  /** Appends one entry to row r; a full row (maxRow) first drops its oldest quarter. Returns the slot written. */
+  /** Appends one entry to row r, first dropping dropsOnPush(r) of its oldest. Returns the slot written. */
   push(r: number, key: number, value: number, time = 0, kind = 0): number {
     this.ensureRow(r);
-    if (this.length[r] === this.maxRow) this.dropOldest(r, this.dropsOnFull);
+    const drops = this.dropsOnPush(r);
+    if (drops > 0) this.dropOldest(r, drops);
     if (this.length[r] === this.capacity[r]) this.grow(r);
     const slot = this.offset[r]! + this.length[r]!;
     this.length[r]!++;
@@ -148,7 +149,13 @@ export class RowStore {
     return this.cols.key.length * (4 + this.cols.value.BYTES_PER_ELEMENT + (this.timed ? 5 : 0)) + this.offset.length * 12;
   }
 
-  private dropOldest(r: number, k: number): void {
+  /** How many entries row r holds past maxRow (a row restored from a snapshot taken with a larger one), or 0. */
+  excess(r: number): number {
+    return Math.max(0, this.size(r) - this.maxRow);
+  }
+
+  /** Drops row r's `k` oldest entries (order of the rest kept). */
+  dropOldest(r: number, k: number): void {
     const start = this.offset[r]!;
     const n = this.length[r]!;
     for (const col of this.each(this.cols)) col.copyWithin(start, start + k, start + n);

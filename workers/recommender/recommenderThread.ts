@@ -33,7 +33,7 @@ const TURN_MAX = 16;
 const SLICE_MS = 2;
 /** Organisations live on shard `seq % shards`; a batch may hold other shards' records too. */
 const ownsOrg = (org: number): boolean => org % data.shards === data.shard;
-const shard = new Shard({ maxTokens: data.orgMaxAttributeTokens, maxBytes: data.orgMaxAttributeBytes });
+const shard = new Shard({ maxTokens: data.orgMaxAttributeTokens, maxBytes: data.orgMaxAttributeBytes }, data.userLimits);
 const port = parentPort!;
 /** CLUSTER=1: one process trains each organisation, the others load its model. */
 const shared =

@@ -4,6 +4,7 @@ import type { RankRequest, RankResult } from "../../src/wire/rank.js";
 import { unpackBatch } from "../../src/wire/batchPack.js";
 import { type AttributeCaps, UNCAPPED } from "../index/attributeCaps.js";
 import { OrgIndex } from "../index/orgIndex.js";
+import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.js";
 import { eachPackedEvent, FAMILY } from "../index/packedEvents.js";
 import { rank } from "../strategies/rank.js";
 import { log } from "../../src/wire/log.js";
@@ -15,12 +16,18 @@ export class Shard {
   /** What apply() could not apply since the caller last flushed it. */
   readonly skips = new Skips();
 
-  /** `caps`: each organisation's limits inside the index (settings ORG_MAX_ATTRIBUTE_TOKENS and ORG_INDEX_MAX_BYTES). */
-  constructor(private readonly caps: AttributeCaps = UNCAPPED) {}
+  /**
+   * `caps`: each organisation's limits inside the index (settings ORG_MAX_ATTRIBUTE_TOKENS and ORG_INDEX_MAX_BYTES);
+   * `limits`: what it keeps per user (USER_HISTORY_MAX, USER_ITEMS_MAX).
+   */
+  constructor(
+    private readonly caps: AttributeCaps = UNCAPPED,
+    private readonly limits: UserLimits = DEFAULT_USER_LIMITS,
+  ) {}
 
   org(org: number): OrgIndex {
     let index = this.orgs.get(org);
-    if (!index) this.orgs.set(org, (index = new OrgIndex(org, undefined, this.caps)));
+    if (!index) this.orgs.set(org, (index = new OrgIndex(org, undefined, this.caps, this.limits)));
     return index;
   }
 

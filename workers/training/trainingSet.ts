@@ -31,6 +31,8 @@ export function trainingSet(index: OrgIndex): TrainingSet {
  * would otherwise favour whichever items were listed last. Training and every query read rows through this one
  * reader, so a query sums a user's item rows in the same order as the per-user lists made at training did, and
  * gets the same scores to the last bit. Dense per-item scratch (NaN while untouched): nothing is allocated per row.
+ * A row holds the user's latest USER_ITEMS_MAX items (`latestOf`), so that training costs each user at most that
+ * many entries whatever their record.
  */
 export class RowReader {
   items = new Int32Array(256);
@@ -94,6 +96,17 @@ export class RowReader {
       this.codes[n++] = rank === -1 ? NOT_RECENT : Math.min(rank, NOT_RECENT - 1);
     }
     this.size = n;
+    if (n > index.people.limits.itemsMax) this.keep(latestOf(this.codes, n, index.people.limits.itemsMax));
+  }
+
+  /** Keeps only the entries at `positions` (ascending), in their order. */
+  private keep(positions: Int32Array): void {
+    positions.forEach((at, k) => {
+      this.items[k] = this.items[at]!;
+      this.strengths[k] = this.strengths[at]!;
+      this.codes[k] = this.codes[at]!;
+    });
+    this.size = positions.length;
   }
 }
 
@@ -106,9 +119,9 @@ export class TrainingSetBuilder {
   private readonly users: number;
   private readonly indptr: Int32Array;
   private readonly userVersions: Int32Array;
-  private indices = new Int32Array(1024);
-  private values = new Float32Array(1024);
-  private recency = new Uint16Array(1024);
+  private indices: Int32Array;
+  private values: Float32Array;
+  private recency: Uint16Array;
   private n = 0;
   private u = 0;
   private readonly row = new RowReader();
@@ -117,6 +130,15 @@ export class TrainingSetBuilder {
     this.users = index.people.ids.size;
     this.indptr = new Int32Array(this.users + 1);
     this.userVersions = new Int32Array(this.users);
+    // Room for every row as long as it can be now (each user's kept entries, at most itemsMax), allocated once:
+    // growing by doubling and trimming at the end held up to three times the matrix at once. A row that grows
+    // while the set is built in slices (trainingRows.ts) still fits, by growing.
+    const { history, earlier, limits } = index.people;
+    let room = 0;
+    for (let u = 0; u < this.users; u++) room += Math.min(limits.itemsMax, history.size(u) + earlier.size(u));
+    this.indices = new Int32Array(room);
+    this.values = new Float32Array(room);
+    this.recency = new Uint16Array(room);
   }
 
   /** Adds the next user's row; false once every user is in. */
@@ -126,9 +148,11 @@ export class TrainingSetBuilder {
     const row = this.row;
     row.read(this.index, u);
     const end = this.n + row.size;
-    this.indices = ensureLength(this.indices, end);
-    this.values = ensureLength(this.values, end);
-    this.recency = ensureLength(this.recency, end);
+    if (end > this.indices.length) {
+      this.indices = ensureLength(this.indices, end);
+      this.values = ensureLength(this.values, end);
+      this.recency = ensureLength(this.recency, end);
+    }
     this.indices.set(row.items.subarray(0, row.size), this.n);
     this.values.set(row.strengths.subarray(0, row.size), this.n);
     this.recency.set(row.codes.subarray(0, row.size), this.n);
@@ -141,9 +165,9 @@ export class TrainingSetBuilder {
   finish(): TrainingSet {
     const { users, indptr, n } = this;
     return {
-      matrix: { rows: users, cols: this.index.catalog.size, indptr, indices: this.indices.slice(0, n), values: this.values.slice(0, n) },
+      matrix: { rows: users, cols: this.index.catalog.size, indptr, indices: this.indices.subarray(0, n), values: this.values.subarray(0, n) },
       userVersions: this.userVersions,
-      recency: this.recency.slice(0, n),
+      recency: this.recency.subarray(0, n),
     };
   }
 }
@@ -178,7 +202,7 @@ export function queryOf(index: OrgIndex, u: number, max = Infinity): { items: In
 
 /**
  * Positions of the `max` latest entries (by code, later position first among equals), in row order. A request
- * runs this for a user of more than QUERY_MAX_ITEMS items (up to EARLIER_MAX + the history), so it is one pass:
+ * runs this for a user of more than QUERY_MAX_ITEMS items (up to USER_ITEMS_MAX), so it is one pass:
  * the history's items (codes below NOT_RECENT) are fewer than `max`, so all of them stay, with the last of the
  * earlier ones. Only a longer history than that would need the sort.
  */

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
-import { HISTORY_MAX } from "../../../workers/index/people.js";
+import { DEFAULT_USER_LIMITS } from "../../../src/wire/userLimits.js";
+
+const HISTORY_MAX = DEFAULT_USER_LIMITS.historyMax;
 import { queryOf, trainingSet } from "../../../workers/training/trainingSet.js";
 import { rankOnIndex } from "../../helpers/rankOnIndex.js";
 
