@@ -7,8 +7,9 @@ describe("the time text cache", () => {
     const bytes = Buffer.from(texts.join(""));
     const parsed: string[] = [];
     const times = new TimeText((b, at, n) => {
-      parsed.push(b.toString("utf8", at, at + n));
-      return Date.parse(b.toString("utf8", at, at + n)) / 1000;
+      const text = Buffer.from(b.buffer, b.byteOffset + at, n).toString("utf8");
+      parsed.push(text);
+      return Date.parse(text) / 1000;
     });
     const seconds = texts.map((t, k) => times.of(bytes, k * t.length, t.length));
     expect(seconds).toEqual(texts.map((t) => Date.parse(t) / 1000));

@@ -1,4 +1,4 @@
-import type { Model } from "../training/model.js";
+import type { Model } from "../model/model.js";
 import { type AttributeCaps, UNCAPPED } from "./attributeCaps.js";
 import type { Attributes } from "./attributeIndex.js";
 import { Catalog } from "./catalog.js";

@@ -1,9 +1,9 @@
 import { FAMILY } from "../../src/wire/eventFamily.js";
-import type { Model } from "../training/model.js";
-import { END, slotCosine, slotItem } from "../training/neighbourSlots.js";
+import type { Model } from "../model/model.js";
+import { END, slotCosine, slotItem } from "../model/neighbourSlots.js";
 import { searchVectors, unitVector } from "../vectors/search.js";
 import { ScoreBoard } from "./scoreBoard.js";
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
 const RECENT_HALF_LIFE_S = 7 * 86_400;

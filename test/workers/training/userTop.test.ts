@@ -4,7 +4,7 @@ import { trainModel } from "../../../workers/training/train.js";
 import { QUERY_MAX_ITEMS } from "../../../workers/training/query.js";
 import { trainingSet } from "../../../workers/training/trainingSet.js";
 import { fitUserTop, USER_TOP_PER_USER } from "../../../workers/training/userTop.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { DEFAULT_ALS } from "../../../src/wire/als.js";
 import { rankOnIndex, type Ranked } from "../../helpers/rankOnIndex.js";
 
