@@ -17,7 +17,7 @@ import { OrgIndex } from "../workers/index/orgIndex.js";
 import { rank } from "../workers/strategies/rank.js";
 import { trainModel } from "../workers/training/train.js";
 import { trainingSet } from "../workers/training/trainingSet.js";
-import { seededRandom } from "../workers/training/linalg.js";
+import { seededRandom } from "../workers/model/seededRandom.js";
 import { benchSpec, specLine } from "./lib/recommend/spec.js";
 import { LIMIT } from "./lib/recommend/bodies.js";
 import { itemId, syntheticEvents, syntheticItems, userId } from "./lib/synthetic.js";

@@ -13,7 +13,7 @@ import { parseArgs } from "node:util";
 import { OrgIndex } from "../workers/index/orgIndex.js";
 import { HEAD_CLOSE, HEAD_OPEN } from "../workers/index/itemText.js";
 import { page } from "../workers/strategies/page.js";
-import { seededRandom } from "../workers/training/linalg.js";
+import { seededRandom } from "../workers/model/seededRandom.js";
 import type { RankRequest } from "../src/wire/rank.js";
 
 const { values: flags } = parseArgs({

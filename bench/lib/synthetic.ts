@@ -1,4 +1,4 @@
-import { seededRandom } from "../../workers/training/linalg.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
 
 /**
  * A seeded synthetic organisation with planted latent structure: items belong to topics, each user prefers one

@@ -15,7 +15,7 @@ export type EventRow = [
   context: unknown,
   occurredAt: string,
 ];
-/** EventRow's positions, for readers that walk a packed batch in place (workers/writer/eventsCopy.ts, workers/index/packedEvents.ts). */
+/** EventRow's positions, for the reader of a packed batch's events in place (packedEvents.ts). */
 export const EVENT_COLUMN = {
   org: 0,
   eventId: 1,

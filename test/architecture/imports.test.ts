@@ -72,6 +72,32 @@ export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[
   return cycles;
 }
 
+/**
+ * The rooms of workers/ that the recommender and training threads run, lowest first: each may import the rooms
+ * before it, none after. model/: what training writes and serving reads (the Model and its parts, their bytes,
+ * the math and the best-k selection both sides run); vectors/: search over a model's vectors; index/: an
+ * organisation's live state, which a model is swapped into; training/: reads an index, writes a model;
+ * strategies/: ranking, reading all of them; recommender/: the thread around them. writer/ shares none of them.
+ */
+export const ROOMS = ["model", "vectors", "index", "training", "strategies", "recommender"];
+
+/** Imports from a room of `rooms` to one after it, or between writer/ and any of them. */
+export function upwardImports(graph: ReadonlyMap<string, readonly string[]>, rooms: readonly string[]): string[] {
+  const roomOf = (f: string): string | undefined => /^workers\/([^/]+)\//.exec(f)?.[1];
+  const wrong: string[] = [];
+  for (const [file, imports] of graph) {
+    const from = roomOf(file);
+    if (from === undefined) continue;
+    for (const s of imports) {
+      const to = roomOf(s);
+      if (to === undefined || to === from) continue;
+      const up = rooms.includes(from) && rooms.includes(to) && rooms.indexOf(to) > rooms.indexOf(from);
+      if (up || from === "writer" || to === "writer") wrong.push(`${file} → ${s}`);
+    }
+  }
+  return wrong;
+}
+
 const files = [...sourceFiles("src"), ...sourceFiles("workers")];
 const graph = new Map(files.map((f) => [f, importsOf(f)]));
 const local = (spec: string): boolean => spec.startsWith("src/") || spec.startsWith("workers/");
@@ -135,6 +161,21 @@ describe("the import graph", () => {
     );
     expect(leaks).toEqual([]);
     expect(runtimeImportsOf("src/client/node.ts")).toContain("node:crypto");
+  });
+
+  it("lets each room of workers/ import only the rooms below it (model ← vectors ← index ← training ← strategies ← recommender)", () => {
+    const rooms = new Set(files.filter((f) => f.startsWith("workers/")).map((f) => f.split("/")[1]!));
+    expect([...rooms].sort()).toEqual([...ROOMS, "writer"].sort());
+    expect(upwardImports(graph, ROOMS)).toEqual([]);
+  });
+
+  it("finds an upward import when there is one, and one between writer/ and another room", () => {
+    const g = new Map([
+      ["workers/index/a.ts", ["workers/model/m.ts", "workers/training/t.ts"]],
+      ["workers/training/t.ts", ["workers/index/a.ts", "workers/vectors/v.ts", "src/wire/w.ts"]],
+      ["workers/writer/w.ts", ["workers/index/a.ts"]],
+    ]);
+    expect(upwardImports(g, ROOMS)).toEqual(["workers/index/a.ts → workers/training/t.ts", "workers/writer/w.ts → workers/index/a.ts"]);
   });
 
   it("has no import cycle, counting type-only imports", () => {

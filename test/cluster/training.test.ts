@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newOrg, type Org } from "../helpers/api.js";
 import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../helpers/recommend.js";
 import { startDatabase, startServer, type TestDatabase, type TestServer } from "../helpers/server.js";
-import { seededRandom } from "../../workers/training/linalg.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
 
 /**
  * Processes with CLUSTER=1 on one PostgreSQL share each organisation's training: one trains, the others load its

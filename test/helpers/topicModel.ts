@@ -1,7 +1,7 @@
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { SparseRows } from "../../workers/training/als.js";
-import { seededRandom } from "../../workers/training/linalg.js";
-import type { Model } from "../../workers/training/model.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
+import type { Model } from "../../workers/model/model.js";
 import { trainFactorModel } from "../../workers/training/train.js";
 
 export interface Topics {

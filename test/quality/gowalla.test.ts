@@ -6,7 +6,7 @@ import { runEvaluation } from "../../bench/lib/evaluation/evaluation.js";
 import { readGivenSplit, type GivenSplit } from "../../bench/lib/evaluation/lightGcnSplit.js";
 import type { Scores } from "../../bench/lib/evaluation/metrics.js";
 import { shuffle } from "../../bench/lib/evaluation/split.js";
-import { seededRandom } from "../../workers/training/linalg.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
 
 /**
  * Recommendation quality on a real-size catalog, as `npm run evaluate` measures it on the Gowalla split of

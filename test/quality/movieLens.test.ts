@@ -7,7 +7,7 @@ import { runEvaluation } from "../../bench/lib/evaluation/evaluation.js";
 import type { Scores } from "../../bench/lib/evaluation/metrics.js";
 import type { Protocol } from "../../bench/lib/evaluation/split.js";
 import { shuffle } from "../../bench/lib/evaluation/split.js";
-import { seededRandom } from "../../workers/training/linalg.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
 
 /**
  * Recommendation quality on real data, as `npm run evaluate` measures it, on a fixed slice of ml-latest-small

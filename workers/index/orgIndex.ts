@@ -1,10 +1,10 @@
-import type { Model } from "../training/model.js";
+import type { Model } from "../model/model.js";
 import { type AttributeCaps, UNCAPPED } from "./attributeCaps.js";
 import type { Attributes } from "./attributeIndex.js";
 import { Catalog } from "./catalog.js";
-import { utf8Text } from "../../src/wire/msgpackCursor.js";
-import { FAMILY, type PackedEvent } from "./packedEvents.js";
-import { KIND, People } from "./people.js";
+import { FAMILY } from "../../src/wire/eventFamily.js";
+import { type EventId, type EventText, IndexEvent } from "./indexEvent.js";
+import { People } from "./people.js";
 import { Signals } from "./signals.js";
 import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.js";
 import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
@@ -13,19 +13,12 @@ import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 export const INDEX_SNAPSHOT_FORMAT = 1;
 
 /** Same-visit pairs: engagements within a day, conversions within three days, of the same user. */
-const PAIR_WINDOW_S = { [KIND.engagement]: 86_400, [KIND.conversion]: 3 * 86_400 } as Record<number, number>;
+const PAIR_WINDOW_S = { [FAMILY.engagement]: 86_400, [FAMILY.conversion]: 3 * 86_400 } as Record<number, number>;
 const PAIR_LOOKBACK = 32;
 const PAIR_MAX = 16;
 
-export interface EventInput {
-  userId: string;
-  itemId: string | null;
-  family: string;
-  name: string;
-  weight: number;
-  previousUserId: string | null;
-  atS: number;
-}
+/** Where applyEvent normalises an event given as text. */
+const fromText = new IndexEvent();
 
 /**
  * Everything one recommender thread knows about one organisation. Updated in place by each committed ingest
@@ -113,27 +106,32 @@ export class OrgIndex {
     this.applied++;
   }
 
-  applyEvent(e: EventInput, nowS: number): void {
-    if (e.name === "identify" && e.previousUserId) {
-      this.applyAlias(e.previousUserId, e.userId);
+  /**
+   * The one way in for an event, whichever way it came (index/indexEvent.ts): an identify naming a previous id
+   * aliases it; an engagement or a conversion of an item is recorded; any other event only makes its user known.
+   * An event given as text (tests, the evaluation's replay) is normalised first.
+   */
+  applyEvent(event: IndexEvent | EventText, nowS: number): void {
+    const e =
+      event instanceof IndexEvent
+        ? event
+        : fromText.fromText(event.userId, event.itemId, event.family, event.name, event.weight, event.previousUserId, event.atS);
+    if (e.identify && e.previousUser.filled) {
+      this.applyAlias(e.previousUser.toString(), e.user.toString());
       return;
     }
-    const u = this.people.intern(e.userId);
-    const kind = e.family === "conversion" ? KIND.conversion : e.family === "engagement" ? KIND.engagement : 0;
-    if (e.itemId !== null && kind !== 0) this.applyInteraction(u, this.catalog.intern(e.itemId), kind, e.weight, e.atS, nowS);
+    const u = this.internUser(e.user);
+    const kind = e.family === FAMILY.conversion || e.family === FAMILY.engagement ? e.family : 0;
+    if (e.item.present && kind !== 0) this.applyInteraction(u, this.internItem(e.item), kind, e.weight, e.atS, nowS);
   }
 
-  /** applyEvent() for an event read in place from a packed batch: ids are looked up by their bytes. */
-  applyPackedEvent(e: PackedEvent, nowS: number): void {
-    if (e.identify && e.previousUserBytes > 0) {
-      const { bytes } = e;
-      this.applyAlias(utf8Text(bytes, e.previousUserAt, e.previousUserBytes), utf8Text(bytes, e.userAt, e.userBytes));
-      return;
-    }
-    const u = this.people.internBytes(e.bytes, e.userAt, e.userBytes);
-    const kind = e.family === FAMILY.conversion ? KIND.conversion : e.family === FAMILY.engagement ? KIND.engagement : 0;
-    if (e.itemBytes >= 0 && kind !== 0)
-      this.applyInteraction(u, this.catalog.internBytes(e.bytes, e.itemAt, e.itemBytes), kind, e.weight, e.atS, nowS);
+  /** Ids read in place are looked up by their bytes (no string made for an id the index knows). */
+  private internUser(id: EventId): number {
+    return id.bytes === null ? this.people.intern(id.text!) : this.people.internBytes(id.bytes, id.at, id.n);
+  }
+
+  private internItem(id: EventId): number {
+    return id.bytes === null ? this.catalog.intern(id.text!) : this.catalog.internBytes(id.bytes, id.at, id.n);
   }
 
   /** An engagement or a conversion of user `u` with `item`, both interned. */
@@ -141,7 +139,7 @@ export class OrgIndex {
     if (weight > 0) {
       this.pairWithRecent(u, item, kind, atS);
       this.signals.countInteraction(item, weight, atS, nowS);
-      if (kind === KIND.conversion) this.signals.countPurchase(item, this.purchasesOf(u, item));
+      if (kind === FAMILY.conversion) this.signals.countPurchase(item, this.purchasesOf(u, item));
     }
     this.people.record(u, item, weight, atS, kind);
     this.eventsSinceTraining++;
@@ -162,7 +160,7 @@ export class OrgIndex {
       if (!partners.includes(other)) partners.push(other);
       if (partners.length === PAIR_MAX) break;
     }
-    const co = kind === KIND.conversion ? this.signals.boughtTogether : this.signals.alsoViewed;
+    const co = kind === FAMILY.conversion ? this.signals.boughtTogether : this.signals.alsoViewed;
     for (const other of partners) co.addPair(item, other);
     co.countItem(item);
   }
@@ -172,7 +170,7 @@ export class OrgIndex {
     const start = h.start(u);
     let n = 0;
     for (let k = start; k < start + h.size(u); k++) {
-      if (h.cols.key[k] === item && h.cols.kind[k] === KIND.conversion && h.cols.value[k]! > 0) n++;
+      if (h.cols.key[k] === item && h.cols.kind[k] === FAMILY.conversion && h.cols.value[k]! > 0) n++;
     }
     return n;
   }

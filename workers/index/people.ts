@@ -8,8 +8,6 @@ import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.
 
 const ALIAS_HOPS = 8;
 
-export const KIND = { engagement: 1, conversion: 2 } as const;
-
 /**
  * Users (interned), their status, identity aliases and their recent history: (item, weight, time, kind) rows
  * in one RowStore. An `identify` moves the anonymous id's history into the user's and routes its later events

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { log } from "../../src/wire/log.js";
+import { IndexEvent } from "../index/indexEvent.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { readCopy } from "./copyReader.js";
 import type { Skips } from "./skips.js";
@@ -154,6 +155,7 @@ export async function loadShard(
       users.add(r[1]!);
     });
     let events = 0;
+    const event = new IndexEvent();
     /** `after`: read only what is missing from a restored organisation's snapshot (rows carry their xmin). */
     const eventsOf = async (where: string, order: string, after = false): Promise<void> => {
       await readCopy(
@@ -167,10 +169,7 @@ export async function loadShard(
           }
           if (erasing.size > 0 && erasing.get(Number(r[0]))?.has(r[1]!)) return;
           try {
-            orgIndex(Number(r[0])).applyEvent(
-              { userId: r[1]!, itemId: r[2], family: r[3]!, name: r[4]!, weight: Number(r[5]), previousUserId: r[6], atS: Number(r[7]) },
-              nowS,
-            );
+            orgIndex(Number(r[0])).applyEvent(event.fromText(r[1]!, r[2] ?? null, r[3]!, r[4]!, Number(r[5]), r[6] ?? null, Number(r[7])), nowS);
           } catch (err) {
             skips.add(Number(r[0]), "event", events, err);
           }

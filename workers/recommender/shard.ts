@@ -2,10 +2,13 @@ import type { BatchPayload } from "../../src/wire/batchRows.js";
 import type { OrgStats, ShardSizes } from "../../src/wire/shardMessages.js";
 import type { RankRequest, RankResult } from "../../src/wire/rank.js";
 import { unpackBatch } from "../../src/wire/batchPack.js";
+import { FAMILY } from "../../src/wire/eventFamily.js";
+import { PackedEvents } from "../../src/wire/packedEvents.js";
+import { TimeText } from "../../src/wire/timeText.js";
 import { type AttributeCaps, UNCAPPED } from "../index/attributeCaps.js";
+import { epochSeconds, IndexEvent } from "../index/indexEvent.js";
 import { OrgIndex } from "../index/orgIndex.js";
 import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.js";
-import { eachPackedEvent, FAMILY } from "../index/packedEvents.js";
 import { rank } from "../strategies/rank.js";
 import { log } from "../../src/wire/log.js";
 import { Skips } from "./skips.js";
@@ -54,24 +57,89 @@ export class Shard {
   }
 
   /**
-   * A committed ingest batch: the records of the organisations `owns` says are this shard's, items and users
-   * first so that events in the same batch see them; events at `notStored` (already held) are not counted
-   * again, nor those before `fromEvent` (applied already). A record that throws is skipped (see Skips).
+   * A committed ingest batch, unpacked: the records of the organisations `owns` says are this shard's, items and
+   * users first so that events in the same batch see them; events at `notStored` (already held) are not counted
+   * again. A record that throws is skipped (see Skips).
    */
-  apply(batch: BatchPayload, notStored: readonly number[] | null, owns: (org: number) => boolean, fromEvent = 0): void {
-    drain(this.applySteps(batch, notStored, owns, fromEvent));
+  apply(batch: BatchPayload, notStored: readonly number[] | null, owns: (org: number) => boolean): void {
+    const steps = new Steps();
+    drain(this.applyRecords(batch, owns, steps));
+    drain(this.applyEventRows(batch, 0, notStored, owns, steps));
   }
 
-  /** apply() in steps of at most RECORDS_PER_STEP records or STEP_MS: the caller may answer requests between them. */
-  *applySteps(batch: BatchPayload, notStored: readonly number[] | null, owns: (org: number) => boolean, fromEvent = 0): Generator<void, void> {
-    let n = 0;
-    let stepEnds = performance.now() + STEP_MS;
-    /** Whether the step is over: RECORDS_PER_STEP records, or STEP_MS of them when records are costly (long attributes). */
-    const stepOver = (): boolean => {
-      if (++n % RECORDS_PER_STEP !== 0 && performance.now() < stepEnds) return false;
-      n = 0;
-      return true;
-    };
+  /** applyPackedSteps() at once. */
+  applyPacked(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean): void {
+    drain(this.applyPackedSteps(packed, notStored, owns));
+  }
+
+  /**
+   * apply() for a batch as packBatch made it, in steps of at most RECORDS_PER_STEP records or STEP_MS: the caller
+   * may answer requests between them. Its events are read in place (src/wire/packedEvents.ts), all in one step
+   * when the batch holds nothing else (10,000 events take a few milliseconds); its items and users, when it
+   * holds some, are unpacked and applied first, and then every record counts towards the steps (10,000 items
+   * took a shard 100–200 ms in one go). Bytes the in-place reader cannot follow (a reader bug: ids of 256 bytes
+   * once were one) are read by msgpackr instead, from the first event not applied yet.
+   */
+  *applyPackedSteps(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean): Generator<void, void> {
+    const reader = new PackedEvents(packed);
+    let readable = true;
+    try {
+      reader.open();
+    } catch (err) {
+      readable = false;
+      cannotRead(0, err);
+    }
+    let batch: BatchPayload | undefined;
+    let steps: Steps | undefined;
+    if (!readable || !reader.onlyEvents) {
+      try {
+        batch = unpackBatch(packed);
+      } catch (err) {
+        // Its records are in PostgreSQL all the same: the index has them back at the shard's next load.
+        this.skips.add(-1, "batch", 0, err);
+        return;
+      }
+      steps = new Steps();
+      yield* this.applyRecords(batch, owns, steps);
+    }
+    let next = 0;
+    if (readable) {
+      const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
+      const nowS = Date.now() / 1000;
+      const event = new IndexEvent();
+      const times = new TimeText(epochSeconds);
+      try {
+        while (reader.next()) {
+          const e = event.fromPacked(reader, times);
+          const { org, position } = reader;
+          next = position + 1;
+          if (e.family === FAMILY.exposure || !owns(org) || skip?.has(position)) continue;
+          try {
+            this.org(org).applyEvent(e, nowS);
+          } catch (err) {
+            this.skips.add(org, "event", position, err);
+          }
+          if (steps?.over()) {
+            yield;
+            steps.start();
+          }
+        }
+        return;
+      } catch (err) {
+        cannotRead(next, err);
+      }
+      try {
+        batch ??= unpackBatch(packed);
+      } catch (err) {
+        this.skips.add(-1, "batch", next, err);
+        return;
+      }
+    }
+    yield* this.applyEventRows(batch!, next, notStored, owns, steps ?? new Steps());
+  }
+
+  /** The batch's items, then its users, each counted as a record of the steps. */
+  private *applyRecords(batch: BatchPayload, owns: (org: number) => boolean, steps: Steps): Generator<void, void> {
     for (let position = 0; position < batch.items.length; position++) {
       const [org, id, type, status, attributes, createdAt] = batch.items[position]!;
       if (!owns(org)) continue;
@@ -86,9 +154,9 @@ export class Shard {
       } catch (err) {
         this.skips.add(org, "item", position, err);
       }
-      if (stepOver()) {
+      if (steps.over()) {
         yield;
-        stepEnds = performance.now() + STEP_MS;
+        steps.start();
       }
     }
     for (let position = 0; position < batch.users.length; position++) {
@@ -99,77 +167,41 @@ export class Shard {
       } catch (err) {
         this.skips.add(org, "user", position, err);
       }
-      if (stepOver()) {
+      if (steps.over()) {
         yield;
-        stepEnds = performance.now() + STEP_MS;
+        steps.start();
       }
     }
+  }
+
+  /**
+   * The batch's events from `fromEvent` on, from the unpacked tuples: what the in-place reader could not follow
+   * (and tests' reference). Each time text is parsed: this path is the exception, not worth a cache.
+   */
+  private *applyEventRows(
+    batch: BatchPayload,
+    fromEvent: number,
+    notStored: readonly number[] | null,
+    owns: (org: number) => boolean,
+    steps: Steps,
+  ): Generator<void, void> {
     const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
     const nowS = Date.now() / 1000;
-    let lastText = "";
-    let lastS = 0;
+    const event = new IndexEvent();
     const { events } = batch;
     for (let i = fromEvent; i < events.length; i++) {
       const [org, , userId, itemId, family, name, weight, previousUserId, , , occurredAt] = events[i]!;
       if (family === "exposure" || !owns(org) || skip?.has(i)) continue;
-      // Events stamped at receipt share their time text: parse it once.
-      if (occurredAt !== lastText) {
-        lastText = occurredAt;
-        lastS = Date.parse(occurredAt) / 1000;
-      }
       try {
-        this.org(org).applyEvent({ userId, itemId, family, name, weight, previousUserId, atS: lastS }, nowS);
+        this.org(org).applyEvent(event.fromText(userId, itemId, family, name, weight, previousUserId, Date.parse(occurredAt) / 1000), nowS);
       } catch (err) {
         this.skips.add(org, "event", i, err);
       }
-      if (stepOver()) {
+      if (steps.over()) {
         yield;
-        stepEnds = performance.now() + STEP_MS;
+        steps.start();
       }
     }
-  }
-
-  /** applyPackedSteps() at once. */
-  applyPacked(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean): void {
-    drain(this.applyPackedSteps(packed, notStored, owns));
-  }
-
-  /**
-   * apply() for a batch as packBatch made it. Its events are read in place (index/packedEvents.ts), in one
-   * step (a batch of 10,000 events takes a few milliseconds), unless it also holds items or users: then it
-   * is unpacked and applied in steps (10,000 items took a shard 100–200 ms in one go). Bytes the in-place
-   * reader cannot follow (a reader bug: ids of 256 bytes once were one) are read by msgpackr instead, from
-   * the first event not applied yet.
-   */
-  *applyPackedSteps(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean): Generator<void, void> {
-    const skip = notStored && notStored.length > 0 ? new Set(notStored) : undefined;
-    const nowS = Date.now() / 1000;
-    let next = 0;
-    let inPlace: boolean;
-    try {
-      inPlace = eachPackedEvent(packed, (e) => {
-        next = e.position + 1;
-        if (e.family === FAMILY.exposure || !owns(e.org) || skip?.has(e.position)) return;
-        try {
-          this.org(e.org).applyPackedEvent(e, nowS);
-        } catch (err) {
-          this.skips.add(e.org, "event", e.position, err);
-        }
-      });
-    } catch (err) {
-      log.error("a committed batch could not be read in place; reading it unpacked", { event: next, error: (err as Error).stack });
-      inPlace = false;
-    }
-    if (inPlace) return;
-    let batch: BatchPayload;
-    try {
-      batch = unpackBatch(packed);
-    } catch (err) {
-      // Its records are in PostgreSQL all the same: the index has them back at the shard's next load.
-      this.skips.add(-1, "batch", next, err);
-      return;
-    }
-    yield* this.applySteps(batch, notStored, owns, next);
   }
 
   /** Totals over this shard's organisations. */
@@ -209,10 +241,32 @@ export class Shard {
   }
 }
 
-/** Records applied between two steps of applySteps: 1–2 ms of work for items with a few attributes… */
+/** Records applied between two steps of applyPackedSteps: 1–2 ms of work for items with a few attributes… */
 const RECORDS_PER_STEP = 100;
 /** …or fewer, once a step has taken this long: a step is the unit the thread's scheduler cannot split. */
 const STEP_MS = 1;
+
+/** Whether a step is over: RECORDS_PER_STEP records, or STEP_MS of them when records are costly (long attributes). */
+class Steps {
+  private n = 0;
+  private endsAt = performance.now() + STEP_MS;
+
+  /** Counts a record; true when the step ends with it. */
+  over(): boolean {
+    if (++this.n % RECORDS_PER_STEP !== 0 && performance.now() < this.endsAt) return false;
+    this.n = 0;
+    return true;
+  }
+
+  /** The next step starts (its time counts from now, once the caller has had its turn). */
+  start(): void {
+    this.endsAt = performance.now() + STEP_MS;
+  }
+}
+
+function cannotRead(event: number, err: unknown): void {
+  log.error("a committed batch could not be read in place; reading it unpacked", { event, error: (err as Error).stack });
+}
 
 function drain(steps: Iterator<void>): void {
   while (!steps.next().done) {

@@ -2,7 +2,7 @@ import pg from "pg";
 import { MODEL_CHANNEL } from "../../src/wire/shardMessages.js";
 import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
-import { readHeader, storedNames, type StoredNames } from "../training/modelBytes.js";
+import { readHeader, storedNames, type StoredNames } from "../model/modelBytes.js";
 import type { TrainingScheduler, TrainingShare } from "./trainingScheduler.js";
 import { storedModelBytes } from "./copyBinary.js";
 

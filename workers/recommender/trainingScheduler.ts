@@ -2,7 +2,7 @@ import { Worker } from "node:worker_threads";
 import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { AlsParams } from "../../src/wire/als.js";
-import type { Model } from "../training/model.js";
+import type { Model } from "../model/model.js";
 import type { TrainerAnswer, TrainJob, TranslateJob } from "../training/trainingThread.js";
 import { prepareSearch } from "../vectors/search.js";
 import { trainingSetInSlices } from "./trainingRows.js";
@@ -70,7 +70,7 @@ export interface TrainingSettings {
 export interface TrainingShare {
   /** Whether this process trains the organisation now: it holds its lease, or has just taken it. */
   claim(org: number): Promise<boolean>;
-  /** Stores a model this process trained (its bytes: training/modelBytes.ts) and announces it. */
+  /** Stores a model this process trained (its bytes: model/modelBytes.ts) and announces it. */
   store(org: number, bytes: Uint8Array, interactions: number): Promise<void>;
 }
 

@@ -1,4 +1,4 @@
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";
 
 /**

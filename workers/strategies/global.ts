@@ -1,6 +1,6 @@
 import type { RankResult } from "../../src/wire/rank.js";
 import type { OrgIndex } from "../index/orgIndex.js";
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";
 
 /** Rankings shared by all requests of an organisation are cached this deep and reused while data is unchanged. */

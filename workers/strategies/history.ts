@@ -1,9 +1,9 @@
-import { KIND } from "../index/people.js";
-import type { Model } from "../training/model.js";
-import { END, slotCosine, slotItem } from "../training/neighbourSlots.js";
+import { FAMILY } from "../../src/wire/eventFamily.js";
+import type { Model } from "../model/model.js";
+import { END, slotCosine, slotItem } from "../model/neighbourSlots.js";
 import { searchVectors, unitVector } from "../vectors/search.js";
 import { ScoreBoard } from "./scoreBoard.js";
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
 const RECENT_HALF_LIFE_S = 7 * 86_400;
@@ -33,7 +33,7 @@ export const recentlyViewed: StrategyFn = (ctx) => {
   const items: number[] = [];
   const scores: number[] = [];
   newestFirst(ctx, (item, weight, atS, kind) => {
-    if (kind !== KIND.engagement || weight <= 0 || seen.has(item)) return;
+    if (kind !== FAMILY.engagement || weight <= 0 || seen.has(item)) return;
     seen.add(item);
     if (!ctx.eligible(item)) return;
     items.push(item);
@@ -48,7 +48,7 @@ export const buyAgain: StrategyFn = (ctx) => {
   if (ctx.user < 0) return undefined;
   const counts = new Map<number, { n: number; lastS: number }>();
   newestFirst(ctx, (item, weight, atS, kind) => {
-    if (kind !== KIND.conversion || weight <= 0) return;
+    if (kind !== FAMILY.conversion || weight <= 0) return;
     const c = counts.get(item);
     if (c) c.n++;
     else counts.set(item, { n: 1, lastS: atS });

@@ -1,13 +1,13 @@
-import type { ClosedForm, DualForm } from "../training/closedForm.js";
-import { closedFormScores, dualScores, userSide } from "../training/closedForm.js";
-import { itemItemScores, type ItemItem } from "../training/itemItem.js";
-import type { Model } from "../training/model.js";
-import { foldIn } from "../training/model.js";
+import type { ClosedForm, DualForm } from "../model/closedForm.js";
+import { closedFormScores, dualScores, userSide } from "../model/closedForm.js";
+import { itemItemScores, type ItemItem } from "../model/itemItem.js";
+import type { Model } from "../model/model.js";
+import { foldIn } from "../model/model.js";
 import { QUERY_MAX_ITEMS } from "../training/query.js";
 import { queryOf, userStrengths } from "../training/trainingSet.js";
-import type { UserTop } from "../training/userTop.js";
+import type { UserTop } from "../model/userTop.js";
 import { searchVectors } from "../vectors/search.js";
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 
 /**

@@ -1,6 +1,6 @@
 import type { CoOccurrence } from "../index/cooccurrence.js";
 import type { Signals } from "../index/signals.js";
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 import type { StrategyFn } from "./types.js";
 
 /** Items co-occurring with the context item, ranked by log-likelihood ratio (so popularity alone does not win). */

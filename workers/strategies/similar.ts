@@ -1,9 +1,9 @@
 import { ensureLength } from "../index/growable.js";
 import { Marks } from "../index/marks.js";
-import type { Model } from "../training/model.js";
-import { END, slotCosine, slotItem } from "../training/neighbourSlots.js";
+import type { Model } from "../model/model.js";
+import { END, slotCosine, slotItem } from "../model/neighbourSlots.js";
 import { searchVectors, unitVector } from "../vectors/search.js";
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 import type { RankContext, StrategyFn } from "./types.js";
 import { work, WORK_BUDGET } from "./workBudget.js";
 

@@ -1,5 +1,7 @@
 import type { AlsParams } from "../../src/wire/als.js";
-import { gram, matVec, seededRandom } from "./linalg.js";
+import { gram, matVec } from "../model/linalg.js";
+import { confidence } from "../model/model.js";
+import { seededRandom } from "../model/seededRandom.js";
 import { EXACT_MAX_ENTRIES, SparseRowSolver } from "./sparseRowSolver.js";
 
 /** Interactions as compressed rows: row r's columns are indices[indptr[r] .. indptr[r+1]), with their strengths. */
@@ -14,10 +16,6 @@ export interface SparseRows {
 export interface AlsFactors {
   userVectors: Float32Array;
   itemVectors: Float32Array;
-}
-
-export function confidence(strength: number, alpha: number): number {
-  return 1 + alpha * Math.log1p(strength);
 }
 
 /** Weighted ALS for implicit feedback, each half-step solved row by row with a few conjugate-gradient steps. */

@@ -1,26 +1,8 @@
+// Fitting the item-item rows and the neighbour lists made from them: the rows, and how a query is scored by them, are workers/model/itemItem.ts.
 import type { SparseRows } from "./als.js";
 import { transpose } from "./als.js";
-import { END, NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, type NeighbourTable } from "./neighbourSlots.js";
-
-/**
- * Normalised item-item co-occurrence, the model `personalized` ranks by where EASE's closed form does not fit.
- * It is the linear filter of GF-CF (Shen et al., "How Powerful is Graph Convolution for Recommendation?",
- * CIKM 2021) with its degree exponents set apart, as LinkProp (Fu et al., 2022) does:
- *
- *   S_ij = d_i^−β · d_j^−δ · Σ_u x_ui·x_uj·d_u^−γ,   score_j = Σ_{i in the user's items} w_i·S_ij
- *
- * (d: how many users an item has, or how many items a user has; GF-CF's R̃ᵀR̃ is β = δ = ½, γ = 1). Each item keeps
- * only its ROW_MAX best S_ij, so a query reads |query| short rows instead of scoring every item: the candidates of
- * a ranking are found by the rows, which is the search. The fit is one pass over the users of each item, costing
- * Σ_u d_u² multiply-adds (a user's pairs through at most USER_PAIRS_MAX_ITEMS of their items).
- */
-export interface ItemItem {
-  items: number;
-  /** Item i's neighbours are neighbours[rowStart[i] .. rowStart[i+1]), best first, with their S_ij in weights. */
-  rowStart: Int32Array;
-  neighbours: Int32Array;
-  weights: Float32Array;
-}
+import type { ItemItem } from "../model/itemItem.js";
+import { END, NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, type NeighbourTable } from "../model/neighbourSlots.js";
 
 export interface ItemItemParams {
   /** Exponent of the query item's degree: how much a rare item of the user's speaks above a common one. */
@@ -198,37 +180,4 @@ function sink(scores: Float64Array, items: Int32Array, h: number, size: number):
 function grown<T extends Int32Array | Float32Array>(from: T, to: T): T {
   to.set(from);
   return to;
-}
-
-/** The buffers of the rows, to move them between threads instead of copying. */
-export function itemItemBuffers(model: ItemItem | undefined): ArrayBufferLike[] {
-  return model ? [model.rowStart.buffer, model.neighbours.buffer, model.weights.buffer] : [];
-}
-
-/**
- * Accumulates a query's scores (items with weights, e.g. a user's record weighted by recency) into `scores`
- * (zero where untouched), listing each item it touches once in `touched`; returns how many. The caller reads the
- * touched items and zeroes them again, so a query costs its rows' length, not the catalog's.
- */
-export function itemItemScores(
-  model: ItemItem,
-  items: ArrayLike<number>,
-  weights: ArrayLike<number>,
-  scores: Float64Array,
-  touched: Int32Array,
-): number {
-  let count = 0;
-  const { rowStart, neighbours, weights: w } = model;
-  for (let q = 0; q < items.length; q++) {
-    const i = items[q]!;
-    if (i >= model.items) continue;
-    const weight = weights[q]!;
-    for (let a = rowStart[i]!, end = rowStart[i + 1]!; a < end; a++) {
-      const j = neighbours[a]!;
-      const before = scores[j]!;
-      if (before === 0) touched[count++] = j;
-      scores[j] = before + weight * w[a]!;
-    }
-  }
-  return count;
 }

@@ -1,16 +1,6 @@
-import { seededRandom } from "./linalg.js";
-
-/**
- * An inverted-file index over item vectors: k-means cells, so that a query scores the cells' centroids and then
- * only the items of the best few cells (a few thousand dot products instead of one per item in the catalog).
- * The model stores its vectors cell by cell, so a cell is one sequential run of rows.
- */
-export interface Ivf {
-  cells: number;
-  centroids: Float32Array;
-  /** Rows of cell c: offsets[c] .. offsets[c+1] of the model's search order. */
-  offsets: Int32Array;
-}
+// Building the IVF cells (workers/model/ivf.ts) by k-means over the unit item vectors.
+import type { Ivf } from "../model/ivf.js";
+import { seededRandom } from "../model/seededRandom.js";
 
 const SAMPLE_MAX = 20_000;
 const KMEANS_ROUNDS = 6;

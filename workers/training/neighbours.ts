@@ -1,8 +1,8 @@
 import { searchVectors, unitVector } from "../vectors/search.js";
-import { TopK } from "../vectors/topK.js";
-import type { ItemItem } from "./itemItem.js";
-import type { Model } from "./model.js";
-import { NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, END, type NeighbourTable } from "./neighbourSlots.js";
+import { TopK } from "../model/topK.js";
+import type { ItemItem } from "../model/itemItem.js";
+import type { Model } from "../model/model.js";
+import { NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, END, type NeighbourTable } from "../model/neighbourSlots.js";
 
 /**
  * Builds each item's nearest items by cosine of the learned vectors (the table's layout: neighbourSlots.ts).

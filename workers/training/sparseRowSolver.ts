@@ -1,4 +1,4 @@
-import { choleskyFactor, choleskySolve, choleskySubstitute } from "./linalg.js";
+import { choleskyFactor, choleskySolve, choleskySubstitute } from "../model/linalg.js";
 
 /** Rows with at most this many entries are solved exactly here; denser ones by conjugate gradient. */
 export const EXACT_MAX_ENTRIES = 16;

@@ -2,14 +2,14 @@ import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { SparseRows } from "./als.js";
-import { closedFormBuffers } from "./closedForm.js";
-import { itemItemBuffers } from "./itemItem.js";
-import { decodeModel, encodeModel } from "./modelBytes.js";
-import type { Model } from "./model.js";
+import { closedFormBuffers } from "../model/closedForm.js";
+import { itemItemBuffers } from "../model/itemItem.js";
+import { decodeModel, encodeModel } from "../model/modelBytes.js";
+import type { Model } from "../model/model.js";
 import { neighbourTable } from "./neighbours.js";
 import { trainModel } from "./train.js";
 import { translateModel } from "./translateModel.js";
-import { userTopBuffers } from "./userTop.js";
+import { userTopBuffers } from "../model/userTop.js";
 
 /** A training job: the recommender thread hands over the matrix (moved) and gets a model back (moved). */
 export interface TrainJob {

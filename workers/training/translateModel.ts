@@ -1,8 +1,8 @@
-import type { ClosedForm, DualForm } from "./closedForm.js";
-import type { ItemItem } from "./itemItem.js";
-import { END, slotCosine, slotItem, slotOf, type NeighbourTable } from "./neighbourSlots.js";
-import type { Model } from "./model.js";
-import type { DecodedModel } from "./modelBytes.js";
+import type { ClosedForm, DualForm } from "../model/closedForm.js";
+import type { ItemItem } from "../model/itemItem.js";
+import { END, slotCosine, slotItem, slotOf, type NeighbourTable } from "../model/neighbourSlots.js";
+import type { Model } from "../model/model.js";
+import type { DecodedModel } from "../model/modelBytes.js";
 
 /**
  * A model another process trained, in this process's numbering. Items and users are interned per process in the

@@ -1,6 +1,6 @@
 import type { SparseRows } from "./als.js";
 import { transpose } from "./als.js";
-import { TopK } from "../vectors/topK.js";
+import { TopK } from "../model/topK.js";
 
 /**
  * The user-user term that the kept lists (userTop.ts) blend with the item-item score: the items of the user's

@@ -1,7 +1,7 @@
-import type { Ivf } from "../training/ivf.js";
-import { codeDot, rowDot } from "../training/linalg.js";
-import { hasVectors, type Model } from "../training/model.js";
-import { TopK } from "./topK.js";
+import type { Ivf } from "../model/ivf.js";
+import { codeDot, rowDot } from "../model/linalg.js";
+import { hasVectors, type Model } from "../model/model.js";
+import { TopK } from "../model/topK.js";
 
 /** Against exhaustive search on 100,000 items: 4 cells find 99.6% of the top 100 by cosine and all of a user's top 21. */
 const FIRST_PROBES = 4;

@@ -1,6 +1,7 @@
 import { unpackValue } from "../../src/wire/batchPack.js";
-import { MsgpackCursor, sameBytes } from "../../src/wire/msgpackCursor.js";
 import { EVENT_COLUMN, EVENT_COLUMNS } from "../../src/wire/batchRows.js";
+import { PackedEvents } from "../../src/wire/packedEvents.js";
+import { TimeText } from "../../src/wire/timeText.js";
 import { BINARY_HEADER, BINARY_TRAILER } from "./binaryCopy.js";
 import { EventIdSet, parseUuid } from "./eventIdSet.js";
 import { postgresMicros } from "./isoTime.js";
@@ -14,8 +15,6 @@ const JSONB_VERSION = 1;
 
 const seen = new EventIdSet();
 const uuid = new Int32Array(4);
-/** The batch's current time as a binary timestamptz. */
-const time = Buffer.alloc(8);
 /** The last message's buffer, reused once its COPY has succeeded (large buffers are costly to map afresh). */
 let spare: Buffer | undefined;
 const SPARE_MAX_BYTES = 16 * 1024 * 1024;
@@ -47,9 +46,9 @@ let idsOut = Buffer.alloc(0);
  */
 export function directEventsCopy(packed: Uint8Array, statement: string): EventsCopy | undefined {
   try {
-    return readEvents(new MsgpackCursor(packed), packed.length, statement);
+    return eventsMessage(new PackedEvents(packed), statement);
   } catch {
-    // A shape this reader does not know: msgpackr unpacks it on the general path, and reports it if it is broken.
+    // A shape the reader does not know: msgpackr unpacks it on the general path, and reports it if it is broken.
     return undefined;
   }
 }
@@ -59,27 +58,25 @@ export function reuseEventsCopy(copy: EventsCopy): void {
   if (copy.message.buffer.byteLength <= SPARE_MAX_BYTES) spare = Buffer.from(copy.message.buffer);
 }
 
-function readEvents(c: MsgpackCursor, inputBytes: number, statement: string): EventsCopy | undefined {
-  let copy: EventsCopy | undefined;
-  for (let keys = c.mapLength(); keys > 0; keys--) {
-    const key = c.string();
-    if (key === "events") {
-      copy = eventsMessage(c, inputBytes, statement);
-      if (!copy) return undefined;
-    } else if (c.arrayLength() !== 0) {
-      return undefined;
-    }
-  }
-  return copy && copy.events > 0 ? copy : undefined;
+/** A time text as a binary timestamptz (8 bytes), or undefined for a spelling postgresMicros does not read. */
+function timestamptz(bytes: Uint8Array, at: number, n: number): Buffer | undefined {
+  const micros = postgresMicros(bytes, at, n);
+  if (micros === undefined) return undefined;
+  const b = Buffer.allocUnsafe(8);
+  b.writeBigInt64BE(micros);
+  return b;
 }
 
-function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string): EventsCopy | undefined {
-  const rows = c.arrayLength();
+function eventsMessage(e: PackedEvents, statement: string): EventsCopy | undefined {
+  const rows = e.open();
+  if (!e.onlyEvents || rows === 0) return undefined;
+  const { bytes, at: colAt, length: colLength } = e;
+  const inputBytes = bytes.length;
   const fixed = frameBytes(statement) + BINARY_HEADER.length + BINARY_TRAILER.length;
   let out = buffer(fixed + inputBytes + ROW_SLACK * rows);
-  // Room for the rest at worst, plus `extra`: what a context's JSON adds beyond its packed bytes.
-  const room = (at: number, rowsLeft: number, extra: number) => {
-    const needed = at + (inputBytes - c.at) + ROW_SLACK * rowsLeft + extra + fixed;
+  // Room for the rest at worst, from the row starting at `rowAt` on, plus `extra`: what a context's JSON adds beyond its packed bytes.
+  const room = (at: number, rowAt: number, rowsLeft: number, extra: number) => {
+    const needed = at + (inputBytes - rowAt) + ROW_SLACK * rowsLeft + extra + fixed;
     if (needed > out.length) out = grown(out, at, needed);
   };
   const start = writeCopyHead(out, statement);
@@ -91,22 +88,22 @@ function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string):
   ids[0] = 0x64; // 'd'
   ids.writeInt32BE(4 + idsBytes - 1 - 4 - 5, 1);
   let idAt = 5 + BINARY_HEADER.copy(ids, 5);
-  let timeAt = -1;
-  let timeBytes = 0;
+  const times = new TimeText(timestamptz);
   for (let r = 0; r < rows; r++) {
-    room(at, rows - r, 0);
-    if (c.arrayLength() !== EVENT_COLUMNS) return undefined;
+    const rowAt = e.offset;
+    room(at, rowAt, rows - r, 0);
+    e.next();
     out[at++] = 0;
     out[at++] = EVENT_COLUMNS;
-    const org = c.number();
-    if (org === undefined || !Number.isInteger(org) || org < 0 || org > 0x7fffffff) return undefined;
+    const org = e.org;
+    if (!Number.isInteger(org) || org < 0 || org > 0x7fffffff) return undefined;
     at = int32(out, int32(out, at, 4), org);
     for (let col = 1; col < EVENT_COLUMNS; col++) {
+      const from = colAt[col]!;
+      const n = colLength[col]!;
       switch (col) {
         case EVENT_COLUMN.eventId: {
-          const n = c.stringLength();
-          if (n !== UUID_BYTES || !parseUuid(c.bytes, c.at, uuid) || !seen.add(org, uuid)) return undefined;
-          c.at += n;
+          if (n !== UUID_BYTES || !parseUuid(bytes, from, uuid) || !seen.add(org, uuid)) return undefined;
           at = int32(out, int32(out, int32(out, int32(out, int32(out, at, 16), uuid[0]!), uuid[1]!), uuid[2]!), uuid[3]!);
           ids[idAt++] = 0;
           ids[idAt++] = 2;
@@ -114,55 +111,36 @@ function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string):
           idAt = int32(ids, int32(ids, int32(ids, int32(ids, int32(ids, idAt, 16), uuid[0]!), uuid[1]!), uuid[2]!), uuid[3]!);
           break;
         }
-        case EVENT_COLUMN.weight: {
-          const w = c.number();
-          if (w === undefined) return undefined;
-          at = out.writeFloatBE(w, int32(out, at, 4));
+        case EVENT_COLUMN.weight:
+          at = out.writeFloatBE(e.weight, int32(out, at, 4));
           break;
-        }
         case EVENT_COLUMN.previousUserId:
-          if (!c.isNil()) return undefined; // an identify alias: the general path records it
-          c.at++;
+          if (n >= 0) return undefined; // an identify alias: the general path records it
           at = int32(out, at, -1);
           break;
         case EVENT_COLUMN.context: {
-          const json = contextText(c);
-          if (json === undefined) return undefined;
-          if (json === null) {
+          if (n < 0) {
             at = int32(out, at, -1);
             break;
           }
-          room(at, rows - r, json.length);
+          const json = contextText(bytes, from, n);
+          if (json === undefined) return undefined;
+          room(at, rowAt, rows - r, json.length);
           at = int32(out, at, 1 + json.length);
           out[at++] = JSONB_VERSION;
           at += json.copy(out, at);
           break;
         }
         case EVENT_COLUMN.occurredAt: {
-          const n = c.stringLength();
           if (n < 0) return undefined;
-          // Events stamped at receipt share their time text: convert it once.
-          if (timeAt < 0 || !sameBytes(c.bytes, c.at, n, timeAt, timeBytes)) {
-            const t = postgresMicros(c.bytes, c.at, n);
-            if (t === undefined) return undefined;
-            time.writeBigInt64BE(t);
-            timeAt = c.at;
-            timeBytes = n;
-          }
-          c.at += n;
+          const time = times.of(bytes, from, n);
+          if (time === undefined) return undefined;
           at = int32(out, at, 8);
           for (let i = 0; i < 8; i++) out[at++] = time[i]!;
           break;
         }
-        default: {
-          const n = c.stringLength();
-          if (n < 0) {
-            at = int32(out, at, -1);
-            break;
-          }
-          at = copyBytes(c.bytes, c.at, n, out, int32(out, at, n));
-          c.at += n;
-        }
+        default:
+          at = n < 0 ? int32(out, at, -1) : copyBytes(bytes, from, n, out, int32(out, at, n));
       }
     }
   }
@@ -173,15 +151,9 @@ function eventsMessage(c: MsgpackCursor, inputBytes: number, statement: string):
   return { message: endCopyMessage(out, start, at), ids: ids.subarray(0, idAt), events: rows };
 }
 
-/** A context's JSON as the text path writes it, null for none; undefined for a string, which that path would not quote. */
-function contextText(c: MsgpackCursor): Buffer | null | undefined {
-  if (c.isNil()) {
-    c.at++;
-    return null;
-  }
-  const from = c.at;
-  c.skip();
-  const value = unpackValue(c.bytes.subarray(from, c.at));
+/** A context's JSON (its packed value at `bytes[at, at + n)`) as the text path writes it; undefined for a string, which that path would not quote. */
+function contextText(bytes: Uint8Array, at: number, n: number): Buffer | undefined {
+  const value = unpackValue(bytes.subarray(at, at + n));
   if (typeof value === "string") return undefined;
   return Buffer.from(typeof value === "object" ? JSON.stringify(value) : String(value));
 }

@@ -3,7 +3,7 @@
  * fresh, counting the distinct users, items and pairs sent so the report can say what the load held.
  */
 import { randomUUID } from "node:crypto";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 
 export class SeededEvents {
   private readonly random: () => number;

@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { Latencies } from "../recommend/latencies.js";
 import { log } from "../settings.js";
 import { itemId } from "../synthetic.js";

@@ -3,7 +3,7 @@
  * `n`-event requests, or one recommend strategy. Closed loop: autocannon with a fixed number of connections,
  * each sending its next request (built ahead of time) as soon as the previous one is answered, no overallRate.
  */
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { USER_STRATEGIES, type Strategy } from "../../../src/wire/strategies.js";
 import { load } from "../load.js";
 import { drive } from "../recommend/drive.js";

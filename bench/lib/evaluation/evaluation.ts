@@ -1,5 +1,5 @@
 import type { OrgIndex } from "../../../workers/index/orgIndex.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import type { EvaluateArgs } from "./args.js";
 import type { Interaction } from "./csv.js";
 import type { GivenSplit } from "./lightGcnSplit.js";

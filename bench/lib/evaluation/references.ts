@@ -1,7 +1,7 @@
 import type { SparseRows } from "../../../workers/training/als.js";
 import { transpose } from "../../../workers/training/als.js";
-import { invertSpd } from "../../../workers/training/linalg.js";
-import { TopK } from "../../../workers/vectors/topK.js";
+import { invertSpd } from "../../../workers/model/linalg.js";
+import { TopK } from "../../../workers/model/topK.js";
 import type { Interaction } from "./csv.js";
 import { DEFAULT_DEPTH, userScores } from "./metrics.js";
 import type { Ranker } from "./rankers.js";

@@ -1,5 +1,5 @@
 import { eventWeight } from "../../../src/ingest/schemas.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import type { Interaction } from "./csv.js";
 
 /**

@@ -1,8 +1,9 @@
 import type { SparseRows } from "../../../workers/training/als.js";
 import { transpose } from "../../../workers/training/als.js";
-import { ITEM_ITEM, USER_PAIRS_MAX_ITEMS, type ItemItem, type ItemItemParams } from "../../../workers/training/itemItem.js";
-import { END, NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, type NeighbourTable } from "../../../workers/training/neighbourSlots.js";
-import { TopK } from "../../../workers/vectors/topK.js";
+import { ITEM_ITEM, USER_PAIRS_MAX_ITEMS, type ItemItemParams } from "../../../workers/training/itemItem.js";
+import type { ItemItem } from "../../../workers/model/itemItem.js";
+import { END, NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, type NeighbourTable } from "../../../workers/model/neighbourSlots.js";
+import { TopK } from "../../../workers/model/topK.js";
 
 /**
  * The item-item fit as it was before its selection was rewritten (commit 7b1a1f1), kept only so that

@@ -5,7 +5,7 @@
  * (the server stamps them now, so recently-viewed and trending see live data).
  */
 import { randomUUID } from "node:crypto";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { bodyMaker } from "../recommend/bodies.js";
 import type { Strategy } from "../../../src/wire/strategies.js";
 import { itemId, syntheticEvents, topicOf, userId, type SyntheticEvent, type SyntheticSpec } from "../synthetic.js";

@@ -2,7 +2,7 @@
  * CLUSTER=1: one process trains each organisation's model and the others load it (docs/scaling.md, Training).
  * `training_lease` names the process that trains an organisation until `expires_at`; the holder renews it while it
  * lives, so a process that dies (SIGKILL) loses it a lease's length later. `trained_model` keeps each
- * organisation's latest model, in the trainer's numbering with its items' ids (workers/training/modelBytes.ts).
+ * organisation's latest model, in the trainer's numbering with its items' ids (workers/model/modelBytes.ts).
  */
 export const sql = `
 CREATE TABLE training_lease (

@@ -3,7 +3,7 @@ import { setLogLevel } from "../../../src/wire/log.js";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { isTrainingDue, smoothedRate, TrainingScheduler, type OrgTraining } from "../../../workers/recommender/trainingScheduler.js";
 import type { AlsParams } from "../../../src/wire/als.js";
-import type { Model } from "../../../workers/training/model.js";
+import type { Model } from "../../../workers/model/model.js";
 import type { TrainerAnswer, TrainJob } from "../../../workers/training/trainingThread.js";
 
 const S = 1000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { DEFAULT_ALS } from "../../../src/wire/als.js";
-import { foldIn } from "../../../workers/training/model.js";
+import { foldIn } from "../../../workers/model/model.js";
 import { trainModel } from "../../../workers/training/train.js";
 import { trainingSet, userStrengths } from "../../../workers/training/trainingSet.js";
 import { rankOnIndex } from "../../helpers/rankOnIndex.js";

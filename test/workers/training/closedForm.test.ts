@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { SparseRows } from "../../../workers/training/als.js";
-import {
-  closedFormFits,
-  closedFormScores,
-  DUAL_MAX_USERS,
-  fitForm,
-  PRIMAL_MAX_ITEMS,
-  trainClosedForm,
-} from "../../../workers/training/closedForm.js";
-import { invertSpd, seededRandom } from "../../../workers/training/linalg.js";
+import { closedFormFits, DUAL_MAX_USERS, fitForm, PRIMAL_MAX_ITEMS, trainClosedForm } from "../../../workers/training/closedForm.js";
+import { closedFormScores } from "../../../workers/model/closedForm.js";
+import { invertSpd } from "../../../workers/model/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 
 /** A binary users × items matrix with each pair present with probability `density`. */
 function randomBinary(users: number, items: number, density: number, seed: number): SparseRows {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { SparseRows } from "../../../workers/training/als.js";
-import { fitItemItem, itemItemScores, type ItemItemParams } from "../../../workers/training/itemItem.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
-import { END, slotCosine, slotItem } from "../../../workers/training/neighbourSlots.js";
+import { fitItemItem, type ItemItemParams } from "../../../workers/training/itemItem.js";
+import { itemItemScores } from "../../../workers/model/itemItem.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
+import { END, slotCosine, slotItem } from "../../../workers/model/neighbourSlots.js";
 
 /** A binary users × items matrix, each pair present with a probability that falls with the item's number. */
 function skewedBinary(users: number, items: number, seed: number): SparseRows {

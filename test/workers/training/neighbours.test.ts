@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { unitVector } from "../../../workers/vectors/search.js";
-import type { Model } from "../../../workers/training/model.js";
-import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/training/neighbourSlots.js";
+import type { Model } from "../../../workers/model/model.js";
+import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/model/neighbourSlots.js";
 import { EXHAUSTIVE_MAX_ITEMS } from "../../../workers/training/train.js";
 import { binaryPattern } from "../../../workers/training/closedForm.js";
 import { fitItemItem } from "../../../workers/training/itemItem.js";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { choleskySolve, gram, seededRandom } from "../../../workers/training/linalg.js";
+import { choleskySolve, gram } from "../../../workers/model/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { EXACT_MAX_ENTRIES, SparseRowSolver } from "../../../workers/training/sparseRowSolver.js";
 
 const F = 16;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { NOT_RECENT, QUERY_MAX_ITEMS, recencyWeight } from "../../../workers/training/query.js";
 import { latestOf, queryOf } from "../../../workers/training/trainingSet.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 
 /** The sort latestOf stands for: by code, later position first among equal codes, kept in row order. */
 function bySort(codes: Uint16Array, max: number): number[] {

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { closedFormScores } from "../../../workers/training/closedForm.js";
-import { itemItemScores } from "../../../workers/training/itemItem.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
-import { foldIn, type Model } from "../../../workers/training/model.js";
-import { decodeModel, encodeModel } from "../../../workers/training/modelBytes.js";
-import { END, slotCosine, slotItem } from "../../../workers/training/neighbourSlots.js";
+import { closedFormScores } from "../../../workers/model/closedForm.js";
+import { itemItemScores } from "../../../workers/model/itemItem.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
+import { foldIn, type Model } from "../../../workers/model/model.js";
+import { decodeModel, encodeModel } from "../../../workers/model/modelBytes.js";
+import { END, slotCosine, slotItem } from "../../../workers/model/neighbourSlots.js";
 import { EXHAUSTIVE_MAX_ITEMS, trainModel } from "../../../workers/training/train.js";
 import { translateModel } from "../../../workers/training/translateModel.js";
 import { searchVectors } from "../../../workers/vectors/search.js";

@@ -6,7 +6,7 @@ import { trainingSet } from "../../../workers/training/trainingSet.js";
 import { fitUserTop, USER_TOP_MAX_ENTRIES, USER_TOP_PER_USER } from "../../../workers/training/userTop.js";
 import { NO_USER_USER, USER_USER } from "../../../workers/training/userUser.js";
 import { recencyWeight } from "../../../workers/training/query.js";
-import { seededRandom } from "../../../workers/training/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { DEFAULT_ALS } from "../../../src/wire/als.js";
 import { rankOnIndex, type Ranked } from "../../helpers/rankOnIndex.js";
 

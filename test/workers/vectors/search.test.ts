@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { searchVectors, unitVector } from "../../../workers/vectors/search.js";
-import type { Model } from "../../../workers/training/model.js";
+import type { Model } from "../../../workers/model/model.js";
 import { EXHAUSTIVE_MAX_ITEMS } from "../../../workers/training/train.js";
 import { topicModel } from "../../helpers/topicModel.js";
 

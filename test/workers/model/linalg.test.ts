@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { choleskyFactor, choleskySubstitute, gram, invertSpd, seededRandom } from "../../../workers/training/linalg.js";
+import { choleskyFactor, choleskySubstitute, gram, invertSpd } from "../../../workers/model/linalg.js";
+import { seededRandom } from "../../../workers/model/seededRandom.js";
 
 describe("gram", () => {
   it("is VᵀV, symmetric, for any number of rows (blocks of four and the rest)", () => {

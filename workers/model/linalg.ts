@@ -115,18 +115,6 @@ export function gram(v: Float32Array, n: number, f: number): Float64Array {
   return g;
 }
 
-/** A seeded PRNG (mulberry32), so that training and synthetic data are repeatable. */
-export function seededRandom(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * The inverse of a symmetric positive definite matrix (row-major, overwritten), via Cholesky A = L·Lᵀ, then
  * L⁻¹, then A⁻¹ = L⁻ᵀ·L⁻¹. Each step walks rows, so the inner loops run over contiguous memory.

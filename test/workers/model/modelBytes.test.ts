@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_ALS } from "../../../src/wire/als.js";
-import { decodeModel, encodeModel, readHeader, storedNames } from "../../../workers/training/modelBytes.js";
+import { decodeModel, encodeModel, readHeader, storedNames } from "../../../workers/model/modelBytes.js";
 import { trainModel } from "../../../workers/training/train.js";
 import { topicMatrix } from "../../helpers/topicModel.js";
 

@@ -1,4 +1,3 @@
-import { confidence } from "./als.js";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { ClosedForm } from "./closedForm.js";
 import type { ItemItem } from "./itemItem.js";
@@ -6,6 +5,11 @@ import type { Ivf } from "./ivf.js";
 import type { NeighbourTable } from "./neighbourSlots.js";
 import type { UserTop } from "./userTop.js";
 import { choleskySolve } from "./linalg.js";
+
+/** ALS's confidence in an interaction of this strength: training weighs by it, and fold-in solves with the same weights. */
+export function confidence(strength: number, alpha: number): number {
+  return 1 + alpha * Math.log1p(strength);
+}
 
 /** What training produces for one organisation; swapped into its index whole. */
 export interface Model {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TopK } from "../../../workers/vectors/topK.js";
+import { TopK } from "../../../workers/model/topK.js";
 
 /** The k best pairs by score, ties to the lower item: what TopK must keep and how it must order them. */
 function reference(pairs: [number, number][], k: number): [number, number][] {
