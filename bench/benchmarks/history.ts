@@ -21,7 +21,7 @@ import pg from "pg";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
-import { rssMb } from "../kit/memory.js";
+import { rssMb } from "../kit/proc.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
 import { int, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";

@@ -29,7 +29,7 @@ import { parseArgs } from "node:util";
 import { prepareStorage, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
-import { rssMb } from "../kit/memory.js";
+import { rssMb } from "../kit/proc.js";
 import { int, table } from "../kit/table.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";

@@ -34,7 +34,7 @@ import { STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
 import { recommendCeiling } from "./recommend/ceiling.js";
 import { loadPhase } from "./recommend/loadPhase.js";
 import { isEmptyDir, readManifest, sameSpec, writeManifest, type Manifest } from "./recommend/manifest.js";
-import { rssMb } from "../kit/memory.js";
+import { rssMb } from "../kit/proc.js";
 import { report, type Results } from "./recommend/report.js";
 import { sample } from "./recommend/sample.js";
 import {

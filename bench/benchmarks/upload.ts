@@ -21,7 +21,7 @@
  * item whose attributes hold ~90,000 keys; a JSON array whose elements, just under the cap, hold ~350,000 empty
  * arrays. With BENCH_UPLOAD_BASELINE, alternated as above.
  */
-import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { request } from "node:http";
 import os from "node:os";
@@ -33,6 +33,7 @@ import copyStreams from "pg-copy-streams";
 import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { rssMb } from "../kit/proc.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 import { pollHealthz } from "./upload/healthzPoller.js";
@@ -67,15 +68,9 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   await finished(out);
 }
 
-/** Peak resident memory of a process while `work` runs, sampled every 50 ms (Linux). */
+/** Peak resident memory of a process while `work` runs, sampled every 50 ms. */
 async function peakRss<T>(pid: number | undefined, work: () => Promise<T>): Promise<{ result: T; peakMb: number; startMb: number }> {
-  const rss = () => {
-    try {
-      return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
-    } catch {
-      return NaN; // not Linux, or the server is gone
-    }
-  };
+  const rss = () => rssMb(pid);
   const startMb = rss();
   let peakMb = startMb;
   const timer = setInterval(() => (peakMb = Math.max(peakMb, rss())), 50);

@@ -1,25 +1,10 @@
 /**
- * Where the machine's CPU went during a run: cores busy in the processes the benchmark runs (the server or
- * ceiling, its PostgreSQL, the load generator) and cores busy in anything else. The machine is shared with
- * other work; a figure measured while others held a core says so next to it.
+ * Where the machine's CPU went during a run: cores busy in the processes the benchmark runs (the server or a
+ * ceiling endpoint; the lone process, the pair and HAProxy in bench:cluster), their embedded PostgreSQL, this
+ * client, and anything else. The machine is shared with other work; a figure measured while others held a core
+ * says so next to it.
  */
-import { readFileSync } from "node:fs";
-import { cpuSeconds, postgresCpuSeconds } from "./proc.js";
-
-const TICKS_PER_S = 100;
-
-/** CPU seconds the whole machine has been busy (every state but idle and iowait), from /proc/stat. */
-export function machineBusySeconds(): number {
-  try {
-    const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const [user, nice, system, idle, iowait, irq, softirq, steal] = fields as [number, number, number, number, number, number, number, number];
-    void idle;
-    void iowait;
-    return (user + nice + system + irq + softirq + steal) / TICKS_PER_S;
-  } catch {
-    return NaN;
-  }
-}
+import { cpuSeconds, machineBusySeconds, postgresCpuSeconds } from "./proc.js";
 
 export interface Ours {
   /** The process under load: the server, or the ceiling's endpoint. */
@@ -31,36 +16,51 @@ export interface Ours {
 export interface CpuShare {
   /** Cores busy in the process under load (all its threads). */
   serverCores: number;
-  /** Cores busy in its embedded PostgreSQL (the served-recommendations log is written there). */
+  /** Cores busy in its embedded PostgreSQL (0 with an external one, whose CPU counts as other work). */
   pgCores: number;
   /** Cores busy in processes this benchmark did not start. */
   otherCores: number;
 }
 
-/** 0 when there is no embedded cluster to count (external PostgreSQL, or not Linux). */
-function pgSeconds(o: Ours): number {
-  const pg = o.dataDir ? postgresCpuSeconds(o.dataDir) : 0;
-  return Number.isNaN(pg) ? 0 : pg;
-}
+/** Cores busy in each named group of processes, in the embedded PostgreSQL (NaN when external), this client, and other work. */
+export type Cores<K extends string> = Record<K, number> & { postgres: number; client: number; other: number };
 
-function snapshot(o: Ours) {
+type Groups<K extends string> = Record<K, readonly (number | undefined)[]>;
+
+function snapshot<K extends string>(groups: Groups<K>, dataDir: string | undefined) {
   const self = process.cpuUsage();
-  const server = cpuSeconds(o.pid).all;
-  const pg = pgSeconds(o);
-  return { at: performance.now(), machine: machineBusySeconds(), server, pg, ours: server + pg + (self.user + self.system) / 1e6 };
+  const seconds = new Map<K, number>(
+    (Object.keys(groups) as K[]).map((k) => [k, groups[k].reduce<number>((s, pid) => s + (cpuSeconds(pid).all || 0), 0)]),
+  );
+  return {
+    at: performance.now(),
+    machine: machineBusySeconds(),
+    seconds,
+    postgres: dataDir ? postgresCpuSeconds(dataDir) : NaN,
+    client: (self.user + self.system) / 1e6,
+  };
 }
 
 /** Starts counting; call the returned function at the end of the run. */
-export function cpuShare(o: Ours): () => CpuShare {
-  const a = snapshot(o);
+export function coresDuring<K extends string>(groups: Groups<K>, dataDir: string | undefined): () => Cores<K> {
+  const a = snapshot(groups, dataDir);
   return () => {
-    const b = snapshot(o);
+    const b = snapshot(groups, dataDir);
     const s = (b.at - a.at) / 1000;
-    return {
-      serverCores: (b.server - a.server) / s,
-      pgCores: (b.pg - a.pg) / s,
-      otherCores: Math.max(0, (b.machine - a.machine - (b.ours - a.ours)) / s),
-    };
+    const cores = { postgres: (b.postgres - a.postgres) / s, client: (b.client - a.client) / s } as Cores<K>;
+    let ours = cores.client + (cores.postgres || 0);
+    for (const [k, after] of b.seconds) ours += (cores as Record<K, number>)[k] = (after - a.seconds.get(k)!) / s;
+    cores.other = Math.max(0, (b.machine - a.machine) / s - ours);
+    return cores;
+  };
+}
+
+/** Starts counting for one process under load; call the returned function at the end of the run. */
+export function cpuShare(o: Ours): () => CpuShare {
+  const during = coresDuring({ server: [o.pid] }, o.dataDir);
+  return () => {
+    const c = during();
+    return { serverCores: c.server, pgCores: c.postgres || 0, otherCores: c.other };
   };
 }
 
@@ -77,7 +77,7 @@ export function sinceSpawn(): (o: Ours) => CpuShare {
     const s = (performance.now() - at) / 1000;
     const own = process.cpuUsage(self);
     const server = cpuSeconds(o.pid).all;
-    const pg = pgSeconds(o);
+    const pg = (o.dataDir ? postgresCpuSeconds(o.dataDir) : 0) || 0;
     const ours = server + pg + (own.user + own.system) / 1e6;
     return { serverCores: server / s, pgCores: pg / s, otherCores: Math.max(0, (machineBusySeconds() - machine - ours) / s) };
   };

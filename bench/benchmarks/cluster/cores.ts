@@ -2,18 +2,9 @@
  * Cores busy during a run, by who: the lone process, the pair, HAProxy, PostgreSQL (embedded only), this
  * client, and work the benchmark did not start (the machine is shared: a run with other work busy says so).
  */
-import { cpuSeconds, postgresCpuSeconds } from "../../kit/proc.js";
-import { machineBusySeconds } from "../../kit/cpuShare.js";
+import { coresDuring as coresOf, type Cores as CoresOf } from "../../kit/cpuShare.js";
 
-export interface Cores {
-  lone: number;
-  pair: number;
-  haproxy: number;
-  /** NaN with an external PostgreSQL. */
-  postgres: number;
-  client: number;
-  other: number;
-}
+export type Cores = CoresOf<"lone" | "pair" | "haproxy">;
 
 export interface Watched {
   lone: number;
@@ -23,40 +14,9 @@ export interface Watched {
   dataDir: string | undefined;
 }
 
-const sum = (pids: number[]) => pids.reduce((s, pid) => s + (cpuSeconds(pid).all || 0), 0);
-
-function snapshot(w: Watched) {
-  const self = process.cpuUsage();
-  // An external PostgreSQL's CPU cannot be read from here: NaN, and it counts as other work.
-  const pg = w.dataDir ? postgresCpuSeconds(w.dataDir) : NaN;
-  return {
-    at: performance.now(),
-    machine: machineBusySeconds(),
-    lone: sum([w.lone]),
-    pair: sum(w.pair),
-    haproxy: sum([w.haproxy]),
-    postgres: pg,
-    client: (self.user + self.system) / 1e6,
-  };
-}
-
 /** Starts counting; call the returned function at the end of the run. */
 export function coresDuring(w: Watched): () => Cores {
-  const a = snapshot(w);
-  return () => {
-    const b = snapshot(w);
-    const s = (b.at - a.at) / 1000;
-    const d = (k: Exclude<keyof typeof a, "at" | "machine">) => (b[k] - a[k]) / s;
-    const ours = d("lone") + d("pair") + d("haproxy") + (d("postgres") || 0) + d("client");
-    return {
-      lone: d("lone"),
-      pair: d("pair"),
-      haproxy: d("haproxy"),
-      postgres: d("postgres"),
-      client: d("client"),
-      other: Math.max(0, (b.machine - a.machine) / s - ours),
-    };
-  };
+  return coresOf({ lone: [w.lone], pair: w.pair, haproxy: [w.haproxy] }, w.dataDir);
 }
 
 const QUIET_CORES = 0.1;

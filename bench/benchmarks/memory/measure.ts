@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Storage } from "../../kit/storage.js";
 import { startServer, stopChild, type Child } from "../../kit/processes.js";
-import { rssMb } from "../../kit/memory.js";
+import { rssMb } from "../../kit/proc.js";
 import { waitForLog } from "../../kit/serverLog.js";
 import { log } from "../../kit/settings.js";
 

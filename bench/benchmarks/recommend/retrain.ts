@@ -12,7 +12,7 @@ import type { Child } from "../../kit/processes.js";
 import { log } from "../../kit/settings.js";
 import { itemId, userId } from "../../kit/synthetic.js";
 import { bodyMaker } from "./bodies.js";
-import { rssMb } from "../../kit/memory.js";
+import { rssMb } from "../../kit/proc.js";
 import { startPaced, type PacedResult, type Percentiles } from "../traffic/paced.js";
 import { postJson } from "../../kit/post.js";
 import { logLines } from "../../kit/serverLog.js";

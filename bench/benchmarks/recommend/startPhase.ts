@@ -8,7 +8,7 @@ import { prepareStorage, type Storage } from "../../kit/storage.js";
 import { startServer, stopChild, type Child } from "../../kit/processes.js";
 import { log } from "../../kit/settings.js";
 import { sinceSpawn, type CpuShare } from "../../kit/cpuShare.js";
-import { peakRssMb, rssMb } from "../../kit/memory.js";
+import { peakRssMb, rssMb } from "../../kit/proc.js";
 import { logLines, waitForLog } from "../../kit/serverLog.js";
 
 /** Building 5M events' index, then training, takes minutes on a small machine. */

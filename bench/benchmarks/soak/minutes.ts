@@ -1,10 +1,9 @@
 /** One row per minute: the server's and PostgreSQL's memory, where the CPU went, and each kind's figures. */
 import type { Latencies } from "../../kit/latencies.js";
-import { rssMb } from "../../kit/memory.js";
+import { postgresMemory, rssMb } from "../../kit/proc.js";
 import { cpuShare } from "../../kit/cpuShare.js";
 import type { Child } from "../../kit/processes.js";
 import { KINDS, type Kind } from "./mix.js";
-import { postgresMemory } from "./memory.js";
 import { logCounts } from "./serverLog.js";
 import { non2xx, type KindCounts } from "./tally.js";
 
