@@ -24,7 +24,7 @@ import pg from "pg";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
-import { waitForLog } from "../kit/serverLog.js";
+import { logCounts, waitForLog } from "../kit/serverLog.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
@@ -34,7 +34,6 @@ import { kindMinute } from "./soak/minutes.js";
 import { KINDS, type Kind } from "./soak/mix.js";
 import { setUpOrgs, type SoakOrg } from "./soak/orgs.js";
 import { summaryReport, type Summary } from "./soak/report.js";
-import { logCounts } from "./soak/serverLog.js";
 import { soak } from "./soak/soakRun.js";
 import { comparisonWindows, latencyVerdict, memoryVerdict } from "./soak/verdicts.js";
 

@@ -23,10 +23,11 @@ import { rateLimitPhase, type PhaseResult } from "./rateLimitPhase.js";
 import { replayLine, Tally } from "./report.js";
 import { Runner } from "./runner.js";
 import type { SendLimits } from "./sender.js";
-import { logProblems, stillServing, type ServerCheck } from "./serverChecks.js";
+import { stillServing, type ServerCheck } from "./serverChecks.js";
 import { prepareStorage, type Storage } from "../kit/storage.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { runBenchmark } from "../kit/run.js";
+import { logProblems } from "../kit/serverLog.js";
 import { log } from "../kit/settings.js";
 
 /** The hang bounds: a well-formed request's answer; a broken one's wait; a held connection's life. */

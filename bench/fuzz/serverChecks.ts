@@ -68,21 +68,3 @@ async function metricsCheck(fx: Fixture): Promise<ServerCheck> {
     return "recsvc_recommender_restarts_total = 0";
   });
 }
-
-/** Log lines that mean something broke: level error (JSON logs), or Node's own crash and warning output. */
-const BAD_TEXT = /recommender thread exited|thread failed|uncaught|unhandled|UnhandledPromiseRejection|^\s*at .+\(.+:\d+:\d+\)$|^\w*Error: /i;
-
-export function logProblems(output: string): string[] {
-  const bad: string[] = [];
-  for (const line of output.split("\n")) {
-    if (!line.trim()) continue;
-    let level: string | undefined;
-    try {
-      level = JSON.parse(line).level;
-    } catch {
-      level = undefined;
-    }
-    if (level === "error" || (level === undefined && BAD_TEXT.test(line))) bad.push(line.slice(0, 600));
-  }
-  return bad;
-}

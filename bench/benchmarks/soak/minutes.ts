@@ -4,7 +4,7 @@ import { postgresMemory, rssMb } from "../../kit/proc.js";
 import { cpuShare } from "../../kit/cpuShare.js";
 import type { Child } from "../../kit/processes.js";
 import { KINDS, type Kind } from "./mix.js";
-import { logCounts } from "./serverLog.js";
+import { logCounts } from "../../kit/serverLog.js";
 import { non2xx, type KindCounts } from "./tally.js";
 
 export interface KindMinute {

@@ -2,7 +2,7 @@
 import { int, table } from "../../kit/table.js";
 import type { Latencies } from "../../kit/latencies.js";
 import type { CpuShare } from "../../kit/cpuShare.js";
-import type { LogCounts } from "./serverLog.js";
+import type { LogCounts } from "../../kit/serverLog.js";
 import { KINDS, type Kind } from "./mix.js";
 import { kindMinute, type KindMinute, type MinuteRow } from "./minutes.js";
 import type { RotationOutcome } from "./rotation.js";
