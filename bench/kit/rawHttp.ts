@@ -1,4 +1,34 @@
-/** Reads HTTP/1.1 responses out of the bytes a raw socket received (Content-Length, chunked, or until close). */
+/**
+ * HTTP/1.1 as bytes, for the clients that write to a socket themselves (the load generators, the fuzzer, tests of
+ * framing): requests built whole ahead of time, and responses read out of the bytes a socket received.
+ */
+
+/** The head of a request on a keep-alive connection with `headers`, up to (not including) its Content-Length. */
+export function requestHead(method: string, url: URL, headers: Record<string, string>): string {
+  let head = `${method} ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n`;
+  for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+  return head;
+}
+
+/** The whole request: `head` (from requestHead), the body's Content-Length, and the body. */
+export function withBody(head: string, body: string): Buffer {
+  return Buffer.from(`${head}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+}
+
+const HEAD_END = Buffer.from("\r\n\r\n");
+const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
+
+/**
+ * The status of the first response in `buf` and where it ends, once it is all there (framed by Content-Length,
+ * or without a body): the quick read of a client that only counts answers. Undefined while more is owed.
+ */
+export function nextAnswer(buf: Buffer): { status: number; end: number } | undefined {
+  const headEnd = buf.indexOf(HEAD_END);
+  if (headEnd < 0) return undefined;
+  const head = buf.toString("latin1", 0, headEnd + 2);
+  const end = headEnd + 4 + Number(CONTENT_LENGTH.exec(head)?.[1] ?? 0);
+  return buf.length < end ? undefined : { status: Number(head.slice(9, 12)), end };
+}
 
 export interface HttpAnswer {
   status: number;
@@ -14,8 +44,6 @@ export interface Parsed {
   /** A response that could not be read (not HTTP, bad length): the reason. */
   malformed?: string;
 }
-
-const HEAD_END = Buffer.from("\r\n\r\n");
 
 /**
  * Every complete response in `buf`. `bodyless[i]`: whether the i-th request was a HEAD (its answer has no body

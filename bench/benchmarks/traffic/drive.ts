@@ -5,6 +5,7 @@
  * through several object copies, load-generator CPU that the two cores' server side would pay for.
  */
 import autocannon from "autocannon";
+import { requestHead, withBody } from "../../kit/rawHttp.js";
 import { sendingPrebuilt } from "./autocannon.js";
 import { cpuShare, type Ours } from "../../kit/cpuShare.js";
 import { Latencies } from "../../kit/latencies.js";
@@ -55,12 +56,8 @@ const PREBUILT = 20_000;
 
 /** Whole HTTP/1.1 requests for autocannon's clients, each with a body from `body()`. */
 function prebuilt(url: URL, headers: Record<string, string>, body: () => string): () => Buffer {
-  let head = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n`;
-  for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
-  const requests = Array.from({ length: PREBUILT }, () => {
-    const b = body();
-    return Buffer.from(`${head}content-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`);
-  });
+  const head = requestHead("POST", url, headers);
+  const requests = Array.from({ length: PREBUILT }, () => withBody(head, body()));
   let next = 0;
   return () => requests[next++ % PREBUILT]!;
 }

@@ -13,6 +13,7 @@
  * the same client against a canned endpoint (ceiling.ts) shows what it adds to an answer that takes no work.
  */
 import net from "node:net";
+import { nextAnswer, requestHead, withBody } from "../../kit/rawHttp.js";
 import { cpuShare, type CpuShare, type Ours } from "../../kit/cpuShare.js";
 import { Latencies } from "../../kit/latencies.js";
 
@@ -71,8 +72,6 @@ export interface PacedRun {
 const DRAIN_MS = 10_000;
 /** Connections open and idle before the first slot. */
 const OPEN_LEAD_MS = 100;
-const HEADER_END = Buffer.from("\r\n\r\n");
-const CONTENT_LENGTH = /\r\ncontent-length:\s*(\d+)/i;
 
 interface Connection {
   socket: net.Socket;
@@ -92,12 +91,8 @@ function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer
 
 export async function startPaced(o: PacedOptions): Promise<PacedRun> {
   const url = new URL(o.url);
-  let head = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n`;
-  for (const [k, v] of Object.entries(o.headers)) head += `${k}: ${v}\r\n`;
-  const request = (): Buffer => {
-    const b = o.body();
-    return Buffer.from(`${head}content-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`);
-  };
+  const head = requestHead("POST", url, o.headers);
+  const request = (): Buffer => withBody(head, o.body());
   const conns = await Promise.all(Array.from({ length: o.connections }, () => open(url)));
   const interval = 1000 / o.rate;
   const t0 = performance.now() + OPEN_LEAD_MS;
@@ -141,18 +136,12 @@ export async function startPaced(o: PacedOptions): Promise<PacedRun> {
   for (const c of conns) {
     c.socket.on("data", (chunk: Buffer) => {
       c.buffered = c.buffered.length === 0 ? chunk : Buffer.concat([c.buffered, chunk]);
-      for (;;) {
-        const end = c.buffered.indexOf(HEADER_END);
-        if (end < 0) return;
-        const headText = c.buffered.toString("latin1", 0, end + 2);
-        const m = CONTENT_LENGTH.exec(headText);
-        const length = m ? Number(m[1]) : 0;
-        if (c.buffered.length < end + 4 + length) return;
-        c.buffered = c.buffered.subarray(end + 4 + length);
+      for (let answer = nextAnswer(c.buffered); answer; answer = nextAnswer(c.buffered)) {
+        c.buffered = c.buffered.subarray(answer.end);
         const i = c.inFlight;
         if (i < 0) continue; // nothing asked: cannot happen without pipelining
         const now = performance.now();
-        const status = Number(headText.slice(9, 12));
+        const status = answer.status;
         answered++;
         if (status >= 200 && status < 300) {
           ok++;

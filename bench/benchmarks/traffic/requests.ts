@@ -1,4 +1,5 @@
 /** Whole HTTP/1.1 ingestion requests, built ahead of time for the load generator. */
+import { requestHead, withBody } from "../../kit/rawHttp.js";
 import { eventsBody } from "./events.js";
 
 export interface Target {
@@ -12,10 +13,7 @@ export function ingestTarget(baseUrl: string, pk: string): Target {
 }
 
 function rawRequest(t: Target, n: number, body: (n: number) => string): Buffer {
-  const b = body(n);
-  let head = `POST ${t.url.pathname} HTTP/1.1\r\nHost: ${t.url.host}\r\nConnection: keep-alive\r\n`;
-  for (const [k, v] of Object.entries(t.headers)) head += `${k}: ${v}\r\n`;
-  return Buffer.from(`${head}content-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`);
+  return withBody(requestHead("POST", t.url, t.headers), body(n));
 }
 
 const EMPTY = Buffer.alloc(0);
