@@ -13,32 +13,26 @@
  *   --chunk-blocks N  ERASURE_CHUNK_BLOCKS for the server (default: the server's)
  */
 import { randomUUID } from "node:crypto";
-import { parseArgs } from "node:util";
 import pg from "pg";
 import { connectionUrl, prepareStorage } from "../kit/storage.js";
+import { readFlags } from "../kit/flags.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild } from "../kit/processes.js";
 import { int } from "../kit/table.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 
-const { values: flags } = parseArgs({
-  options: {
-    events: { type: "string", default: "5000000" },
-    "user-events": { type: "string", default: "100000" },
-    "chunk-blocks": { type: "string" },
-  },
-  strict: true,
-});
-const EVENTS = Number(flags.events);
-const USER_EVENTS = Number(flags["user-events"]);
+const flags = readFlags({ events: {}, "user-events": {}, "chunk-blocks": {} });
+const EVENTS = flags.number("events", 5_000_000, { min: 1 });
+const USER_EVENTS = flags.number("user-events", 100_000, { min: 1 });
 const INSERT_STEP = 1_000_000;
 
 const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
 
 async function main(): Promise<void> {
   const storage = await prepareStorage();
-  const env = flags["chunk-blocks"] ? { ERASURE_CHUNK_BLOCKS: flags["chunk-blocks"] } : {};
+  const chunkBlocks = flags.text("chunk-blocks");
+  const env = chunkBlocks ? { ERASURE_CHUNK_BLOCKS: chunkBlocks } : {};
   const { server, url } = await startServer(storage, env);
   const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
   try {

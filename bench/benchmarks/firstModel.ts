@@ -8,12 +8,12 @@
  * interactions cover every positive user × item pair (the model is installed when it is written), and the first
  * `personalized` answer for the last event's user that comes from a model (reason `collaborative`).
  */
-import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 import { readInteractions, type Interaction } from "../evaluation/csv.js";
 import { isGivenSplit, readGivenSplit } from "../evaluation/lightGcnSplit.js";
 import { isPositive } from "../evaluation/split.js";
 import { prepareStorage } from "../kit/storage.js";
+import { readFlags } from "../kit/flags.js";
 import { loadInteractions } from "./firstModel/load.js";
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild } from "../kit/processes.js";
@@ -38,7 +38,8 @@ async function firstCollaborative(url: string, pk: string, user: string, from: n
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { data: { type: "string" }, users: { type: "string", default: "0" } } });
+  const flags = readFlags({ data: {}, users: {} });
+  const values = { data: flags.text("data"), users: flags.number("users", 0, { min: 0, integer: true }) };
   if (!values.data) throw new Error("usage: npm run bench:first-model -- --data FILE|FOLDER [--users N]");
   const rows: Interaction[] = isGivenSplit(values.data) ? (await readGivenSplit(values.data)).split.train : await readInteractions(values.data);
   const pairs = new Set(rows.filter(isPositive).map((r) => `${r.user}\u0000${r.item}`)).size;
@@ -50,10 +51,8 @@ async function main(): Promise<void> {
   const { server, url } = await startServer(storage, { LOG_LEVEL: "info" });
   try {
     const keys = await registerOrg(url);
-    log(
-      `loading ${rows.length} interactions (${pairs} user × item pairs)${Number(values.users) > 0 ? `, ${values.users} users upserted first` : ""}`,
-    );
-    const load = await loadInteractions(url, keys, rows, Number(values.users));
+    log(`loading ${rows.length} interactions (${pairs} user × item pairs)${values.users > 0 ? `, ${values.users} users upserted first` : ""}`);
+    const load = await loadInteractions(url, keys, rows, values.users);
     const lastEventAt = Date.now();
     log(`loaded in ${load.seconds.toFixed(1)} s (${Math.round(load.events / load.seconds)} events/s); waiting for a model of all ${pairs} pairs`);
     const answered = firstCollaborative(url, keys.pk, lastUser, lastEventAt, lastEventAt + MODEL_TIMEOUT_MS);

@@ -18,6 +18,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { readFlags } from "../kit/flags.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
@@ -29,8 +30,9 @@ import { log } from "../kit/settings.js";
 const ITEMS = 100_000;
 const USERS = 50_000;
 const CHUNK = 1_000_000;
-const stepsArg = process.argv.find((a) => a.startsWith("--steps="));
-const STEPS = (stepsArg ? stepsArg.slice("--steps=".length) : "5,20,50").split(",").map((m) => Math.round(Number(m) * 1_000_000));
+const STEPS = readFlags({ steps: {} })
+  .numbers("steps", "5,20,50", { min: Number.MIN_VALUE })
+  .map((m) => Math.round(m * 1_000_000));
 const METRICS_TOKEN = "bench-history-metrics-token";
 const LOAD_TIMEOUT_MS = 60 * 60_000;
 /** Ingest while the second snapshot is written: this many connections, each sending one event at a time. */

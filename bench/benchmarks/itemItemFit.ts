@@ -5,10 +5,10 @@
  * pattern training reads), the fit as it was (bench/benchmarks/itemItemFit/before.ts) and as it is, alternated in one
  * run, their outputs compared. Also the model's memory: 8 bytes a kept pair, 4 a neighbour-list slot.
  */
-import { parseArgs } from "node:util";
 import type { SparseRows } from "../../workers/training/als.js";
 import { fitItemItem } from "../../workers/training/itemItem.js";
 import { fitItemItemBefore } from "./itemItemFit/before.js";
+import { readFlags } from "../kit/flags.js";
 import { benchSpec, specLine } from "./recommend/spec.js";
 import { syntheticEvents, type SyntheticSpec } from "../kit/synthetic.js";
 import { writeFigures } from "../kit/results.js";
@@ -30,9 +30,9 @@ function syntheticPairs(spec: SyntheticSpec): { x: SparseRows; squares: number }
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { scale: { type: "string", default: "1" }, rounds: { type: "string", default: "3" } } });
-  const spec = benchSpec(Number(values.scale));
-  const rounds = Number(values.rounds);
+  const flags = readFlags({ scale: {}, rounds: {} });
+  const spec = benchSpec(flags.number("scale", 1, { min: Number.MIN_VALUE }));
+  const rounds = flags.number("rounds", 3, { min: 1, integer: true });
   log(`${specLine(spec)}: building the pairs`);
   const { x, squares } = syntheticPairs(spec);
   log(`${x.indices.length} distinct pairs, Σ_u d_u² = ${squares}`);

@@ -25,46 +25,29 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
 import { prepareStorage, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { rssMb } from "../kit/proc.js";
 import { int, table } from "../kit/table.js";
+import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog } from "./noisy/catalogs.js";
 import { HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/hostileRequests.js";
 import { newStats, runSchedule, type PacedStats, type Schedule } from "./noisy/pacedClient.js";
 
-const { values: flags } = parseArgs({
-  options: {
-    builds: { type: "string" },
-    rounds: { type: "string" },
-    duration: { type: "string" },
-    rates: { type: "string" },
-    "bystander-rate": { type: "string" },
-    "text-items": { type: "string" },
-  },
-  strict: true,
-});
-
-function positive(name: string, v: string | undefined, fallback: number, min = 1): number {
-  const n = v === undefined ? fallback : Number(v);
-  if (!Number.isFinite(n) || n < min) throw new Error(`--${name}: not a number ≥ ${min}: ${v}`);
-  return n;
-}
-
-const BUILDS = (flags.builds ?? `new=${fileURLToPath(new URL("../../src/main.js", import.meta.url))}`).split(",").map((b) => {
+const flags = readFlags({ builds: {}, rounds: {}, duration: {}, rates: {}, "bystander-rate": {}, "text-items": {} });
+const BUILDS = (flags.text("builds") ?? `new=${fileURLToPath(new URL("../../src/main.js", import.meta.url))}`).split(",").map((b) => {
   const [name, path] = b.split("=");
   if (!name || !path) throw new Error(`--builds: expected name=path, got ${b}`);
   return { name, main: path };
 });
-const ROUNDS = positive("rounds", flags.rounds, 1);
-const DURATION_S = positive("duration", flags.duration, 30);
-const RATES = (flags.rates ?? "0,1,20").split(",").map((r) => positive("rates", r, 0, 0));
-const BYSTANDER_RATE = positive("bystander-rate", flags["bystander-rate"], 30);
-const TEXT_ITEMS = positive("text-items", flags["text-items"], 2_000);
+const ROUNDS = flags.number("rounds", 1, { min: 1 });
+const DURATION_S = flags.number("duration", 30, { min: 1 });
+const RATES = flags.numbers("rates", "0,1,20", { min: 0 });
+const BYSTANDER_RATE = flags.number("bystander-rate", 30, { min: 1 });
+const TEXT_ITEMS = flags.number("text-items", 2_000, { min: 1 });
 /** Bystanders pace at this share of the rate limit: a fixed one-second window never sees two of theirs. */
 const BYSTANDER_SHARE = 0.8;
 const READY_TIMEOUT_MS = 300_000;

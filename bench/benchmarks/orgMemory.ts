@@ -12,8 +12,8 @@
  * Progress goes to stderr, the table to stdout. Each stage's RSS moves by a few MB from run to run (heap
  * growth, allocator): small stages are noisy, which the default sizes keep below a tenth of the difference.
  */
-import { parseArgs } from "node:util";
 import pg from "pg";
+import { readFlags } from "../kit/flags.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
@@ -24,9 +24,7 @@ import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import type { SyntheticSpec } from "../kit/synthetic.js";
 
-const { values: flags } = parseArgs({ options: { scale: { type: "string" } }, strict: true });
-const SCALE = Number(flags.scale ?? process.env.BENCH_SCALE ?? 1);
-if (!Number.isFinite(SCALE) || SCALE <= 0) throw new Error(`not a positive number: ${flags.scale}`);
+const SCALE = readFlags({ scale: { env: "BENCH_SCALE" } }).number("scale", 1, { min: Number.MIN_VALUE });
 const n = (x: number) => Math.max(10, Math.round(x * SCALE));
 
 const shape = (items: number, users: number, events: number, seed: number): SyntheticSpec => ({

@@ -9,7 +9,6 @@
  * --rounds N (5), --strategies a,b (default personalized,similar,because-you-viewed).
  * Prints per strategy the median and best round's µs of CPU time per call.
  */
-import { parseArgs } from "node:util";
 import { toRankRequest } from "../../src/recommend/schema.js";
 import { eventWeight } from "../../src/ingest/schemas.js";
 import { USER_STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
@@ -22,15 +21,13 @@ import { benchSpec, specLine } from "./recommend/spec.js";
 import { LIMIT } from "./recommend/bodies.js";
 import { itemId, syntheticEvents, syntheticItems, userId } from "../kit/synthetic.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
+import { readFlags } from "../kit/flags.js";
 
-const { values } = parseArgs({
-  options: { scale: { type: "string" }, calls: { type: "string" }, rounds: { type: "string" }, strategies: { type: "string" } },
-  strict: true,
-});
-const scale = Number(values.scale ?? 0.2);
-const calls = Number(values.calls ?? 2000);
-const rounds = Number(values.rounds ?? 5);
-const strategies = (values.strategies ?? "personalized,similar,because-you-viewed").split(",") as Strategy[];
+const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {} });
+const scale = flags.number("scale", 0.2, { min: Number.MIN_VALUE });
+const calls = flags.number("calls", 2000, { min: 1, integer: true });
+const rounds = flags.number("rounds", 5, { min: 1, integer: true });
+const strategies = flags.text("strategies", "personalized,similar,because-you-viewed")!.split(",") as Strategy[];
 
 const spec = benchSpec(scale);
 const nowS = Date.now() / 1000;

@@ -9,26 +9,19 @@
  * To compare two builds, run each build's copy of this file in turn (alternated, several times each): only
  * figures taken close together compare.
  */
-import { parseArgs } from "node:util";
 import { OrgIndex } from "../../workers/index/orgIndex.js";
 import { HEAD_CLOSE, HEAD_OPEN } from "../../workers/index/itemText.js";
 import { page } from "../../workers/strategies/page.js";
 import { seededRandom } from "../../workers/training/linalg.js";
 import type { RankRequest } from "../../src/wire/rank.js";
+import { readFlags } from "../kit/flags.js";
 
-const { values: flags } = parseArgs({
-  options: {
-    items: { type: "string", default: "100000" },
-    limit: { type: "string", default: "20" },
-    pages: { type: "string", default: "2000" },
-    reps: { type: "string", default: "41" },
-  },
-  strict: true,
-});
-const ITEMS = Number(flags.items);
-const LIMIT = Number(flags.limit);
-const PAGES = Number(flags.pages);
-const REPS = Number(flags.reps);
+const flags = readFlags({ items: {}, limit: {}, pages: {}, reps: {} });
+const whole = { min: 1, integer: true };
+const ITEMS = flags.number("items", 100_000, whole);
+const LIMIT = flags.number("limit", 20, whole);
+const PAGES = flags.number("pages", 2000, whole);
+const REPS = flags.number("reps", 41, whole);
 
 const index = new OrgIndex(1);
 const random = seededRandom(35);

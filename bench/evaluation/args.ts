@@ -1,5 +1,5 @@
-import { parseArgs } from "node:util";
 import { DEFAULT_ALS, type AlsParams } from "../../src/wire/als.js";
+import { readFlags } from "../kit/flags.js";
 import { DEFAULT_DEPTH } from "./metrics.js";
 import { isGivenSplit } from "./lightGcnSplit.js";
 import type { Protocol } from "./split.js";
@@ -40,63 +40,55 @@ FOLDER: a published split in LightGCN's layout (train.txt, test.txt: "user item 
 --als-only: personalized by ALS (no closed form, no item-item model).
 --item-item: personalized by the item-item model, as organisations too large for a closed form are served.`;
 
-function number(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} must be a positive number`);
-  return n;
-}
-
 export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      data: { type: "string" },
-      protocol: { type: "string", default: "temporal" },
-      holdout: { type: "string" },
-      seed: { type: "string" },
-      k: { type: "string" },
-      factors: { type: "string" },
-      iterations: { type: "string" },
-      regularization: { type: "string" },
-      alpha: { type: "string" },
-      "max-users": { type: "string" },
-      ease: { type: "string" },
-      "no-ease": { type: "boolean", default: false },
-      novel: { type: "boolean", default: false },
-      "als-only": { type: "boolean", default: false },
-      "item-item": { type: "boolean", default: false },
-      json: { type: "boolean", default: false },
+  const flags = readFlags(
+    {
+      data: {},
+      protocol: {},
+      holdout: {},
+      seed: {},
+      k: {},
+      factors: {},
+      iterations: {},
+      regularization: {},
+      alpha: {},
+      "max-users": {},
+      ease: {},
+      "no-ease": { boolean: true },
+      novel: { boolean: true },
+      "als-only": { boolean: true },
+      "item-item": { boolean: true },
+      json: { boolean: true },
     },
-  });
-  if (!values.data) throw new Error("--data FILE is required");
-  const integer = (v: string | undefined, fallback: number, name: string) => {
-    const n = number(v, fallback, name);
-    if (!Number.isInteger(n)) throw new Error(`--${name} must be a whole number`);
-    return n;
-  };
-  const holdout = number(values.holdout, 0.2, "holdout");
+    argv,
+  );
+  const data = flags.text("data");
+  if (!data) throw new Error("--data FILE is required");
+  const positive = { min: Number.MIN_VALUE };
+  const whole = { ...positive, integer: true };
+  const holdout = flags.number("holdout", 0.2, positive);
   if (holdout > 1 && !Number.isInteger(holdout)) throw new Error("--holdout is a share below 1 or a whole number of interactions");
-  const given = isGivenSplit(values.data);
-  if (!given && values.protocol !== "temporal" && values.protocol !== "random") throw new Error("--protocol must be temporal or random");
+  const given = isGivenSplit(data);
+  const protocol = flags.text("protocol", "temporal");
+  if (!given && protocol !== "temporal" && protocol !== "random") throw new Error("--protocol must be temporal or random");
   return {
-    data: values.data,
-    protocol: given ? "given" : (values.protocol as Protocol),
-    k: integer(values.k, given ? 20 : DEFAULT_DEPTH, "k"),
+    data,
+    protocol: given ? "given" : (protocol as Protocol),
+    k: flags.number("k", given ? 20 : DEFAULT_DEPTH, whole),
     holdout,
-    seed: integer(values.seed, 1, "seed"),
+    seed: flags.number("seed", 1, whole),
     als: {
       ...DEFAULT_ALS,
-      factors: integer(values.factors, DEFAULT_ALS.factors, "factors"),
-      iterations: integer(values.iterations, DEFAULT_ALS.iterations, "iterations"),
-      regularization: number(values.regularization, DEFAULT_ALS.regularization, "regularization"),
-      alpha: number(values.alpha, DEFAULT_ALS.alpha, "alpha"),
+      factors: flags.number("factors", DEFAULT_ALS.factors, whole),
+      iterations: flags.number("iterations", DEFAULT_ALS.iterations, whole),
+      regularization: flags.number("regularization", DEFAULT_ALS.regularization, positive),
+      alpha: flags.number("alpha", DEFAULT_ALS.alpha, positive),
     },
-    maxUsers: integer(values["max-users"], Number.MAX_SAFE_INTEGER, "max-users"),
-    easeLambda: values["no-ease"] ? -1 : values.ease === undefined ? 0 : number(values.ease, 0, "ease"),
-    alsOnly: values["als-only"],
-    itemItem: values["item-item"],
-    novel: values.novel,
-    json: values.json,
+    maxUsers: flags.number("max-users", Number.MAX_SAFE_INTEGER, whole),
+    easeLambda: flags.on("no-ease") ? -1 : flags.number("ease", 0, positive),
+    alsOnly: flags.on("als-only"),
+    itemItem: flags.on("item-item"),
+    novel: flags.on("novel"),
+    json: flags.on("json"),
   };
 }

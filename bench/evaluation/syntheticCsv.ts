@@ -6,41 +6,32 @@
  */
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { parseArgs } from "node:util";
+import { readFlags } from "../kit/flags.js";
 import { syntheticEvents, type SyntheticSpec } from "../kit/synthetic.js";
 
-const { values } = parseArgs({
-  options: {
-    out: { type: "string" },
-    users: { type: "string", default: "5000" },
-    items: { type: "string", default: "2000" },
-    events: { type: "string", default: "200000" },
-    topics: { type: "string", default: "40" },
-    days: { type: "string", default: "60" },
-    focus: { type: "string", default: "0.85" },
-    seed: { type: "string", default: "1" },
-  },
-});
-if (!values.out) {
+const flags = readFlags({ out: {}, users: {}, items: {}, events: {}, topics: {}, days: {}, focus: {}, seed: {} });
+const out = flags.text("out");
+if (!out) {
   console.error("usage: npm run synthetic-csv -- --out FILE [--users N] [--items N] [--events N] [--topics N] [--days N] [--focus X] [--seed N]");
   process.exit(2);
 }
+const whole = { min: 1, integer: true };
 const spec: SyntheticSpec = {
-  users: Number(values.users),
-  items: Number(values.items),
-  events: Number(values.events),
-  topics: Number(values.topics),
-  days: Number(values.days),
-  focus: Number(values.focus),
-  seed: Number(values.seed),
+  users: flags.number("users", 5000, whole),
+  items: flags.number("items", 2000, whole),
+  events: flags.number("events", 200_000, whole),
+  topics: flags.number("topics", 40, whole),
+  days: flags.number("days", 60, whole),
+  focus: flags.number("focus", 0.85, { min: 0, max: 1 }),
+  seed: flags.number("seed", 1, { integer: true }),
 };
 
-const out = createWriteStream(values.out);
-out.write("user_id,item_id,event_name,timestamp\n");
+const file = createWriteStream(out);
+file.write("user_id,item_id,event_name,timestamp\n");
 for (const e of syntheticEvents(spec)) {
   // Respect back-pressure: a few hundred thousand lines would otherwise sit in memory at once.
-  if (!out.write(`${e.user_id},${e.item_id},${e.event_name},${new Date(e.at).toISOString()}\n`)) await once(out, "drain");
+  if (!file.write(`${e.user_id},${e.item_id},${e.event_name},${new Date(e.at).toISOString()}\n`)) await once(file, "drain");
 }
-out.end();
-await once(out, "finish");
-console.error(`wrote ${spec.events} events to ${values.out}`);
+file.end();
+await once(file, "finish");
+console.error(`wrote ${spec.events} events to ${out}`);

@@ -2,51 +2,49 @@
  * Settings of `npm run bench:recommend`, from flags (`--scale 0.05`, `--data-dir DIR`, …) or the environment
  * (BENCH_SCALE, BENCH_DATA_DIR, …); a flag wins over its variable. Documented at the top of bench/benchmarks/recommend.ts.
  */
-import { parseArgs } from "node:util";
+import { readEnv, readFlags } from "../../kit/flags.js";
 
-const { values: flags } = parseArgs({
-  options: {
-    scale: { type: "string" },
-    "data-dir": { type: "string" },
-    connections: { type: "string" },
-    duration: { type: "string" },
-    rate: { type: "string" },
-    strategies: { type: "string" },
-  },
-  strict: true,
+const flags = readFlags({
+  scale: { env: "BENCH_SCALE" },
+  "data-dir": { env: "BENCH_DATA_DIR" },
+  connections: { env: "BENCH_CONNECTIONS" },
+  duration: { env: "BENCH_DURATION_S" },
+  rate: { env: "BENCH_FIXED_RATE" },
+  strategies: { env: "BENCH_STRATEGIES" },
 });
-
-const env = process.env;
-const num = (flag: string | undefined, variable: string | undefined, fallback: number): number => {
-  const raw = flag ?? variable;
-  const n = raw === undefined ? fallback : Number(raw);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`not a positive number: ${raw}`);
-  return n;
-};
+const env = readEnv({
+  warmup: { env: "BENCH_WARMUP_S" },
+  "load-in-flight": { env: "BENCH_LOAD_IN_FLIGHT" },
+  "fixed-connections": { env: "BENCH_FIXED_CONNECTIONS" },
+  "fixed-runs": { env: "BENCH_FIXED_RUNS" },
+  "fixed-duration": { env: "BENCH_FIXED_DURATION_S" },
+  retrain: { env: "BENCH_RETRAIN" },
+});
+const POSITIVE = { min: Number.MIN_VALUE };
 
 /** 1 is the full organisation (100,000 items, 50,000 users, 5,000,000 events); 0.02 a quick run. */
-export const SCALE = num(flags.scale, env.BENCH_SCALE, 1);
+export const SCALE = flags.number("scale", 1, POSITIVE);
 /** Keeps the embedded database here between runs (loaded once, reused while its manifest matches). */
-export const DATA_DIR = flags["data-dir"] ?? env.BENCH_DATA_DIR;
-export const CONNECTIONS = num(flags.connections, env.BENCH_CONNECTIONS, 50);
-export const DURATION_S = num(flags.duration, env.BENCH_DURATION_S, 10);
-export const WARMUP_S = num(undefined, env.BENCH_WARMUP_S, 2);
+export const DATA_DIR = flags.text("data-dir");
+export const CONNECTIONS = flags.number("connections", 50, POSITIVE);
+export const DURATION_S = flags.number("duration", 10, POSITIVE);
+export const WARMUP_S = env.number("warmup", 2, POSITIVE);
 /** Requests per second of the fixed-rate runs. */
-export const FIXED_RATE = num(flags.rate, env.BENCH_FIXED_RATE, 2000);
+export const FIXED_RATE = flags.number("rate", 2000, POSITIVE);
 /** Which strategies to drive (default all ten); the fixed-rate runs follow only those listed. */
-export const ONLY_STRATEGIES = (flags.strategies ?? env.BENCH_STRATEGIES)?.split(",").filter(Boolean);
+export const ONLY_STRATEGIES = flags.text("strategies")?.split(",").filter(Boolean);
 /** Event requests in flight while loading (each 1,000 events). */
-export const LOAD_IN_FLIGHT = num(undefined, env.BENCH_LOAD_IN_FLIGHT, 8);
+export const LOAD_IN_FLIGHT = env.number("load-in-flight", 8, POSITIVE);
 /**
  * Connections of the fixed-rate runs (our paced client, paced.ts: requests spread evenly in time over them).
  * A list measures each count in turn.
  */
-export const FIXED_CONNECTIONS = (env.BENCH_FIXED_CONNECTIONS ?? `${CONNECTIONS}`).split(",").map(Number);
+export const FIXED_CONNECTIONS = env.numbers("fixed-connections", `${CONNECTIONS}`, POSITIVE);
 /** Fixed-rate runs per strategy after the restart (each reported), and their length. */
-export const FIXED_RUNS = num(undefined, env.BENCH_FIXED_RUNS, 5);
-export const FIXED_DURATION_S = num(undefined, env.BENCH_FIXED_DURATION_S, 8);
+export const FIXED_RUNS = env.number("fixed-runs", 5, POSITIVE);
+export const FIXED_DURATION_S = env.number("fixed-duration", 8, POSITIVE);
 /**
  * The retrain phase (BENCH_RETRAIN=0 skips it): one event makes the server retrain the organisation while
  * personalized runs at the fixed rate, measured during the training and in the seconds after the new model is in.
  */
-export const RETRAIN = env.BENCH_RETRAIN !== "0";
+export const RETRAIN = env.text("retrain") !== "0";

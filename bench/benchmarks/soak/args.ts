@@ -1,5 +1,5 @@
 /** The soak's flags (documented at the top of bench/benchmarks/soak.ts), checked and bounded. */
-import { parseArgs } from "node:util";
+import { readFlags } from "../../kit/flags.js";
 
 export interface SoakArgs {
   minutes: number;
@@ -13,32 +13,15 @@ export interface SoakArgs {
   uploadRows: number;
 }
 
-function bounded(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`--${name} must be a whole number from ${min} to ${max} (got ${raw})`);
-  return n;
-}
-
 export function parseSoakArgs(argv: string[]): SoakArgs {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      minutes: { type: "string" },
-      rate: { type: "string" },
-      "data-dir": { type: "string" },
-      "floor-seconds": { type: "string" },
-      orgs: { type: "string" },
-      "upload-rows": { type: "string" },
-    },
-    strict: true,
-  });
+  const flags = readFlags({ minutes: {}, rate: {}, "data-dir": {}, "floor-seconds": {}, orgs: {}, "upload-rows": {} }, argv);
+  const whole = (min: number, max: number) => ({ min, max, integer: true });
   return {
-    minutes: bounded("minutes", values.minutes, 30, 1, 24 * 60),
-    rate: bounded("rate", values.rate, 300, 1, 20_000),
-    dataDir: values["data-dir"],
-    floorSeconds: bounded("floor-seconds", values["floor-seconds"], 30, 0, 600),
-    orgs: bounded("orgs", values.orgs, 3, 1, 20),
-    uploadRows: bounded("upload-rows", values["upload-rows"], 50_000, 0, 10_000_000),
+    minutes: flags.number("minutes", 30, whole(1, 24 * 60)),
+    rate: flags.number("rate", 300, whole(1, 20_000)),
+    dataDir: flags.text("data-dir"),
+    floorSeconds: flags.number("floor-seconds", 30, whole(0, 600)),
+    orgs: flags.number("orgs", 3, whole(1, 20)),
+    uploadRows: flags.number("upload-rows", 50_000, whole(0, 10_000_000)),
   };
 }
