@@ -18,7 +18,7 @@ import { connectionUrl, prepareStorage } from "../kit/storage.js";
 import { readFlags } from "../kit/flags.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild } from "../kit/processes.js";
-import { int } from "../kit/table.js";
+import { int, percentile } from "../kit/table.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 
@@ -26,8 +26,6 @@ const flags = readFlags({ events: {}, "user-events": {}, "chunk-blocks": {} });
 const EVENTS = flags.number("events", 5_000_000, { min: 1 });
 const USER_EVENTS = flags.number("user-events", 100_000, { min: 1 });
 const INSERT_STEP = 1_000_000;
-
-const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))] ?? NaN;
 
 async function main(): Promise<void> {
   const storage = await prepareStorage();

@@ -27,7 +27,7 @@ import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
-import { int, table } from "../kit/table.js";
+import { int, ms, percentile as quantile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
@@ -140,12 +140,6 @@ async function measure(v: Variant, databaseUrl: string): Promise<Run> {
     await pool.close();
   }
 }
-
-function quantile(sorted: number[], q: number): number {
-  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-const ms = (x: number) => (Number.isNaN(x) ? "-" : x < 10 ? x.toFixed(2) : int(x));
 
 async function main(): Promise<void> {
   const variants: Variant[] = [];

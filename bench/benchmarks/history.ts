@@ -24,7 +24,7 @@ import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { rssMb } from "../kit/proc.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
-import { int, table } from "../kit/table.js";
+import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 
 const ITEMS = 100_000;
@@ -106,12 +106,6 @@ async function loadEvents(db: pg.Pool, org: number, from: number, target: number
 }
 
 const mb = async (db: pg.Pool, sql: string): Promise<number> => Number((await db.query<{ b: string }>(sql)).rows[0]!.b) / 1024 / 1024;
-
-function percentile(xs: number[], p: number): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(p * s.length))]!;
-}
 
 /** Single events from INGEST_CONNECTIONS loops until `stop`; each request's start (epoch ms) and latency. */
 async function ingest(url: string, pk: string, stop: () => boolean): Promise<Array<[number, number]>> {

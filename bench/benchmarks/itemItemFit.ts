@@ -9,6 +9,7 @@ import type { SparseRows } from "../../workers/training/als.js";
 import { fitItemItem } from "../../workers/training/itemItem.js";
 import { fitItemItemBefore } from "./itemItemFit/before.js";
 import { readFlags } from "../kit/flags.js";
+import { median } from "../kit/table.js";
 import { benchSpec, specLine } from "./recommend/spec.js";
 import { syntheticEvents, type SyntheticSpec } from "../kit/synthetic.js";
 import { writeFigures } from "../kit/results.js";
@@ -62,7 +63,6 @@ function main(): void {
   const pairs = last!.rows.neighbours.length;
   const rowBytes = last!.rows.rowStart.byteLength + last!.rows.neighbours.byteLength + last!.rows.weights.byteLength;
   const listBytes = last!.similar?.slots.byteLength ?? 0;
-  const median = (v: number[]) => v.slice().sort((a, b) => a - b)[Math.floor(v.length / 2)]!;
   const figures = {
     spec,
     pairsIn: x.indices.length,

@@ -29,7 +29,7 @@ import { prepareStorage, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { rssMb } from "../kit/proc.js";
-import { int, table } from "../kit/table.js";
+import { int, ms, table } from "../kit/table.js";
 import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
@@ -215,8 +215,6 @@ async function noise(
     await stopChild(server);
   }
 }
-
-const ms = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(x < 10 ? 2 : 0));
 
 async function main(): Promise<void> {
   const runs: BuildRun[] = [];

@@ -22,6 +22,7 @@ import { LIMIT } from "./recommend/bodies.js";
 import { itemId, syntheticEvents, syntheticItems, userId } from "../kit/synthetic.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { readFlags } from "../kit/flags.js";
+import { median } from "../kit/table.js";
 
 const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {} });
 const scale = flags.number("scale", 0.2, { min: Number.MIN_VALUE });
@@ -77,6 +78,9 @@ for (const strategy of strategies) {
     const used = process.cpuUsage(started);
     if (r > 0) perRound.push((used.user + used.system) / calls); // round 0 warms up
   }
-  perRound.sort((a, b) => a - b);
-  console.log(`${strategy.padEnd(20)} ${perRound[Math.floor(perRound.length / 2)]!.toFixed(1).padStart(6)}  ${perRound[0]!.toFixed(1).padStart(6)}`);
+  console.log(
+    `${strategy.padEnd(20)} ${median(perRound).toFixed(1).padStart(6)}  ${Math.min(...perRound)
+      .toFixed(1)
+      .padStart(6)}`,
+  );
 }

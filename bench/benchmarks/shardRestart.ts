@@ -17,7 +17,7 @@ import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
-import { int, table } from "../kit/table.js";
+import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
@@ -84,8 +84,7 @@ async function main(): Promise<void> {
       Promise.all(Array.from({ length: SMALL_ORGS }, (_, k) => answeredAfter(recommender!, ask(smallSeq(k)), killedAt))),
       answeredAfter(recommender, ask(LARGE), killedAt),
     ]);
-    small.sort((a, b) => a - b);
-    const at = (q: number) => int(small[Math.min(small.length - 1, Math.floor(q * small.length))]!);
+    const at = (q: number) => int(percentile(small, q));
     process.stdout.write(
       `\nA shard of ${SMALL_ORGS + 1} organisations (${int(LARGE_EVENTS + SMALL_ORGS * SMALL_EVENTS)} events) rebuilt after its thread died\n\n${table(
         ["", "ms"],

@@ -15,6 +15,7 @@ import { page } from "../../workers/strategies/page.js";
 import { seededRandom } from "../../workers/training/linalg.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 import { readFlags } from "../kit/flags.js";
+import { median } from "../kit/table.js";
 
 const flags = readFlags({ items: {}, limit: {}, pages: {}, reps: {} });
 const whole = { min: 1, integer: true };
@@ -83,8 +84,6 @@ function renderPages(): number {
   if (sink === 0) throw new Error("nothing was rendered");
   return ns / PAGES;
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 copyTexts();
 renderPages();

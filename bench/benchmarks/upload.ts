@@ -34,6 +34,7 @@ import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../k
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { rssMb } from "../kit/proc.js";
+import { median, percentile } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 import { pollHealthz } from "./upload/healthzPoller.js";
@@ -153,8 +154,6 @@ async function withServer<T>(build: string, run: (url: string, pid: number | und
     await storage.release();
   }
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
 /** The baseline and this build, alternated ROUNDS times, starting with the baseline. */
 function alternation(): Array<{ name: "old" | "new"; build: string }> {
@@ -291,9 +290,8 @@ async function loopDelay(url: string): Promise<string> {
 }
 
 function percentiles(xs: number[]): string {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
-  return `p50 ${at(0.5).toFixed(1)}  p99 ${at(0.99).toFixed(1)}  max ${(sorted.at(-1) ?? NaN).toFixed(1)} ms (n ${sorted.length})`;
+  const at = (q: number) => percentile(xs, q).toFixed(1);
+  return `p50 ${at(0.5)}  p99 ${at(0.99)}  max ${at(1)} ms (n ${xs.length})`;
 }
 
 /** Three hostile uploads at once while /healthz is polled; on this build, or alternated with the baseline. */
@@ -316,8 +314,7 @@ async function hostile(): Promise<void> {
       const busy = await pollHealthz(url, HOSTILE_S, HEALTHZ_PER_S);
       const answers = await Promise.all(uploads.map((u) => u.answer));
       const busyLoop = await loopDelay(url);
-      const sorted = [...busy.latencies].sort((a, b) => a - b);
-      p99[name].push(sorted[Math.floor(0.99 * sorted.length)] ?? NaN);
+      p99[name].push(percentile(busy.latencies, 0.99));
       lines.push(
         "",
         `${name} (${build})`,

@@ -1,6 +1,6 @@
 /** The printed report of bench:cluster: every run, the two setups side by side with their ratio, freshness, and HAProxy's own cost. */
 import os from "node:os";
-import { int, table } from "../../kit/table.js";
+import { int, ms, table } from "../../kit/table.js";
 import type { BaselineRun } from "./baseline.js";
 import type { Freshness } from "./freshness.js";
 import type { RunFigures } from "./runs.js";
@@ -25,7 +25,6 @@ export interface Report {
   baseline: BaselineRun[];
 }
 
-const ms = (x: number) => (Number.isNaN(x) ? "–" : x < 10 ? x.toFixed(2) : x.toFixed(0));
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
