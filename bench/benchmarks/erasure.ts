@@ -15,6 +15,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { connectionUrl, prepareStorage } from "../kit/storage.js";
+import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild } from "../kit/processes.js";
@@ -67,28 +68,17 @@ async function main(): Promise<void> {
           event_id: randomUUID(),
         }));
         const t = performance.now();
-        const r = await fetch(`${url}/v1/events/ingest`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-api-key": org.pk },
-          body: JSON.stringify(body),
-        });
-        await r.text();
+        const r = await call(`${url}/v1/events/ingest`, { key: org.pk, json: body });
         if (r.status !== 202) throw new Error(`ingest answered ${r.status}`);
         latencies.push({ at: t, ms: performance.now() - t });
       }
     })();
     await new Promise((r) => setTimeout(r, 5000));
     const asked = performance.now();
-    const post = await fetch(`${url}/v1/users/erase`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": org.sk },
-      body: JSON.stringify({ user_ids: ["erase-me"] }),
-    });
-    const id = ((await post.json()) as { data: { erasure_id: string } }).data.erasure_id;
+    const id = (await call(`${url}/v1/users/erase`, { key: org.sk, json: { user_ids: ["erase-me"] } })).json.data.erasure_id as string;
     let state: { status: string; deleted: Record<string, number> };
     for (;;) {
-      const r = await fetch(`${url}/v1/users/erase/${id}`, { headers: { "x-api-key": org.sk } });
-      state = ((await r.json()) as { data: typeof state }).data;
+      state = (await call(`${url}/v1/users/erase/${id}`, { key: org.sk })).json.data;
       if (state.status === "done") break;
       await new Promise((r) => setTimeout(r, 200));
     }

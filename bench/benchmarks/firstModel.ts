@@ -17,7 +17,7 @@ import { readFlags } from "../kit/flags.js";
 import { loadInteractions } from "./firstModel/load.js";
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild } from "../kit/processes.js";
-import { postJson } from "../kit/post.js";
+import { postJson } from "../kit/api.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
 import { writeFigures } from "../kit/results.js";
 import { log } from "../kit/settings.js";

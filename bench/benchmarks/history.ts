@@ -18,6 +18,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
@@ -61,15 +62,7 @@ interface Latency {
   p99: number;
 }
 
-async function post(url: string, path: string, key: string, body: unknown): Promise<number> {
-  const r = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": key },
-    body: JSON.stringify(body),
-  });
-  await r.arrayBuffer();
-  return r.status;
-}
+const post = async (url: string, path: string, key: string, json: unknown): Promise<number> => (await call(`${url}${path}`, { key, json })).status;
 
 async function start(storage: Storage, env: Record<string, string>): Promise<{ server: Child; url: string; readyS: number }> {
   const started = performance.now();
@@ -169,7 +162,7 @@ async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: stri
   // 2. The restart this is about.
   const again = await start(storage, {});
   const rssReadyMb = rssMb(again.server.proc.pid);
-  const loads = await (await fetch(`${again.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const loads = (await call(`${again.url}/metrics`, { token: METRICS_TOKEN })).text;
   const restored = [...loads.matchAll(/^recsvc_index_snapshot_loads_total\{result="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]}=${m[2]}`).join(" ");
   for (const l of logLines(again.server, "recommender index loaded")) {
     const { t: _t, level: _level, msg: _msg, ...phases } = l;

@@ -30,6 +30,7 @@ import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { rssMb } from "../kit/proc.js";
 import { int, ms, table } from "../kit/table.js";
+import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
@@ -76,8 +77,7 @@ function startBuild(storage: Storage, main: string, env: NodeJS.ProcessEnv = {})
 async function waitReady(url: string, org: Org, body: string): Promise<void> {
   const until = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    const res = await fetch(`${url}/v1/recommend`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": org.pk }, body });
-    await res.text();
+    const res = await call(`${url}/v1/recommend`, { key: org.pk, body });
     if (res.status === 200) return;
     if (Date.now() > until) throw new Error(`the server did not answer 200 in time (last ${res.status})`);
     await sleep(500);

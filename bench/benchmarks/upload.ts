@@ -33,6 +33,7 @@ import copyStreams from "pg-copy-streams";
 import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { call } from "../kit/api.js";
 import { rssMb } from "../kit/proc.js";
 import { median, percentile } from "../kit/table.js";
 import { log } from "../kit/settings.js";
@@ -283,7 +284,7 @@ function uploadBody(url: string, token: string, contentType: string, body: Reada
  * resets at each scrape; 10 ms resolution): unlike /healthz timed from here, it excludes this process's delays.
  */
 async function loopDelay(url: string): Promise<string> {
-  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+  const { text } = await call(`${url}/metrics`, { token: METRICS_TOKEN });
   const ms = (name: string) =>
     (Number(new RegExp(`^recsvc_nodejs_eventloop_lag_${name}_seconds(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1]) * 1000).toFixed(1);
   return `p50 ${ms("p50")}  p99 ${ms("p99")}  max ${ms("max")} ms`;

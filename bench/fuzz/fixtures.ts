@@ -4,6 +4,7 @@
  * cases), and organisation C, whose key pairs the cases may generate and revoke freely.
  */
 import { randomBytes, randomUUID } from "node:crypto";
+import { call as api } from "../kit/api.js";
 import { registerOrg } from "../kit/org.js";
 
 export interface OrgKeys {
@@ -44,12 +45,8 @@ interface Answer {
 }
 
 async function call(url: string, method: string, path: string, opts: { json?: unknown; token?: string; apiKey?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { "x-forwarded-for": randomIp() };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.apiKey) headers["x-api-key"] = opts.apiKey;
-  if (opts.json !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(url + path, { method, headers, body: opts.json === undefined ? undefined : JSON.stringify(opts.json) });
-  return { status: res.status, body: await res.json() };
+  const r = await api(url + path, { method, json: opts.json, token: opts.token, key: opts.apiKey, headers: { "x-forwarded-for": randomIp() } });
+  return { status: r.status, body: r.json };
 }
 
 async function must(what: string, status: number, p: Promise<Answer>): Promise<Answer["body"]> {

@@ -3,25 +3,13 @@
  * line (a recommender thread that died, an unhandled error, an uncaught exception); and, when GET /metrics
  * exists, its recommender restart counter is 0.
  */
+import { call, type CallOptions } from "../kit/api.js";
 import type { Fixture } from "./fixtures.js";
 
 export interface ServerCheck {
   name: string;
   ok: boolean;
   detail: string;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer, whose fields the checks read where they need them
-async function getJson(url: string, init: RequestInit = {}): Promise<{ status: number; body: any; text: string }> {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
-  const text = await res.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, body, text };
 }
 
 async function probe(name: string, run: () => Promise<string>): Promise<ServerCheck> {
@@ -33,22 +21,19 @@ async function probe(name: string, run: () => Promise<string>): Promise<ServerCh
 }
 
 export async function stillServing(fx: Fixture): Promise<ServerCheck[]> {
-  const expect200 = async (path: string, init?: RequestInit) => {
-    const r = await getJson(fx.url + path, init);
-    if (r.status !== 200 || r.body?.success !== true) throw new Error(`${r.status} ${r.text.slice(0, 200)}`);
+  const expect200 = async (path: string, o?: CallOptions) => {
+    const r = await call(fx.url + path, { ...o, timeoutMs: 10_000 });
+    if (r.status !== 200 || r.json?.success !== true) throw new Error(`${r.status} ${r.text.slice(0, 200)}`);
     return r;
   };
   return [
-    await probe("GET /healthz answers 200", async () => (await expect200("/healthz")).body.data.status),
-    await probe("GET /readyz answers 200", async () => JSON.stringify((await expect200("/readyz")).body.data)),
+    await probe("GET /healthz answers 200", async () => (await expect200("/healthz")).json.data.status),
+    await probe("GET /readyz answers 200", async () => JSON.stringify((await expect200("/readyz")).json.data)),
     await probe("a valid recommend answers 200 with results", async () => {
-      const r = await expect200("/v1/recommend", {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-api-key": fx.a.pk },
-        body: JSON.stringify({ strategy: "personalized", user_id: fx.users[0], limit: 10 }),
-      });
-      if (!Array.isArray(r.body.data.results) || r.body.data.results.length === 0) throw new Error(`no results: ${r.text.slice(0, 200)}`);
-      return `${r.body.data.results.length} results, mode ${r.body.data.mode}`;
+      const r = await expect200("/v1/recommend", { key: fx.a.pk, json: { strategy: "personalized", user_id: fx.users[0], limit: 10 } });
+      const { results, mode } = r.json.data;
+      if (!Array.isArray(results) || results.length === 0) throw new Error(`no results: ${r.text.slice(0, 200)}`);
+      return `${results.length} results, mode ${mode}`;
     }),
     await metricsCheck(fx),
   ];
@@ -59,7 +44,7 @@ const RESTARTS = /^recsvc_recommender_restarts_total(?:\{[^}]*\})?\s+(\S+)/gm;
 /** Optional: GET /metrics may not exist (404); when it answers 200, its restart counter must sum to 0. */
 async function metricsCheck(fx: Fixture): Promise<ServerCheck> {
   return probe("recommender restarts (GET /metrics)", async () => {
-    const r = await getJson(`${fx.url}/metrics`, { headers: { authorization: `Bearer ${fx.metricsToken}` } });
+    const r = await call(`${fx.url}/metrics`, { token: fx.metricsToken, timeoutMs: 10_000 });
     if (r.status !== 200) return `no metrics (${r.status}): check skipped`;
     const values = [...r.text.matchAll(RESTARTS)].map((m) => Number(m[1]));
     if (values.length === 0) return "recsvc_recommender_restarts_total not exposed: check skipped";

@@ -1,27 +1,20 @@
 /** A fresh organisation to ingest into, registered through the server's own API. */
 import { randomBytes, randomUUID } from "node:crypto";
 import type pg from "pg";
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer, whose fields registerOrg reads
-async function post(url: string, body: unknown, headers: Record<string, string>): Promise<{ status: number; body: any }> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
+import { call } from "./api.js";
 
 /** Registers an organisation and returns its id, the OWNER's dashboard token and a key pair (publishable and secret). */
 export async function registerOrg(url: string): Promise<{ orgId: string; token: string; pk: string; sk: string }> {
   const b = randomBytes(3);
-  const reg = await post(
-    `${url}/auth/register`,
-    { email: `bench-${randomUUID()}@example.com`, password: "benchmark password", organisation: "Benchmark" },
-    {
-      "x-forwarded-for": `10.${b[0]}.${b[1]}.${b[2]}`,
-    },
-  );
-  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${JSON.stringify(reg.body)}`);
-  const keys = await post(`${url}/v1/keys`, {}, { authorization: `Bearer ${reg.body.data.token}` });
-  if (keys.status !== 201) throw new Error(`key generation failed: ${keys.status} ${JSON.stringify(keys.body)}`);
-  return { orgId: reg.body.data.organisation.id, token: reg.body.data.token, pk: keys.body.data.publishable_key, sk: keys.body.data.secret_key };
+  const reg = await call(`${url}/auth/register`, {
+    json: { email: `bench-${randomUUID()}@example.com`, password: "benchmark password", organisation: "Benchmark" },
+    headers: { "x-forwarded-for": `10.${b[0]}.${b[1]}.${b[2]}` },
+  });
+  if (reg.status !== 201) throw new Error(`register failed: ${reg.status} ${reg.text}`);
+  const { token, organisation } = reg.json.data;
+  const keys = await call(`${url}/v1/keys`, { json: {}, token });
+  if (keys.status !== 201) throw new Error(`key generation failed: ${keys.status} ${keys.text}`);
+  return { orgId: organisation.id, token, pk: keys.json.data.publishable_key, sk: keys.json.data.secret_key };
 }
 
 /** The organisation's number, which the events table is keyed by. */

@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { seededRandom } from "../../../workers/training/linalg.js";
 import { Latencies } from "../../kit/latencies.js";
+import { call } from "../../kit/api.js";
 import { log } from "../../kit/settings.js";
 import { itemId } from "../../kit/synthetic.js";
 
@@ -41,10 +42,7 @@ export interface Freshness {
   max: number;
 }
 
-async function post(url: string, key: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body: JSON.stringify(body) });
-  return { status: res.status, json: await res.json() };
-}
+const post = (url: string, key: string, json: unknown) => call(url, { key, json });
 
 let refusedLogged = false;
 
@@ -54,7 +52,7 @@ let refusedLogged = false;
  */
 async function recentlyViewed(url: string, pk: string, user: string): Promise<string[] | undefined> {
   const r = await post(`${url}/v1/recommend`, pk, { strategy: "recently-viewed", user_id: user, limit: 20 });
-  const data = (r.json as { data?: { mode: string; recommended_items: string[] } }).data;
+  const data = (r.json as { data?: { mode: string; recommended_items: string[] } } | undefined)?.data;
   if (r.status !== 200 || !data) {
     if (!refusedLogged) log(`    recently-viewed answered ${r.status} (asked again; logged once): ${JSON.stringify(r.json).slice(0, 300)}`);
     refusedLogged = true;

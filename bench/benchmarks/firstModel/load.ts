@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Interaction } from "../../evaluation/csv.js";
-import { postJson } from "../../kit/post.js";
+import { postJson } from "../../kit/api.js";
 
 const ITEM_CHUNK = 10_000;
 const USER_CHUNK = 10_000;

@@ -3,6 +3,7 @@
  * recommender shards report on /metrics (items, users, and the bytes of their typed arrays and models).
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { call } from "../../kit/api.js";
 import type { Storage } from "../../kit/storage.js";
 import { startServer, stopChild, type Child } from "../../kit/processes.js";
 import { rssMb } from "../../kit/proc.js";
@@ -47,9 +48,8 @@ export async function restartAndMeasure(storage: Storage, trainedOrgs: number[])
       samples.push(rssMb(server.proc.pid));
     }
     log(`  RSS every ${SAMPLE_MS / 1000} s: ${samples.map((x) => x.toFixed(0)).join(", ")} MB`);
-    const res = await fetch(`${started.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
-    if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-    const text = await res.text();
+    const { status, text } = await call(`${started.url}/metrics`, { token: METRICS_TOKEN });
+    if (status !== 200) throw new Error(`/metrics answered ${status}`);
     return {
       rssMb: Math.min(...samples),
       items: gauge(text, "recsvc_index_items"),

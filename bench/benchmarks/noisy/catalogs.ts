@@ -3,7 +3,7 @@
  * limits, built to cost the recommender the most) and the bystanders' ordinary ones.
  */
 import { randomUUID } from "node:crypto";
-import { postJson } from "../../kit/post.js";
+import { postJson } from "../../kit/api.js";
 
 /** Items of the tag catalog: each with one array attribute of TAGS strings, all distinct but one shared. */
 export const TAG_ITEMS = 2_001;

@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { log } from "../../kit/settings.js";
 import { syntheticEvents, syntheticItems, syntheticUsers, type SyntheticEvent, type SyntheticSpec } from "../../kit/synthetic.js";
-import { postJson } from "../../kit/post.js";
+import { postJson } from "../../kit/api.js";
 
 const CATALOG_CHUNK = 10_000;
 const EVENT_CHUNK = 1_000;

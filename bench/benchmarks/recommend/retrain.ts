@@ -14,7 +14,7 @@ import { itemId, userId } from "../../kit/synthetic.js";
 import { bodyMaker } from "./bodies.js";
 import { rssMb } from "../../kit/proc.js";
 import { startPaced, type PacedResult, type Percentiles } from "../traffic/paced.js";
-import { postJson } from "../../kit/post.js";
+import { postJson } from "../../kit/api.js";
 import { logLines } from "../../kit/serverLog.js";
 import { runFixedRate, target, type FixedRateRun, type Server } from "./strategies.js";
 import { threadCores } from "./threads.js";

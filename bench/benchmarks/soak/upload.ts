@@ -3,7 +3,7 @@
  * are updates with new prices) sent to POST /v1/upload/items with the organisation's dashboard token.
  */
 import { itemId, topicOf, type SyntheticSpec } from "../../kit/synthetic.js";
-import { dashboardCall } from "./dashboard.js";
+import { call } from "../../kit/api.js";
 
 export interface UploadOutcome {
   rows: number;
@@ -27,10 +27,10 @@ export function catalogCsv(spec: SyntheticSpec, rows: number): string {
 
 export async function uploadItems(url: string, token: string, csv: string, rows: number): Promise<UploadOutcome> {
   const started = performance.now();
-  const r = await dashboardCall(url, token, "POST", "/v1/upload/items", csv, "text/csv");
+  const r = await call(`${url}/v1/upload/items`, { token, body: csv, contentType: "text/csv" });
   const seconds = (performance.now() - started) / 1000;
-  const accepted = Number(r.body?.data?.accepted ?? 0);
-  const rejected = Number(r.body?.data?.rejected ?? 0);
+  const accepted = Number(r.json?.data?.accepted ?? 0);
+  const rejected = Number(r.json?.data?.rejected ?? 0);
   return {
     rows,
     bytes: Buffer.byteLength(csv),
@@ -39,6 +39,6 @@ export async function uploadItems(url: string, token: string, csv: string, rows:
     rejected,
     seconds,
     ok: r.status === 202 && accepted === rows && rejected === 0,
-    ...(r.status !== 202 ? { message: JSON.stringify(r.body).slice(0, 300) } : {}),
+    ...(r.status !== 202 ? { message: r.text.slice(0, 300) } : {}),
   };
 }
