@@ -37,10 +37,11 @@ import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { haproxyBaseline, type BaselineRun } from "./cluster/baseline.js";
 import { settle, type Watched } from "./cluster/cores.js";
-import { SeededEvents } from "./cluster/events.js";
+import { ViewEvents } from "./traffic/events.js";
 import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
 import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
-import { ingestRun, recommendBodies, recommendRun, type RunFigures } from "./cluster/runs.js";
+import { ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
+import { bodyMaker } from "./recommend/bodies.js";
 import {
   BASELINE,
   CONNECTIONS,
@@ -55,6 +56,8 @@ import {
 } from "./cluster/settings.js";
 import { startTopology, stopTopology, type Topology } from "./cluster/topology.js";
 import { USER_STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
+import { seededRandom } from "../../workers/training/linalg.js";
+import type { SyntheticSpec } from "../kit/synthetic.js";
 
 const SEED = 20261127;
 /** The ingest organisation's population: users and items drawn uniformly. */
@@ -72,9 +75,12 @@ interface Scenario {
   run(setup: Setup): Promise<RunFigures>;
 }
 
+/** Recommend bodies for `strategy`, limit 20: users of the organisation drawn by a PRNG seeded the same each run. */
+const recommendBodies = (strategy: Strategy, spec: SyntheticSpec) => bodyMaker(strategy, spec, seededRandom(SEED));
+
 function asked(strategy: Strategy, spec: ReturnType<typeof benchSpec>): string {
   if (!USER_STRATEGIES.has(strategy)) return `${strategy} one body (no user)`;
-  const body = recommendBodies(strategy, spec, SEED);
+  const body = recommendBodies(strategy, spec);
   return `${strategy} ${new Set(Array.from({ length: PREBUILT_BODIES }, body)).size.toLocaleString("en-US")} distinct users`;
 }
 
@@ -96,7 +102,7 @@ async function main(): Promise<void> {
     const urls: Record<Setup, string> = { lone: topology.single.url, pair: topology.balancer.url };
     // One per setup: the lone process and the pair are on databases of their own.
     const ingestOrgs = { lone: await registerOrg(urls.lone), pair: await registerOrg(urls.pair) };
-    const events = new SeededEvents(SEED, INGEST_USERS, INGEST_ITEMS);
+    const events = new ViewEvents(seededRandom(SEED), INGEST_USERS, INGEST_ITEMS, true);
     const watched: Watched = {
       lone: topology.single.child.proc.pid!,
       pair: topology.pair.map((p) => p.child.proc.pid!),
@@ -116,8 +122,7 @@ async function main(): Promise<void> {
       ...RECOMMEND_STRATEGIES.map((s) => ({
         name: `recommend, ${s}`,
         connections: CONNECTIONS.recommend,
-        run: (setup: Setup) =>
-          recommendRun(urls[setup], org.pk, recommendBodies(s, spec, SEED), CONNECTIONS.recommend, watched, DURATION_S, WARMUP_S),
+        run: (setup: Setup) => recommendRun(urls[setup], org.pk, recommendBodies(s, spec), CONNECTIONS.recommend, watched, DURATION_S, WARMUP_S),
       })),
     ];
     const runs: ScenarioRun[] = [];

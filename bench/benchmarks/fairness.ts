@@ -25,7 +25,7 @@ import { toRankRequest } from "../../src/recommend/schema.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { RankRequest } from "../../src/wire/rank.js";
-import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
+import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { int, ms, percentile as quantile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
@@ -62,16 +62,6 @@ interface Run {
   hostileAnswered: number;
   hostileRefused: number;
   hostileTimedOut: number;
-}
-
-async function writeEvents(db: pg.Client, org: number, n: number, users: number, items: number): Promise<void> {
-  await db.query(
-    `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at)
-     SELECT $1, gen_random_uuid(), 'u' || (hashint4(g) % $3), 'i' || (hashint4(g + 7) % $4), 'engagement', 'view', 1,
-            now() - (g % 2592000) * interval '1 second'
-     FROM generate_series(1, $2) AS g`,
-    [org, n, users, items],
-  );
 }
 
 /** The hostile organisation's k-th ask: the strategies that read the most of its index, in turn. */
@@ -161,8 +151,8 @@ async function main(): Promise<void> {
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     log(`writing ${int(HOSTILE_EVENTS)} events of the hostile organisation and 5,000 of the bystander`);
-    await writeEvents(db, HOSTILE, HOSTILE_EVENTS, USERS, ITEMS);
-    await writeEvents(db, BYSTANDER, 5_000, 500, 300);
+    await insertViews(db, HOSTILE, HOSTILE_EVENTS, USERS, ITEMS);
+    await insertViews(db, BYSTANDER, 5_000, 500, 300);
     await db.query("VACUUM ANALYZE events");
     await db.end();
 

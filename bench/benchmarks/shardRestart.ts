@@ -15,7 +15,7 @@ import { toRankRequest } from "../../src/recommend/schema.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
-import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
+import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
@@ -27,16 +27,6 @@ const SMALL_EVENTS = 500;
 /** Organisation seqs of the benchmark: all even, so that with two shards they are all on shard 0. */
 const LARGE = 1_000_000;
 const smallSeq = (k: number) => LARGE + 2 * (k + 1);
-
-async function writeEvents(db: pg.Client, org: number, n: number, users: number, items: number): Promise<void> {
-  await db.query(
-    `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at)
-     SELECT $1, gen_random_uuid(), 'u' || (hashint4(g) % $3), 'i' || (hashint4(g + 7) % $4), 'engagement', 'view', 1,
-            now() - (g % 2592000) * interval '1 second'
-     FROM generate_series(1, $2) AS g`,
-    [org, n, users, items],
-  );
-}
 
 /** Milliseconds from `since` until `req` is answered, asking every 5 ms. */
 async function answeredAfter(r: RecommenderPool, req: RankRequest, since: number): Promise<number> {
@@ -60,8 +50,8 @@ async function main(): Promise<void> {
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     log(`writing ${int(LARGE_EVENTS)} events of one organisation and ${int(SMALL_EVENTS)} of each of ${SMALL_ORGS} others`);
-    await writeEvents(db, LARGE, LARGE_EVENTS, 50_000, 100_000);
-    for (let k = 0; k < SMALL_ORGS; k++) await writeEvents(db, smallSeq(k), SMALL_EVENTS, 50, 200);
+    await insertViews(db, LARGE, LARGE_EVENTS, 50_000, 100_000);
+    for (let k = 0; k < SMALL_ORGS; k++) await insertViews(db, smallSeq(k), SMALL_EVENTS, 50, 200);
     await db.query("VACUUM ANALYZE events");
     await db.end();
 

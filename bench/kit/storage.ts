@@ -96,3 +96,14 @@ export async function serverVersion(db: pg.Pool): Promise<string> {
   const { rows } = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
   return rows[0].v;
 }
+
+/** `n` views of organisation `org` written straight into `events` (users and items hashed from the row number, the last 30 days). */
+export async function insertViews(db: pg.Client, org: number, n: number, users: number, items: number): Promise<void> {
+  await db.query(
+    `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at)
+     SELECT $1, gen_random_uuid(), 'u' || (hashint4(g) % $3), 'i' || (hashint4(g + 7) % $4), 'engagement', 'view', 1,
+            now() - (g % 2592000) * interval '1 second'
+     FROM generate_series(1, $2) AS g`,
+    [org, n, users, items],
+  );
+}

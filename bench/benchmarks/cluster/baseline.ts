@@ -9,7 +9,7 @@ import { stopChild } from "../../kit/processes.js";
 import { startUwsCeiling } from "../traffic/uwsCeilingProcess.js";
 import { ingestTarget, RequestPool } from "../traffic/requests.js";
 import { log } from "../../kit/settings.js";
-import type { SeededEvents } from "./events.js";
+import type { ViewEvents } from "../traffic/events.js";
 import { startHaproxy } from "./haproxy.js";
 
 export interface BaselineRun {
@@ -26,7 +26,7 @@ export async function haproxyBaseline(
   runs: number,
   durationS: number,
   warmupS: number,
-  events: SeededEvents,
+  events: ViewEvents,
 ): Promise<BaselineRun[]> {
   const { child, port } = await startUwsCeiling();
   const endpoint = `127.0.0.1:${port}`;

@@ -3,15 +3,12 @@
  * `n`-event requests, or one recommend strategy. Closed loop: autocannon with a fixed number of connections,
  * each sending its next request (built ahead of time) as soon as the previous one is answered, no overallRate.
  */
-import { seededRandom } from "../../../workers/training/linalg.js";
-import { USER_STRATEGIES, type Strategy } from "../../../src/wire/strategies.js";
 import { load } from "../traffic/autocannon.js";
 import { drive } from "../traffic/drive.js";
 import { ingestTarget, RequestPool } from "../traffic/requests.js";
 import { log } from "../../kit/settings.js";
-import { userId, type SyntheticSpec } from "../../kit/synthetic.js";
 import { coresDuring, type Cores, type Watched } from "./cores.js";
-import type { SeededEvents } from "./events.js";
+import type { ViewEvents } from "../traffic/events.js";
 
 /** A prebuilt pool never holds more events than this (memory); past it requests are built as they go. */
 const MAX_POOL_EVENTS = 2_000_000;
@@ -33,7 +30,7 @@ export async function ingestRun(
   pk: string,
   n: number,
   connections: number,
-  events: SeededEvents,
+  events: ViewEvents,
   w: Watched,
   durationS: number,
   warmupS: number,
@@ -47,14 +44,6 @@ export async function ingestRun(
   const cores = coresDuring(w);
   const r = await load({ target, connections, pool, amount, durationS });
   return { reqPerS: r.reqPerS, eventsPerS: (r.accepted * n) / r.durationS, p50: r.p50, p99: r.p99, failed: r.other + r.errors, cores: cores() };
-}
-
-/** Recommend bodies for `strategy`, limit 20: a user of the organisation drawn by a seeded PRNG for a user strategy, none for a global one. */
-export function recommendBodies(strategy: Strategy, spec: SyntheticSpec, seed: number): () => string {
-  const head = `{"strategy":"${strategy}","limit":20`;
-  if (!USER_STRATEGIES.has(strategy)) return () => `${head}}`;
-  const random = seededRandom(seed);
-  return () => `${head},"user_id":"${userId(Math.floor(random() * spec.users))}"}`;
 }
 
 export async function recommendRun(

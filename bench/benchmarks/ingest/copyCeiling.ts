@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
-import { randomItemId, randomUserId } from "../traffic/events.js";
+import { randomEvents } from "../traffic/events.js";
 import { DURATION_S, WARMUP_S } from "../../kit/settings.js";
 
 const CHUNK_ROWS = 10_000;
@@ -65,7 +65,7 @@ export function eventRows(org: number, count: number): string {
   const at = new Date().toISOString();
   let s = "";
   for (let i = 0; i < count; i++) {
-    s += `${org}\t${randomUUID()}\t${randomUserId()}\t${randomItemId()}\tengagement\tview\t1\t\\N\t\\N\t\\N\t${at}\n`;
+    s += `${org}\t${randomUUID()}\t${randomEvents.userId()}\t${randomEvents.itemId()}\tengagement\tview\t1\t\\N\t\\N\t\\N\t${at}\n`;
   }
   return s;
 }

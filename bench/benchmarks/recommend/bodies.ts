@@ -4,10 +4,10 @@ import { itemId, userId, type SyntheticSpec } from "../../kit/synthetic.js";
 
 export const LIMIT = 20;
 
-/** A body maker for `strategy`: each call picks a new user or item (uniformly; every user has events). */
-export function bodyMaker(strategy: Strategy, spec: SyntheticSpec): () => string {
+/** A body maker for `strategy`: each call picks a new user or item (uniformly by `random`; every user has events). */
+export function bodyMaker(strategy: Strategy, spec: SyntheticSpec, random = Math.random): () => string {
   const head = `{"strategy":"${strategy}","limit":${LIMIT}`;
-  if (USER_STRATEGIES.has(strategy)) return () => `${head},"user_id":"${userId((Math.random() * spec.users) | 0)}"}`;
-  if (ITEM_STRATEGIES.has(strategy)) return () => `${head},"context_item_id":"${itemId((Math.random() * spec.items) | 0)}"}`;
+  if (USER_STRATEGIES.has(strategy)) return () => `${head},"user_id":"${userId((random() * spec.users) | 0)}"}`;
+  if (ITEM_STRATEGIES.has(strategy)) return () => `${head},"context_item_id":"${itemId((random() * spec.items) | 0)}"}`;
   return () => `${head}}`;
 }

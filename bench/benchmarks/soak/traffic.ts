@@ -8,7 +8,7 @@ import type { Latencies } from "../../kit/latencies.js";
 import type { Mix } from "./mix.js";
 import { track, type SoakOrg } from "./orgs.js";
 import { pace } from "./pacer.js";
-import { keepAliveAgent, post } from "./post.js";
+import { keepAliveAgent, post } from "../traffic/keepAlive.js";
 import type { Tally } from "./tally.js";
 
 const SOCKETS_PER_ORG = 16;

@@ -1,24 +1,48 @@
-/** Random ingestion events over a fixed population of users and items, every event_id fresh. */
+/**
+ * View events over a fixed population of users and items drawn uniformly by `random`, every event_id fresh, as
+ * ingest request bodies. A counted instance (bench:cluster's seeded one) also keeps the distinct users, items and
+ * pairs it sent, so that the report can say what the load held.
+ */
 import { randomUUID } from "node:crypto";
 
-const USERS = 20_000;
-const ITEMS = 5_000;
+export class ViewEvents {
+  sent = 0;
+  private readonly seen: { users: Set<number>; items: Set<number>; pairs: Set<number> } | undefined;
 
-const userIds = Array.from({ length: USERS }, (_, i) => `user-${i}`);
-const itemIds = Array.from({ length: ITEMS }, (_, i) => `item-${i}`);
-const pick = (a: string[]) => a[(Math.random() * a.length) | 0];
+  constructor(
+    private readonly random: () => number,
+    private readonly userCount: number,
+    private readonly itemCount: number,
+    counted = false,
+  ) {
+    this.seen = counted ? { users: new Set(), items: new Set(), pairs: new Set() } : undefined;
+  }
 
-export const randomUserId = (): string => pick(userIds);
-export const randomItemId = (): string => pick(itemIds);
+  userId = (): string => `user-${Math.floor(this.random() * this.userCount)}`;
+  itemId = (): string => `item-${Math.floor(this.random() * this.itemCount)}`;
 
-function eventJson(): string {
-  return `{"user_id":"${randomUserId()}","event_family":"engagement","event_name":"view","item_id":"${randomItemId()}","event_id":"${randomUUID()}"}`;
+  private event(): string {
+    const u = Math.floor(this.random() * this.userCount);
+    const i = Math.floor(this.random() * this.itemCount);
+    this.seen?.users.add(u);
+    this.seen?.items.add(i);
+    this.seen?.pairs.add(u * this.itemCount + i);
+    this.sent++;
+    return `{"user_id":"user-${u}","event_family":"engagement","event_name":"view","item_id":"item-${i}","event_id":"${randomUUID()}"}`;
+  }
+
+  /** One request body: a single event object, or an array of `n` events. */
+  body(n: number): string {
+    if (n === 1) return this.event();
+    const parts = new Array<string>(n);
+    for (let k = 0; k < n; k++) parts[k] = this.event();
+    return `[${parts.join(",")}]`;
+  }
+
+  distinct(): { events: number; users: number; items: number; pairs: number } {
+    return { events: this.sent, users: this.seen?.users.size ?? NaN, items: this.seen?.items.size ?? NaN, pairs: this.seen?.pairs.size ?? NaN };
+  }
 }
 
-/** One request body: a single event object, or an array of `n` events. */
-export function eventsBody(n: number): string {
-  if (n === 1) return eventJson();
-  const parts = new Array<string>(n);
-  for (let i = 0; i < n; i++) parts[i] = eventJson();
-  return `[${parts.join(",")}]`;
-}
+/** bench:ingest's events: 20,000 users and 5,000 items, not counted. */
+export const randomEvents = new ViewEvents(Math.random, 20_000, 5_000);

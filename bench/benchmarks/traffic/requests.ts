@@ -1,6 +1,6 @@
 /** Whole HTTP/1.1 ingestion requests, built ahead of time for the load generator. */
 import { requestHead, withBody } from "../../kit/rawHttp.js";
-import { eventsBody } from "./events.js";
+import { randomEvents } from "./events.js";
 
 export interface Target {
   url: URL;
@@ -32,7 +32,7 @@ export class RequestPool {
     private readonly n: number,
     count: number,
     /** The bodies' maker: random events by default (bench:cluster passes its seeded one). */
-    private readonly body: (n: number) => string = eventsBody,
+    private readonly body: (n: number) => string = (n) => randomEvents.body(n),
   ) {
     this.reqs = new Array<Buffer>(count);
     for (let i = 0; i < count; i++) this.reqs[i] = rawRequest(target, n, body);
