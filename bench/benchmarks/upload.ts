@@ -87,29 +87,8 @@ async function peakRss<T>(pid: number | undefined, work: () => Promise<T>): Prom
  * Streams the file to the upload endpoint, chunked (no Content-Length: this uWS build refuses a Content-Length
  * of 10^9 or more, and chunked bodies have no such limit); the server's answer and the seconds it took.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer, whose fields the report reads
-function uploadFile(url: string, token: string, file: string): Promise<{ status: number; body: any; seconds: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${url}/v1/upload/items`,
-      {
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "text/csv", "transfer-encoding": "chunked" },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()), seconds: (performance.now() - started) / 1000 }),
-        );
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    createReadStream(file, { highWaterMark: 256 * 1024 }).pipe(req);
-  });
-}
+const uploadFile = (url: string, token: string, file: string): Promise<Sent> =>
+  uploadBody(url, token, "text/csv", createReadStream(file, { highWaterMark: 256 * 1024 }));
 
 /** The ceiling: the same file COPYed (CSV) by one client into a table (keyed by item_id when the ids are distinct), in one transaction. */
 async function copyCeiling(databaseUrl: string, file: string): Promise<number> {
