@@ -9,6 +9,7 @@
  * default 10), BENCH_DATABASE_URL (as for bench:ingest).
  */
 import { connect, copyRows, createEventsLike, eventRows } from "./ingest/copyCeiling.js";
+import { fromEnv } from "../kit/flags.js";
 import { userSystemSeconds } from "../kit/proc.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
@@ -17,7 +18,7 @@ import { DURATION_S, log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
 const TABLE = "bench_commit_cost";
-const SIZES = (process.env.BENCH_COMMIT_ROWS ?? "1,10,40,100,1000").split(",").map(Number);
+const SIZES = fromEnv.numbers("BENCH_COMMIT_ROWS", "1,10,40,100,1000", { min: 1, integer: true });
 
 interface SizeResult {
   rows: number;

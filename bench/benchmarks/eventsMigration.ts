@@ -14,10 +14,11 @@ import pg from "pg";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { migrate } from "../../src/db/migrate.js";
 import { setLogLevel } from "../../src/wire/log.js";
+import { fromEnv } from "../kit/flags.js";
 import { prepareStorage } from "../kit/storage.js";
 import { DATABASE_URL, log } from "../kit/settings.js";
 
-const EVENTS = Number(process.env.BENCH_MIGRATION_EVENTS ?? 3_000_000);
+const EVENTS = fromEnv.number("BENCH_MIGRATION_EVENTS", 3_000_000, { min: 1, integer: true });
 const CHUNK = 1_000_000;
 
 const size = async (db: pg.Pool) =>

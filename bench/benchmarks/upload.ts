@@ -34,20 +34,22 @@ import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../k
 import { registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { call } from "../kit/api.js";
+import { fromEnv } from "../kit/flags.js";
 import { rssMb } from "../kit/proc.js";
 import { median, percentile } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 import { pollHealthz } from "./upload/healthzPoller.js";
 
-const ROWS = Number(process.env.BENCH_UPLOAD_ROWS ?? 1_000_000);
-const SCENARIO = process.env.BENCH_UPLOAD_SCENARIO ?? "normal";
-const BASELINE = process.env.BENCH_UPLOAD_BASELINE;
-const ROUNDS = Number(process.env.BENCH_UPLOAD_ROUNDS ?? 3);
-const HOSTILE_S = Number(process.env.BENCH_HOSTILE_S ?? 20);
-const HEALTHZ_PER_S = Number(process.env.BENCH_HEALTHZ_PER_S ?? 50);
+const whole = { min: 1, integer: true };
+const ROWS = fromEnv.number("BENCH_UPLOAD_ROWS", 1_000_000, whole);
+const SCENARIO = fromEnv.text("BENCH_UPLOAD_SCENARIO", "normal");
+const BASELINE = fromEnv.text("BENCH_UPLOAD_BASELINE");
+const ROUNDS = fromEnv.number("BENCH_UPLOAD_ROUNDS", 3, whole);
+const HOSTILE_S = fromEnv.number("BENCH_HOSTILE_S", 20, { min: 3 });
+const HEALTHZ_PER_S = fromEnv.number("BENCH_HEALTHZ_PER_S", 50, { min: Number.MIN_VALUE });
 const THIS_BUILD = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-const DISTINCT = Number(process.env.BENCH_UPLOAD_DISTINCT ?? ROWS);
+const DISTINCT = fromEnv.number("BENCH_UPLOAD_DISTINCT", ROWS, whole);
 const TARGET_ROWS_PER_S = 100_000;
 const CATEGORIES = ["books", "music", "garden", "toys", "kitchen", "sports", "tools", "games"];
 

@@ -43,30 +43,40 @@ export function readFlags<N extends string>(spec: Record<N, FlagSpec>, argv = pr
   });
   const given = (name: N) => values[name] !== undefined;
   const env = (name: N) => (spec[name].env ? process.env[spec[name].env] : undefined);
+  const label = (name: N) => `--${name}${spec[name].env ? ` (${spec[name].env})` : ""}`;
   const text = (name: N, fallback?: string) => (typeof values[name] === "string" ? (values[name] as string) : (env(name) ?? fallback));
-  const check = (name: N, raw: string, { min = -Infinity, max = Infinity, integer = false }: NumberRule): number => {
-    const n = Number(raw);
-    if (raw.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
-      const range = `${min === -Infinity ? "" : ` ≥ ${min}`}${max === Infinity ? "" : ` ≤ ${max}`}`;
-      throw new Error(`--${name}${spec[name].env ? ` (${spec[name].env})` : ""}: not a ${integer ? "whole " : ""}number${range}: ${raw}`);
-    }
-    return n;
-  };
   return {
     text,
     number: (name, fallback, rule = {}) => {
       const raw = text(name);
-      return raw === undefined ? fallback : check(name, raw, rule);
+      return raw === undefined ? fallback : check(label(name), raw, rule);
     },
     numbers: (name, fallback, rule = {}) =>
       text(name, fallback)!
         .split(",")
-        .map((raw) => check(name, raw, rule)),
+        .map((raw) => check(label(name), raw, rule)),
     on: (name) => values[name] === true || env(name) === "1",
     all: (name) => (values[name] as string[] | undefined) ?? [],
     given,
   };
 }
 
-/** Settings read from the environment alone (no flag of the same name is accepted). */
-export const readEnv = <N extends string>(spec: Record<N, FlagSpec>): Flags<N> => readFlags(spec, []);
+function check(label: string, raw: string, { min = -Infinity, max = Infinity, integer = false }: NumberRule): number {
+  const n = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) {
+    const range = `${min === -Infinity ? "" : ` ≥ ${min}`}${max === Infinity ? "" : ` ≤ ${max}`}`;
+    throw new Error(`${label}: not a ${integer ? "whole " : ""}number${range}: ${raw}`);
+  }
+  return n;
+}
+
+/** Settings read from the environment alone (no flag), checked as flags are. */
+export const fromEnv = {
+  text: (name: string, fallback?: string): string | undefined => process.env[name] ?? fallback,
+  number(name: string, fallback: number, rule: NumberRule = {}): number {
+    const raw = process.env[name];
+    return raw === undefined ? fallback : check(name, raw, rule);
+  },
+  numbers: (name: string, fallback: string, rule: NumberRule = {}): number[] =>
+    (process.env[name] ?? fallback).split(",").map((raw) => check(name, raw, rule)),
+};

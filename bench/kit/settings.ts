@@ -1,10 +1,13 @@
-/** The benchmark's settings, read once from the environment (documented at the top of bench/benchmarks/ingest.ts). */
-const env = process.env;
+/** The benchmarks' shared settings, read once from the environment (documented at the top of bench/benchmarks/ingest.ts). */
+import { fromEnv } from "./flags.js";
 
-export const DURATION_S = Number(env.BENCH_DURATION_S ?? 10);
-export const WARMUP_S = Number(env.BENCH_WARMUP_S ?? 2);
-export const CONNECTIONS = Number(env.BENCH_CONNECTIONS ?? 100);
-export const SCENARIOS = (env.BENCH_SCENARIOS ?? "1,100,1000").split(",").map(Number);
+const env = process.env;
+const POSITIVE = { min: Number.MIN_VALUE };
+
+export const DURATION_S = fromEnv.number("BENCH_DURATION_S", 10, POSITIVE);
+export const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", 2, { min: 0 });
+export const CONNECTIONS = fromEnv.number("BENCH_CONNECTIONS", 100, POSITIVE);
+export const SCENARIOS = fromEnv.numbers("BENCH_SCENARIOS", "1,100,1000", { min: 1, integer: true });
 export const VERBOSE = Boolean(env.BENCH_VERBOSE);
 export const SKIP_CEILINGS = env.BENCH_CEILINGS === "0";
 export const DATABASE_URL = env.BENCH_DATABASE_URL;
@@ -13,8 +16,8 @@ export const SERVER_NODE_ARGS = (env.BENCH_SERVER_NODE_ARGS ?? "").split(" ").fi
 
 const CONNECTIONS_FOR: Record<number, number> = {
   1: CONNECTIONS,
-  100: Number(env.BENCH_CONNECTIONS_100 ?? 32),
-  1000: Number(env.BENCH_CONNECTIONS_1000 ?? 16),
+  100: fromEnv.number("BENCH_CONNECTIONS_100", 32, POSITIVE),
+  1000: fromEnv.number("BENCH_CONNECTIONS_1000", 16, POSITIVE),
 };
 
 /** Connections for requests of `n` events each. */
