@@ -101,6 +101,8 @@ export function upwardImports(graph: ReadonlyMap<string, readonly string[]>, roo
 const files = [...sourceFiles("src"), ...sourceFiles("workers")];
 const graph = new Map(files.map((f) => [f, importsOf(f)]));
 const local = (spec: string): boolean => spec.startsWith("src/") || spec.startsWith("workers/");
+const benchFiles = sourceFiles("bench");
+const benchGraph = new Map(benchFiles.map((f) => [f, importsOf(f)]));
 
 describe("the import graph", () => {
   it("finds the files it checks (src/ and workers/, both wings)", () => {
@@ -180,6 +182,16 @@ describe("the import graph", () => {
 
   it("has no import cycle, counting type-only imports", () => {
     expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  it("keeps the engine free of bench/: nothing in src/ or workers/ imports or starts a file of it", () => {
+    const leaks = files.flatMap((f) => [...graph.get(f)!, ...urlPathsOf(f)].filter((s) => s.startsWith("bench/")).map((s) => `${f} → ${s}`));
+    expect(leaks).toEqual([]);
+  });
+
+  it("has no import cycle in bench/ (benchmarks, fuzzer, evaluation and their kit), counting type-only imports", () => {
+    expect(benchGraph.get("bench/benchmarks/ingest.ts")).toContain("bench/kit/processes.ts");
+    expect(cyclesOf(benchGraph)).toEqual([]);
   });
 
   it("finds a cycle when there is one (a → b → c → a, and a file importing itself)", () => {

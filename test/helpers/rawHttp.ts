@@ -1,5 +1,6 @@
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { nextAnswer } from "../../bench/kit/rawHttp.js";
 import type { ApiResponse } from "./api.js";
 
 /**
@@ -9,13 +10,11 @@ import type { ApiResponse } from "./api.js";
 export async function sendInPieces(base: string, pieces: string[], timeoutMs = 5000): Promise<Pick<ApiResponse, "status" | "body"> | undefined> {
   const url = new URL(base);
   const socket = connect(Number(url.port), url.hostname);
-  let text = "";
+  let received = Buffer.alloc(0);
   const answered = new Promise<void>((resolve) => {
-    socket.on("data", (d) => {
-      text += d.toString("utf8");
-      const head = text.indexOf("\r\n\r\n");
-      const length = /\r\ncontent-length: (\d+)/i.exec(text)?.[1];
-      if (head !== -1 && length !== undefined && Buffer.byteLength(text.slice(head + 4)) >= Number(length)) resolve();
+    socket.on("data", (d: Buffer) => {
+      received = Buffer.concat([received, d]);
+      if (nextAnswer(received)) resolve();
     });
     socket.on("close", () => resolve());
     socket.on("error", () => resolve());
@@ -27,6 +26,7 @@ export async function sendInPieces(base: string, pieces: string[], timeoutMs = 5
   }
   await Promise.race([answered, sleep(timeoutMs)]);
   socket.destroy();
+  const text = received.toString("utf8");
   const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
   if (!m) return undefined;
   return { status: Number(m[1]), body: JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) };
@@ -44,13 +44,10 @@ export async function onOneConnection(base: string, requests: Buffer[], timeoutM
   let onAnswer: ((status: number) => void) | undefined;
   socket.on("data", (d: Buffer) => {
     pending = Buffer.concat([pending, d]);
-    const head = pending.indexOf("\r\n\r\n");
-    if (head === -1) return;
-    const headText = pending.subarray(0, head).toString("latin1");
-    const length = Number(/\r\ncontent-length: (\d+)/i.exec(headText)?.[1] ?? 0);
-    if (pending.length < head + 4 + length) return;
-    pending = pending.subarray(head + 4 + length);
-    onAnswer?.(Number(/^HTTP\/1\.1 (\d{3})/.exec(headText)![1]));
+    const answer = nextAnswer(pending);
+    if (!answer) return;
+    pending = pending.subarray(answer.end);
+    onAnswer?.(answer.status);
   });
   socket.on("error", () => undefined);
   const statuses: Array<number | undefined> = [];

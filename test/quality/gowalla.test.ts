@@ -1,11 +1,11 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { parseEvaluateArgs } from "../../bench/lib/evaluation/args.js";
-import { runEvaluation } from "../../bench/lib/evaluation/evaluation.js";
-import { readGivenSplit, type GivenSplit } from "../../bench/lib/evaluation/lightGcnSplit.js";
-import type { Scores } from "../../bench/lib/evaluation/metrics.js";
-import { shuffle } from "../../bench/lib/evaluation/split.js";
+import { parseEvaluateArgs } from "../../bench/evaluation/args.js";
+import { runEvaluation } from "../../bench/evaluation/evaluation.js";
+import { readGivenSplit, type GivenSplit } from "../../bench/evaluation/lightGcnSplit.js";
+import type { Scores } from "../../bench/evaluation/metrics.js";
+import { shuffle } from "../../bench/evaluation/split.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { syntheticEvents, syntheticItems, type SyntheticEvent, type SyntheticSpec } from "../../bench/lib/synthetic.js";
+import { syntheticEvents, syntheticItems, type SyntheticEvent, type SyntheticSpec } from "../../bench/kit/synthetic.js";
 import { call, newOrg, type Org } from "../helpers/api.js";
 import { eventually, recommended, recommend } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { syntheticEvents, syntheticItems, type SyntheticSpec } from "../../bench/lib/synthetic.js";
+import { syntheticEvents, syntheticItems, type SyntheticSpec } from "../../bench/kit/synthetic.js";
 import { call, newOrg } from "../helpers/api.js";
 import { eventually, recommend } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";

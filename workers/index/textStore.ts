@@ -17,7 +17,7 @@ const FIRST_DATA_BYTES = 256 * 1024;
 /**
  * From this many bytes on, a copy goes to the engine's native copyWithin; below, to eight bytes a step read and
  * written through a DataView, which the compiler turns into plain loads and stores while copyWithin's fixed
- * cost of a call out of the compiled code is larger than the copy (see bench/textCopy.ts).
+ * cost of a call out of the compiled code is larger than the copy (see bench/benchmarks/textCopy.ts).
  */
 const NATIVE_COPY = 32;
 

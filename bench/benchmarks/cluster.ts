@@ -1,0 +1,207 @@
+/**
+ * `npm run bench:cluster`: what running two processes behind HAProxy costs against one process, in one run on
+ * one PostgreSQL (issue 27). Three processes stay up on that server: one alone (CLUSTER=0) on the loaded database,
+ * reached directly, and two with CLUSTER=1 on a copy of it (a process without CLUSTER=1 must be alone on its
+ * database), behind HAProxy started with docs/haproxy.cfg on loopback ports of its own. Then:
+ *   1. throughput, the two setups alternated (their order swapped each round), each scenario RUNS times on each:
+ *      ingestion with 1,000-event arrays and with single events (a fresh organisation, seeded random events),
+ *      and recommend, `personalized` and `popular`, on a synthetic organisation (bench:recommend's, scaled)
+ *      that every process loaded from the tables and trained at start; events/s or req/s, p50/p99, cores by process;
+ *   2. freshness across the pair under a paced background ingest load through HAProxy: an event accepted by one
+ *      process until the other's recently-viewed shows it, and an item made inactive until it is gone (p50/p99/max);
+ *   3. HAProxy's own cost: a bare uWS endpoint (bench/benchmarks/traffic/uwsCeiling.ts) directly and through HAProxy.
+ * Progress goes to stderr, the report to stdout, the figures to bench/results/cluster-<date>.json.
+ *
+ * Flags (or environment):
+ *   --quick                 (BENCH_QUICK=1) a short run to check it works: 3 s runs, 2 rounds, a small organisation
+ *   --duration S            (BENCH_DURATION_S) seconds per measured run (default 8); BENCH_WARMUP_S warm-up (2)
+ *   --runs N                (BENCH_RUNS) rounds (default 3)
+ *   --scale X               (BENCH_SCALE) the recommend organisation, 1 = 100,000 items, 50,000 users, 5M events (default 0.05)
+ *   --freshness-samples N   (BENCH_FRESHNESS_SAMPLES) event samples (default 400; 0 skips freshness)
+ *   --hide-samples N        (BENCH_HIDE_SAMPLES) item-hide samples (default 60)
+ *   --freshness-load E      (BENCH_FRESHNESS_LOAD) background events/s during freshness, arrays of 10 (default 2,000)
+ *   --baseline 0            (BENCH_BASELINE=0) skip the HAProxy baseline
+ *   BENCH_CONNECTIONS / BENCH_CONNECTIONS_1000 / BENCH_CONNECTIONS_RECOMMEND   connections (100 / 16 / 50)
+ *   BENCH_DATABASE_URL      use this PostgreSQL (a fresh database is created on it and dropped) instead of an embedded one
+ *   BENCH_VERBOSE=1         pass the servers' output through
+ */
+import os from "node:os";
+import pg from "pg";
+import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
+import { registerOrg } from "../kit/org.js";
+import { loadPhase } from "./recommend/loadPhase.js";
+import { startPaced } from "./traffic/paced.js";
+import { benchSpec, specLine } from "./recommend/spec.js";
+import { writeFigures } from "../kit/results.js";
+import { runBenchmark } from "../kit/run.js";
+import { log } from "../kit/settings.js";
+import { haproxyBaseline, type BaselineRun } from "./cluster/baseline.js";
+import { settle, type Watched } from "./cluster/cores.js";
+import { ViewEvents } from "./traffic/events.js";
+import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
+import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
+import { ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
+import { bodyMaker } from "./recommend/bodies.js";
+import {
+  BASELINE,
+  CONNECTIONS,
+  DURATION_S,
+  FRESHNESS_LOAD,
+  FRESHNESS_SAMPLES,
+  HIDE_SAMPLES,
+  QUICK_RUN,
+  RUNS,
+  SCALE,
+  WARMUP_S,
+} from "./cluster/settings.js";
+import { startTopology, stopTopology, type Topology } from "./cluster/topology.js";
+import { USER_STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
+import type { SyntheticSpec } from "../kit/synthetic.js";
+
+const SEED = 20261127;
+/** The ingest organisation's population: users and items drawn uniformly. */
+const INGEST_USERS = 20_000;
+const INGEST_ITEMS = 5_000;
+const RECOMMEND_STRATEGIES: Strategy[] = ["personalized", "popular"];
+/** Longest wait for the processes to be quiet before a run (a training of the ingest organisation may still run). */
+const SETTLE_MAX_MS = 60_000;
+/** Distinct recommend bodies drive() builds per run (bench/benchmarks/traffic/drive.ts), the same seed each run. */
+const PREBUILT_BODIES = 20_000;
+
+interface Scenario {
+  name: string;
+  connections: number;
+  run(setup: Setup): Promise<RunFigures>;
+}
+
+/** Recommend bodies for `strategy`, limit 20: users of the organisation drawn by a PRNG seeded the same each run. */
+const recommendBodies = (strategy: Strategy, spec: SyntheticSpec) => bodyMaker(strategy, spec, seededRandom(SEED));
+
+function asked(strategy: Strategy, spec: ReturnType<typeof benchSpec>): string {
+  if (!USER_STRATEGIES.has(strategy)) return `${strategy} one body (no user)`;
+  const body = recommendBodies(strategy, spec);
+  return `${strategy} ${new Set(Array.from({ length: PREBUILT_BODIES }, body)).size.toLocaleString("en-US")} distinct users`;
+}
+
+async function main(): Promise<void> {
+  const loadAverageAtStart = os.loadavg()[0];
+  const startedAt = new Date().toISOString();
+  let storage: Storage | undefined;
+  let topology: Topology | undefined;
+  let db: pg.Pool | undefined;
+  try {
+    storage = await prepareStorage();
+    const spec = benchSpec(SCALE);
+    log(`loading the recommend organisation: ${specLine(spec)}`);
+    const org = await loadPhase(storage, spec, 8);
+    topology = await startTopology(storage, org.orgSeq);
+    const m = topology.model;
+    db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
+    const postgresVersion = await serverVersion(db);
+    const urls: Record<Setup, string> = { lone: topology.single.url, pair: topology.balancer.url };
+    // One per setup: the lone process and the pair are on databases of their own.
+    const ingestOrgs = { lone: await registerOrg(urls.lone), pair: await registerOrg(urls.pair) };
+    const events = new ViewEvents(seededRandom(SEED), INGEST_USERS, INGEST_ITEMS, true);
+    const watched: Watched = {
+      lone: topology.single.child.proc.pid!,
+      pair: topology.pair.map((p) => p.child.proc.pid!),
+      haproxy: topology.balancer.child.proc.pid!,
+      dataDir: storage.dataDir,
+    };
+
+    const scenarios: Scenario[] = [
+      ...[1000, 1].map((n) => {
+        const connections = n === 1 ? CONNECTIONS.ingest1 : CONNECTIONS.ingest1000;
+        return {
+          name: n === 1 ? "ingest, single events" : "ingest, 1,000-event arrays",
+          connections,
+          run: (setup: Setup) => ingestRun(urls[setup], ingestOrgs[setup].pk, n, connections, events, watched, DURATION_S, WARMUP_S),
+        };
+      }),
+      ...RECOMMEND_STRATEGIES.map((s) => ({
+        name: `recommend, ${s}`,
+        connections: CONNECTIONS.recommend,
+        run: (setup: Setup) => recommendRun(urls[setup], org.pk, recommendBodies(s, spec), CONNECTIONS.recommend, watched, DURATION_S, WARMUP_S),
+      })),
+    ];
+    const runs: ScenarioRun[] = [];
+    for (let round = 1; round <= RUNS; round++) {
+      const order: Setup[] = round % 2 === 1 ? ["lone", "pair"] : ["pair", "lone"];
+      for (const s of scenarios) {
+        for (const setup of order) {
+          log(
+            `round ${round}/${RUNS}: ${s.name}, ${setup === "lone" ? "one process" : "two processes through HAProxy"} (-c ${s.connections}, ${DURATION_S}s)`,
+          );
+          const settledMs = await settle(watched, SETTLE_MAX_MS);
+          if (settledMs > 1000) log(`  waited ${(settledMs / 1000).toFixed(1)}s for the processes to be quiet`);
+          const figures = await s.run(setup);
+          log(
+            `  ${Math.round(Number.isNaN(figures.eventsPerS) ? figures.reqPerS : figures.eventsPerS).toLocaleString("en-US")}/s, p50 ${figures.p50} ms, p99 ${figures.p99} ms`,
+          );
+          runs.push({ scenario: s.name, setup, round, connections: s.connections, settledS: settledMs / 1000, figures });
+        }
+      }
+    }
+
+    const freshness: Array<{ kind: string; figures: Freshness }> = [];
+    let freshnessLoad = "";
+    if (FRESHNESS_SAMPLES > 0) {
+      const pair = { a: topology.pair[0]!.url, b: topology.pair[1]!.url };
+      const target = { pk: org.pk, sk: org.sk, items: spec.items };
+      await settle(watched, SETTLE_MAX_MS);
+      const rate = FRESHNESS_LOAD / 10;
+      log(`freshness: background ingest ${FRESHNESS_LOAD} events/s through HAProxy (paced, arrays of 10, 8 connections)`);
+      const background =
+        rate > 0
+          ? await startPaced({
+              url: `${topology.balancer.url}/v1/events/ingest`,
+              headers: { "content-type": "application/json", "x-api-key": ingestOrgs.pair.pk },
+              body: () => events.body(10),
+              connections: 8,
+              rate,
+              durationS: 3600,
+              ours: { pid: undefined },
+            })
+          : undefined;
+      try {
+        log(`  events accepted by one process, read through the other (${FRESHNESS_SAMPLES} samples)`);
+        freshness.push({ kind: "event → recently-viewed", figures: await eventFreshness(pair, target, FRESHNESS_SAMPLES, startedAt, SEED) });
+        if (HIDE_SAMPLES > 0) {
+          log(`  items made inactive through one process, gone from the other (${HIDE_SAMPLES} samples)`);
+          freshness.push({ kind: "item made inactive", figures: await hideFreshness(pair, target, HIDE_SAMPLES, startedAt, SEED) });
+        }
+      } finally {
+        background?.stopAt(performance.timeOrigin + performance.now());
+      }
+      const bg = background ? (await background.done).result : undefined;
+      freshnessLoad = bg
+        ? `Background load: ${Math.round(bg.reqPerS * 10).toLocaleString("en-US")} events/s accepted of ${FRESHNESS_LOAD.toLocaleString("en-US")} asked (${bg.non2xx} refused, ${bg.errors} lost; its p99 ${bg.p99.toFixed(1)} ms). Asked every ${POLL_MS} ms.`
+        : `No background load. Asked every ${POLL_MS} ms.`;
+    }
+    await stopTopology(topology);
+    topology = undefined;
+
+    let baseline: BaselineRun[] = [];
+    if (BASELINE) {
+      log(`HAProxy baseline: bare uWS endpoint directly and through HAProxy (-c ${CONNECTIONS.ingest1}, ${DURATION_S}s, ${RUNS} rounds)`);
+      baseline = await haproxyBaseline(CONNECTIONS.ingest1, RUNS, DURATION_S, WARMUP_S, events);
+    }
+
+    const sent = events.distinct();
+    const header = [
+      `Cluster benchmark — ${DURATION_S}s runs after ${WARMUP_S}s warm-up, ${RUNS} rounds${QUICK_RUN ? " (--quick)" : ""}, loopback, PostgreSQL ${postgresVersion} (${storage.dataDir ? "embedded" : "external"})`,
+      `recommend organisation: ${specLine(spec)} (seeded, planted topics), its model trained on ${m.users.toLocaleString("en-US")} users × ${m.items.toLocaleString("en-US")} items, ${m.pairs.toLocaleString("en-US")} distinct pairs; asked: ${RECOMMEND_STRATEGIES.map((s) => asked(s, spec)).join(", ")} (${PREBUILT_BODIES.toLocaleString("en-US")} bodies per run, one seed)`,
+      `ingest organisation: ${sent.events.toLocaleString("en-US")} view events sent (seeded PRNG), ${sent.users.toLocaleString("en-US")} distinct users, ${sent.items.toLocaleString("en-US")} items, ${sent.pairs.toLocaleString("en-US")} pairs`,
+    ];
+    const result = { date: startedAt, header, runs, freshness, freshnessLoad, baseline };
+    process.stdout.write(report(result, loadAverageAtStart));
+    writeFigures("cluster", startedAt, result);
+  } finally {
+    await db?.end().catch(() => undefined);
+    await stopTopology(topology);
+    await storage?.release();
+  }
+}
+
+runBenchmark(main);

@@ -1,0 +1,292 @@
+/**
+ * `npm run bench:history` (issue 37): what a restart costs as an organisation's history grows. One organisation
+ * with 100,000 items and 50,000 users (upserted through the API), then events added by SQL in steps (default
+ * 5, 20 and 50 million in all; `--steps=5,20` for others, in millions), spread over the last 365 days, into the
+ * weekly partitions the service made (migration 018) and with `event_ids` for the dedup window's days. Per step:
+ *
+ * 1. A start after the SQL load: no snapshot can hold rows added behind the service's back with old arrival times
+ *    (docs/operations.md, Snapshots), so the bench deletes the snapshots and this start replays everything
+ *    (the time a start took before snapshots). It then writes a snapshot (INDEX_SNAPSHOT_INTERVAL_S=20): its size,
+ *    the WAL it cost (pg_current_wal_lsn before and after, nothing else writing), how long it took; then a second
+ *    one while single events are ingested, and the ingest latency (p50/p99) while it is written against before.
+ *    A few thousand events are ingested through the API after it: the restart's replay has something to read.
+ * 2. A restart on the snapshot (default settings): time from spawn to /readyz 200, RSS at ready and a minute
+ *    after, what was restored, and the size of `events` and of the snapshots' tables.
+ *
+ * BENCH_DATABASE_URL: a fresh database is made on that PostgreSQL (and dropped); unset: an embedded cluster. Run it
+ * under `nice -n 19` on a shared machine. Loopback only; stops by itself.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { call } from "../kit/api.js";
+import { readFlags } from "../kit/flags.js";
+import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
+import { orgSeq, registerOrg } from "../kit/org.js";
+import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { rssMb } from "../kit/proc.js";
+import { logLines, waitForLog } from "../kit/serverLog.js";
+import { int, percentile, table } from "../kit/table.js";
+import { log } from "../kit/settings.js";
+
+const ITEMS = 100_000;
+const USERS = 50_000;
+const CHUNK = 1_000_000;
+const STEPS = readFlags({ steps: {} })
+  .numbers("steps", "5,20,50", { min: Number.MIN_VALUE })
+  .map((m) => Math.round(m * 1_000_000));
+const METRICS_TOKEN = "bench-history-metrics-token";
+const LOAD_TIMEOUT_MS = 60 * 60_000;
+/** Ingest while the second snapshot is written: this many connections, each sending one event at a time. */
+const INGEST_CONNECTIONS = 8;
+
+interface StepResult {
+  events: number;
+  fullLoadS: number;
+  readyS: number;
+  restored: string;
+  rssReadyMb: number;
+  rssMinuteMb: number;
+  eventsMb: number;
+  snapshotBytes: number;
+  snapshotWalBytes: number;
+  snapshotCopyMs: number;
+  snapshotWriteMs: number;
+  snapshotsMb: number;
+  ingestBefore: Latency;
+  ingestDuring: Latency;
+}
+
+interface Latency {
+  n: number;
+  p50: number;
+  p99: number;
+}
+
+const post = async (url: string, path: string, key: string, json: unknown): Promise<number> => (await call(`${url}${path}`, { key, json })).status;
+
+async function start(storage: Storage, env: Record<string, string>): Promise<{ server: Child; url: string; readyS: number }> {
+  const started = performance.now();
+  const { server, url } = await startServer(storage, { LOG_LEVEL: "info", METRICS_TOKEN, ...env }, LOAD_TIMEOUT_MS);
+  for (;;) {
+    const r = await fetch(`${url}/readyz`).catch(() => undefined);
+    if (r?.status === 200) break;
+    await sleep(50);
+  }
+  return { server, url, readyS: (performance.now() - started) / 1000 };
+}
+
+/** Adds events by SQL until the organisation holds `target`, arrivals spread over the last 365 days. */
+async function loadEvents(db: pg.Pool, org: number, from: number, target: number): Promise<void> {
+  await db.query("SELECT ensure_events_partition(now() - g * interval '7 days') FROM generate_series(0, 53) g");
+  for (let at = from; at < target; at += CHUNK) {
+    const n = Math.min(CHUNK, target - at);
+    // Users uniform, items skewed (a cube of a uniform draw: the head is popular); one event in twenty a purchase.
+    // Times spread evenly over the year, in order of g, so users touch several items within a day now and then.
+    await db.query(
+      `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at, received_at)
+       SELECT $1, gen_random_uuid(), 'user-' || (random() * ${USERS - 1})::int, 'item-' || floor(${ITEMS} * random() ^ 3)::int,
+              CASE WHEN b THEN 'conversion' ELSE 'engagement' END, CASE WHEN b THEN 'purchase' ELSE 'view' END, CASE WHEN b THEN 4 ELSE 1 END, t, t
+       FROM (SELECT now() - random() * interval '365 days' AS t, random() < 0.05 AS b FROM generate_series(1, $2::int) g) s`,
+      [org, n],
+    );
+    log(`  ${int(at + n)} events stored`);
+  }
+  await db.query(
+    "INSERT INTO event_ids (org, event_id, day) SELECT org, event_id, events_day(received_at) FROM events WHERE org = $1 AND received_at >= now() - interval '8 days' ON CONFLICT DO NOTHING",
+    [org],
+  );
+  await db.query("ANALYZE events");
+}
+
+const mb = async (db: pg.Pool, sql: string): Promise<number> => Number((await db.query<{ b: string }>(sql)).rows[0]!.b) / 1024 / 1024;
+
+/** Single events from INGEST_CONNECTIONS loops until `stop`; each request's start (epoch ms) and latency. */
+async function ingest(url: string, pk: string, stop: () => boolean): Promise<Array<[number, number]>> {
+  const out: Array<[number, number]> = [];
+  let n = 0;
+  await Promise.all(
+    Array.from({ length: INGEST_CONNECTIONS }, async () => {
+      while (!stop()) {
+        const body = {
+          user_id: `live-${n++ % 5000}`,
+          event_family: "engagement",
+          event_name: "view",
+          item_id: `item-${n % 1000}`,
+          event_id: crypto.randomUUID(),
+        };
+        const at = Date.now();
+        const t = performance.now();
+        const status = await post(url, "/v1/events/ingest", pk, body);
+        if (status !== 202) throw new Error(`ingest answered ${status}`);
+        out.push([at, performance.now() - t]);
+      }
+    }),
+  );
+  return out;
+}
+
+function latency(samples: Array<[number, number]>, inside: (at: number) => boolean): Latency {
+  const xs = samples.filter(([at]) => inside(at)).map(([, ms]) => ms);
+  return { n: xs.length, p50: percentile(xs, 0.5), p99: percentile(xs, 0.99) };
+}
+
+async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: string }, events: number): Promise<StepResult> {
+  // 1. Full load, then snapshots.
+  await db.query("DELETE FROM org_index_snapshots");
+  log(`  start after the SQL load (full replay)`);
+  const full = await start(storage, { INDEX_SNAPSHOT_INTERVAL_S: "20" });
+  const fullLoadS = full.readyS;
+  log(`  ready in ${fullLoadS.toFixed(1)} s; waiting for the first snapshot`);
+  const lsn0 = (await db.query<{ l: string }>("SELECT pg_current_wal_lsn()::text AS l")).rows[0]!.l;
+  const first = await waitForLog(full.server, "index snapshot", (l) => l.org === org && l.outcome === "written", LOAD_TIMEOUT_MS);
+  const wal = Number((await db.query<{ d: string }>("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)::bigint AS d", [lsn0])).rows[0]!.d);
+  log(`  snapshot: ${int(Number(first.bytes))} bytes, copy ${first.copyMs} ms, write ${first.writeMs} ms, WAL ${int(wal)} bytes`);
+  // The second round comes within 20 s and writes again (the ingest changes the index): latencies before it and during it.
+  let stopping = false;
+  const sampling = ingest(full.url, keys.pk, () => stopping);
+  const second = await waitForLog(
+    full.server,
+    "index snapshot",
+    (l) => l.org === org && l !== first && Date.parse(l.t) > Date.parse(first.t),
+    5 * 60_000,
+  );
+  stopping = true;
+  const samples = await sampling;
+  const end = Date.parse(second.t);
+  const begin = end - Number(second.writeMs) - Number(second.copyMs) - 100;
+  const ingestDuring = latency(samples, (at) => at >= begin && at <= end);
+  const ingestBefore = latency(samples, (at) => at < begin - 1000);
+  log(`  ingest p99 ${ingestBefore.p99.toFixed(1)} ms before, ${ingestDuring.p99.toFixed(1)} ms during the second snapshot (${second.outcome})`);
+  await stopChild(full.server);
+
+  // 2. The restart this is about.
+  const again = await start(storage, {});
+  const rssReadyMb = rssMb(again.server.proc.pid);
+  const loads = (await call(`${again.url}/metrics`, { token: METRICS_TOKEN })).text;
+  const restored = [...loads.matchAll(/^recsvc_index_snapshot_loads_total\{result="(\w+)"\} (\d+)/gm)].map((m) => `${m[1]}=${m[2]}`).join(" ");
+  for (const l of logLines(again.server, "recommender index loaded")) {
+    const { t: _t, level: _level, msg: _msg, ...phases } = l;
+    log(`  restart, ${JSON.stringify(phases)}`);
+  }
+  const built = logLines(again.server, "recommender index built").map((l) => `${int(Number(l.events))} events replayed in ${l.ms} ms`);
+  log(`  restart: /readyz in ${again.readyS.toFixed(1)} s, RSS ${rssReadyMb.toFixed(0)} MB; ${restored}; ${built.join(", ")}`);
+  await sleep(60_000);
+  const rssMinuteMb = rssMb(again.server.proc.pid);
+  await stopChild(again.server);
+  return {
+    events,
+    fullLoadS,
+    readyS: again.readyS,
+    restored,
+    rssReadyMb,
+    rssMinuteMb,
+    eventsMb: await mb(db, "SELECT sum(pg_total_relation_size(relid)) AS b FROM pg_partition_tree('events')"),
+    snapshotBytes: Number(first.bytes),
+    snapshotWalBytes: wal,
+    snapshotCopyMs: Number(first.copyMs),
+    snapshotWriteMs: Number(first.writeMs),
+    snapshotsMb: await mb(db, "SELECT pg_total_relation_size('org_index_snapshot_parts') + pg_total_relation_size('org_index_snapshots') AS b"),
+    ingestBefore,
+    ingestDuring,
+  };
+}
+
+/** The figures so far (printed after every step: a long run stopped early still leaves its tables). */
+function print(results: StepResult[]): void {
+  const base = results[0]!;
+  console.log(
+    table(
+      [
+        "events",
+        "full load s",
+        "restart /readyz s",
+        "× first",
+        "RSS ready MB",
+        "RSS +1 min MB",
+        "× first",
+        "events MB",
+        "snapshot MB",
+        "WAL MB",
+        "copy ms",
+        "write ms",
+        "snapshot tables MB",
+      ],
+      results.map((r) => [
+        int(r.events),
+        r.fullLoadS.toFixed(1),
+        r.readyS.toFixed(1),
+        (r.readyS / base.readyS).toFixed(2),
+        r.rssReadyMb.toFixed(0),
+        r.rssMinuteMb.toFixed(0),
+        (r.rssMinuteMb / base.rssMinuteMb).toFixed(2),
+        r.eventsMb.toFixed(0),
+        (r.snapshotBytes / 1024 / 1024).toFixed(1),
+        (r.snapshotWalBytes / 1024 / 1024).toFixed(1),
+        String(r.snapshotCopyMs),
+        String(r.snapshotWriteMs),
+        r.snapshotsMb.toFixed(0),
+      ]),
+    ),
+  );
+  console.log(
+    table(
+      ["events", "ingest p50 before ms", "p99 before ms", "p50 during snapshot ms", "p99 during snapshot ms", "requests during", "restart loaded"],
+      results.map((r) => [
+        int(r.events),
+        r.ingestBefore.p50.toFixed(1),
+        r.ingestBefore.p99.toFixed(1),
+        r.ingestDuring.p50.toFixed(1),
+        r.ingestDuring.p99.toFixed(1),
+        String(r.ingestDuring.n),
+        r.restored,
+      ]),
+    ),
+  );
+}
+
+async function main(): Promise<void> {
+  const storage = await prepareStorage();
+  let db: pg.Pool | undefined;
+  try {
+    log(`setting up: ${int(ITEMS)} items and ${int(USERS)} users through the API`);
+    const setup = await start(storage, { INDEX_SNAPSHOT_INTERVAL_S: "0" });
+    const keys = await registerOrg(setup.url);
+    db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
+    const org = await orgSeq(db, keys.orgId);
+    for (let i = 0; i < ITEMS; i += 1000) {
+      const items = Array.from({ length: 1000 }, (_, k) => ({
+        item_id: `item-${i + k}`,
+        item_type: "product",
+        status: "active",
+        attributes: { category: `c${(i + k) % 50}` },
+      }));
+      const status = await post(setup.url, "/v1/items/upsert", keys.sk, items);
+      if (status !== 202) throw new Error(`items upsert answered ${status}`);
+    }
+    for (let u = 0; u < USERS; u += 1000) {
+      const users = Array.from({ length: 1000 }, (_, k) => ({ user_id: `user-${u + k}`, status: "active", created_at: "2025-01-01T00:00:00Z" }));
+      const status = await post(setup.url, "/v1/users/upsert", keys.sk, users);
+      if (status !== 202) throw new Error(`users upsert answered ${status}`);
+    }
+    await stopChild(setup.server);
+    const results: StepResult[] = [];
+    let stored = 0;
+    for (const target of STEPS) {
+      log(`step: ${int(target)} events`);
+      const loadStarted = performance.now();
+      await loadEvents(db, org, stored, target);
+      log(`  loaded by SQL in ${((performance.now() - loadStarted) / 1000).toFixed(0)} s`);
+      stored = target;
+      results.push(await step(storage, db, org, keys, target));
+      print(results);
+    }
+  } finally {
+    await db?.end();
+    await storage.release();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

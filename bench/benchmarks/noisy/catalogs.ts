@@ -1,0 +1,84 @@
+/**
+ * The catalogs bench:noisy loads: hostile ones (what one free organisation may store within the documented
+ * limits, built to cost the recommender the most) and the bystanders' ordinary ones.
+ */
+import { randomUUID } from "node:crypto";
+import { postJson } from "../../kit/api.js";
+
+/** Items of the tag catalog: each with one array attribute of TAGS strings, all distinct but one shared. */
+export const TAG_ITEMS = 2_001;
+export const TAGS = 999;
+/** The tag every item of the tag catalog holds, last in its array (a linear any-of check reads them all). */
+export const COMMON_TAG = "common-to-all";
+/** Items of the text catalog: each with one 30 KiB string attribute. */
+export const TEXT_BYTES = 30 * 1024;
+const BODY_BYTES_MAX = 4 * 1024 * 1024;
+
+export const tagItemId = (i: number): string => `tagged-${i}`;
+/** A value no item holds: for any-of filters that every item fails after reading all of its tags. */
+export const missingTag = (k: number): string => `missing-tag-${String(k).padStart(6, "0")}`;
+
+/** One item of the tag catalog: 999 distinct 12-character tags (about 16 KB of JSON). */
+function tagItem(i: number): Record<string, unknown> {
+  const tags = Array.from({ length: TAGS - 1 }, (_, k) => `t${String(i).padStart(5, "0")}-${String(k).padStart(4, "0")}`);
+  tags.push(COMMON_TAG);
+  return { item_id: tagItemId(i), item_type: "hostile", status: "active", attributes: { tags } };
+}
+
+function textItem(i: number): Record<string, unknown> {
+  const text = `${i}:`.padEnd(TEXT_BYTES, "lorem ipsum dolor sit amet ");
+  return { item_id: `text-${i}`, item_type: "hostile", status: "active", attributes: { description: text } };
+}
+
+/** Upserts `n` items made by `make`, in bodies under the body cap; returns the JSON bytes of their attributes. */
+async function upsertAll(url: string, sk: string, n: number, make: (i: number) => Record<string, unknown>): Promise<number> {
+  let attributeBytes = 0;
+  let batch: string[] = [];
+  let batchBytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const res = await postJson(`${url}/v1/items/upsert`, sk, `[${batch.join(",")}]`);
+    if (res.status !== 202 && res.status !== 200) throw new Error(`items upsert answered ${res.status}: ${res.body.slice(0, 300)}`);
+    batch = [];
+    batchBytes = 0;
+  };
+  for (let i = 0; i < n; i++) {
+    const item = make(i);
+    const json = JSON.stringify(item);
+    attributeBytes += Buffer.byteLength(JSON.stringify(item.attributes));
+    if (batchBytes + json.length > BODY_BYTES_MAX) await flush();
+    batch.push(json);
+    batchBytes += json.length + 1;
+  }
+  await flush();
+  return attributeBytes;
+}
+
+export const loadTagCatalog = (url: string, sk: string): Promise<number> => upsertAll(url, sk, TAG_ITEMS, tagItem);
+export const loadTextCatalog = (url: string, sk: string, items: number): Promise<number> => upsertAll(url, sk, items, textItem);
+
+/** Views of every tagged item (so that `popular` has scores and scans the catalog when a filter empties its top). */
+export async function viewTagCatalog(url: string, pk: string): Promise<void> {
+  await sendEvents(url, pk, TAG_ITEMS * 2, (k) => tagItemId(k % TAG_ITEMS));
+}
+
+/** A bystander's ordinary catalog: 200 items with a brand and a price, and 2,000 views. */
+export async function loadBystander(url: string, sk: string, pk: string): Promise<void> {
+  await upsertAll(url, sk, 200, (i) => ({
+    item_id: `sku-${i}`,
+    item_type: "product",
+    status: "active",
+    attributes: { brand: `brand-${i % 10}`, price: 5 + (i % 50), title: `Product ${i}` },
+  }));
+  await sendEvents(url, pk, 2_000, (k) => `sku-${(k * 7919) % 200}`);
+}
+
+async function sendEvents(url: string, pk: string, n: number, item: (k: number) => string): Promise<void> {
+  for (let from = 0; from < n; from += 1_000) {
+    const events = [];
+    for (let k = from; k < Math.min(n, from + 1_000); k++)
+      events.push({ user_id: `u-${k % 97}`, event_family: "engagement", event_name: "view", item_id: item(k), event_id: randomUUID() });
+    const res = await postJson(`${url}/v1/events/ingest`, pk, JSON.stringify(events));
+    if (res.status !== 202 && res.status !== 200) throw new Error(`events answered ${res.status}: ${res.body.slice(0, 300)}`);
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * `npm run bench:memory`: what one process holds in memory per organisation, by what the organisation stores.
+ * Organisations of the seeded synthetic shape (bench/kit/synthetic.ts) are loaded one after another through the
+ * real API into an embedded PostgreSQL, and after each the server is restarted on everything stored so far (so
+ * the figure is what a process that loads the tables holds, not ingestion's buffers) and measured: resident
+ * memory, and the items, users and index bytes its recommender shards report on /metrics. The differences
+ * between stages give bytes per item (an organisation of items only), per user (users only) and per event
+ * (more events for the same users and items, model retrained).
+ *
+ *   --scale X   (BENCH_SCALE) sizes times X (default 1: 100,000 items; 100,000 users; 20,000 users × 5,000 items
+ *               with 500,000 then 1,500,000 events)
+ * Progress goes to stderr, the table to stdout. Each stage's RSS moves by a few MB from run to run (heap
+ * growth, allocator): small stages are noisy, which the default sizes keep below a tenth of the difference.
+ */
+import pg from "pg";
+import { readFlags } from "../kit/flags.js";
+import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
+import { orgSeq, registerOrg } from "../kit/org.js";
+import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { restartAndMeasure, type Measured } from "./memory/measure.js";
+import { loadOrganisation } from "./recommend/loadOrg.js";
+import { int, table } from "../kit/table.js";
+import { runBenchmark } from "../kit/run.js";
+import { log } from "../kit/settings.js";
+import type { SyntheticSpec } from "../kit/synthetic.js";
+
+const SCALE = readFlags({ scale: { env: "BENCH_SCALE" } }).number("scale", 1, { min: Number.MIN_VALUE });
+const n = (x: number) => Math.max(10, Math.round(x * SCALE));
+
+const shape = (items: number, users: number, events: number, seed: number): SyntheticSpec => ({
+  items,
+  users,
+  events,
+  topics: Math.max(1, Math.min(200, Math.floor(items / 10))),
+  days: 60,
+  seed,
+});
+
+interface Stage {
+  name: string;
+  /** A new organisation, or more data for the previous stage's. */
+  org: "new" | "same";
+  spec: SyntheticSpec;
+  /** What the difference to the previous stage is divided by. */
+  per: string;
+  count: number;
+}
+
+const ITEMS = n(100_000);
+const USERS = n(100_000);
+const E_ITEMS = n(5_000);
+const E_USERS = n(20_000);
+const E_FIRST = n(500_000);
+const E_MORE = n(1_000_000);
+const STAGES: Stage[] = [
+  { name: `an organisation of ${int(ITEMS)} items (no users, no events)`, org: "new", spec: shape(ITEMS, 0, 0, 1), per: "item", count: ITEMS },
+  { name: `an organisation of ${int(USERS)} users (no items, no events)`, org: "new", spec: shape(0, USERS, 0, 2), per: "user", count: USERS },
+  {
+    name: `an organisation of ${int(E_ITEMS)} items, ${int(E_USERS)} users, ${int(E_FIRST)} events`,
+    org: "new",
+    spec: shape(E_ITEMS, E_USERS, E_FIRST, 3),
+    per: "event (its items and users included)",
+    count: E_FIRST,
+  },
+  {
+    name: `${int(E_MORE)} more events for it (same users and items)`,
+    org: "same",
+    spec: shape(E_ITEMS, E_USERS, E_MORE, 4),
+    per: "event",
+    count: E_MORE,
+  },
+];
+
+async function main(): Promise<void> {
+  let storage: Storage | undefined;
+  const rows: string[][] = [];
+  try {
+    storage = await prepareStorage();
+    log("the server on an empty database");
+    let before: Measured = await restartAndMeasure(storage, []);
+    rows.push(["empty database", int(before.rssMb), "", "", int(before.indexBytes), ""]);
+    const trained: number[] = [];
+    let keys: { pk: string; sk: string } | undefined;
+    for (const stage of STAGES) {
+      log(`loading ${stage.name}`);
+      let loader: Child | undefined;
+      try {
+        const started = await startServer(storage, { LOG_LEVEL: "warn" });
+        loader = started.server;
+        if (stage.org === "new" || !keys) {
+          const org = await registerOrg(started.url);
+          keys = { pk: org.pk, sk: org.sk };
+          if (stage.spec.events > 0) {
+            const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
+            trained.push(await orgSeq(db, org.orgId));
+            await db.end();
+          }
+        }
+        await loadOrganisation(started.url, keys, stage.spec, 8);
+      } finally {
+        await stopChild(loader);
+      }
+      log("restarting on what is stored and measuring");
+      const after = await restartAndMeasure(storage, trained);
+      const rssBytes = (after.rssMb - before.rssMb) * 1024 * 1024;
+      const indexBytes = after.indexBytes - before.indexBytes;
+      rows.push([
+        stage.name,
+        int(after.rssMb),
+        int(after.rssMb - before.rssMb),
+        int(rssBytes / stage.count),
+        int(after.indexBytes),
+        `${int(indexBytes / stage.count)} per ${stage.per}`,
+      ]);
+      log(`  RSS ${after.rssMb.toFixed(0)} MB (+${(after.rssMb - before.rssMb).toFixed(0)}), index ${int(after.indexBytes)} bytes`);
+      before = after;
+    }
+  } finally {
+    await storage?.release();
+  }
+  process.stdout.write(
+    [
+      "",
+      `Memory per organisation — each stage loaded through the API, then the server restarted on all stored so far (scale ${SCALE})`,
+      "RSS: resident set of the whole process once its index is built and its models trained, the lowest of 30 s idle; index: recsvc_index_bytes",
+      "(users' histories and the models' typed arrays, summed over shards; the catalog's and co-occurrence's arrays are not in it).",
+      table(["stage", "RSS MB", "+MB", "RSS bytes each", "index bytes", "index bytes each"], rows),
+      "",
+    ].join("\n"),
+  );
+}
+
+runBenchmark(main);

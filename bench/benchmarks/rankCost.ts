@@ -1,0 +1,86 @@
+/**
+ * `npm run bench:rank-cost`: what one `rank()` call costs the recommender thread, per strategy, on the benchmark's
+ * synthetic organisation built in this process (no HTTP, no PostgreSQL): the index replayed through `applyEvent`
+ * as a recommender thread builds it, the model trained as the training thread trains it, then each strategy asked
+ * for a random known user (or item) `--calls` times per round. It isolates the strategy's own work from the
+ * front thread and the network, which `bench:recommend` measures together.
+ *
+ * Flags: --scale X (default 0.2; 1 = 100,000 items, 50,000 users, 5,000,000 events), --calls N per round (2,000),
+ * --rounds N (5), --strategies a,b (default personalized,similar,because-you-viewed).
+ * Prints per strategy the median and best round's µs of CPU time per call.
+ */
+import { toRankRequest } from "../../src/recommend/schema.js";
+import { eventWeight } from "../../src/ingest/schemas.js";
+import { USER_STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
+import { OrgIndex } from "../../workers/index/orgIndex.js";
+import { rank } from "../../workers/strategies/rank.js";
+import { trainModel } from "../../workers/training/train.js";
+import { trainingSet } from "../../workers/training/trainingSet.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
+import { benchSpec, specLine } from "./recommend/spec.js";
+import { LIMIT } from "./recommend/bodies.js";
+import { itemId, syntheticEvents, syntheticItems, userId } from "../kit/synthetic.js";
+import { DEFAULT_ALS } from "../../src/wire/als.js";
+import { readFlags } from "../kit/flags.js";
+import { median } from "../kit/table.js";
+
+const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {} });
+const scale = flags.number("scale", 0.2, { min: Number.MIN_VALUE });
+const calls = flags.number("calls", 2000, { min: 1, integer: true });
+const rounds = flags.number("rounds", 5, { min: 1, integer: true });
+const strategies = flags.text("strategies", "personalized,similar,because-you-viewed")!.split(",") as Strategy[];
+
+const spec = benchSpec(scale);
+const nowS = Date.now() / 1000;
+let t = performance.now();
+const index = new OrgIndex(1, nowS);
+for (const item of syntheticItems(spec)) index.upsertItem(item.item_id, item.item_type, "active", item.attributes, nowS);
+for (const e of syntheticEvents(spec)) {
+  index.applyEvent(
+    {
+      userId: e.user_id,
+      itemId: e.item_id,
+      family: e.event_family,
+      name: e.event_name,
+      weight: eventWeight(e.event_name),
+      previousUserId: null,
+      atS: e.at / 1000,
+    },
+    nowS,
+  );
+}
+console.error(`${specLine(spec)}: index replayed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+t = performance.now();
+const { matrix, userVersions, recency } = trainingSet(index);
+index.model = trainModel(matrix, userVersions, DEFAULT_ALS, undefined, process.env.BENCH_USER_TOP === "0" ? undefined : recency);
+console.error(`model trained in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+const random = seededRandom(7);
+console.log(`rank() cost, ${specLine(spec)}; ${calls} calls per round, ${rounds} rounds (µs per call)`);
+console.log("strategy             median    best");
+for (const strategy of strategies) {
+  const perRound: number[] = [];
+  for (let r = 0; r <= rounds; r++) {
+    const bodies = Array.from({ length: calls }, () =>
+      toRankRequest(index.org, {
+        strategy,
+        limit: LIMIT,
+        page: 1,
+        fields: [],
+        ...(USER_STRATEGIES.has(strategy)
+          ? { user_id: userId(Math.floor(random() * spec.users)) }
+          : { context_item_id: itemId(Math.floor(random() * spec.items)) }),
+      } as never),
+    );
+    // CPU time, not wall time: on a shared machine the thread's share of a core varies, its work does not.
+    const started = process.cpuUsage();
+    for (const body of bodies) rank(index, body, nowS);
+    const used = process.cpuUsage(started);
+    if (r > 0) perRound.push((used.user + used.system) / calls); // round 0 warms up
+  }
+  console.log(
+    `${strategy.padEnd(20)} ${median(perRound).toFixed(1).padStart(6)}  ${Math.min(...perRound)
+      .toFixed(1)
+      .padStart(6)}`,
+  );
+}

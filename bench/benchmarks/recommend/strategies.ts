@@ -1,0 +1,72 @@
+/** Each strategy driven by autocannon against the real server, after a look at what it answers and a warm-up. */
+import type { SyntheticSpec } from "../../kit/synthetic.js";
+import { log } from "../../kit/settings.js";
+import { bodyMaker } from "./bodies.js";
+import type { Strategy } from "../../../src/wire/strategies.js";
+import { drive, type DriveResult } from "../traffic/drive.js";
+import { paced, type PacedResult } from "../traffic/paced.js";
+import { sample, type Sample } from "./sample.js";
+import { threadCores, type ThreadCores } from "./threads.js";
+
+const SAMPLE_REQUESTS = 50;
+
+export interface StrategyRun {
+  strategy: Strategy;
+  sample: Sample;
+  load: DriveResult;
+  threads: ThreadCores;
+}
+
+export interface FixedRateRun {
+  strategy: Strategy;
+  /** When it ran: "after restart 1", "during retrain", "after swap", … */
+  label: string;
+  connections: number;
+  rate: number;
+  load: PacedResult;
+  threads: ThreadCores;
+}
+
+export interface Server {
+  url: string;
+  pk: string;
+  spec: SyntheticSpec;
+  pid: number | undefined;
+  /** The embedded PostgreSQL's, when there is one (its CPU counts as the server's side). */
+  dataDir: string | undefined;
+}
+
+export const target = (s: Server) => ({
+  url: `${s.url}/v1/recommend`,
+  headers: { "content-type": "application/json", "x-api-key": s.pk },
+  ours: { pid: s.pid, dataDir: s.dataDir },
+});
+
+export async function runStrategy(s: Server, strategy: Strategy, connections: number, durationS: number, warmupS: number): Promise<StrategyRun> {
+  const body = bodyMaker(strategy, s.spec);
+  const seen = await sample(s.url, s.pk, body, SAMPLE_REQUESTS);
+  log(
+    `  ${strategy}: modes ${JSON.stringify(seen.modes)}, ${seen.meanResults.toFixed(1)} results and ${Math.round(seen.meanBytes)} bytes per answer; -c ${connections}, ${durationS}s`,
+  );
+  await drive({ ...target(s), body, connections, durationS: warmupS });
+  const threads = threadCores(s.pid);
+  const load = await drive({ ...target(s), body, connections, durationS });
+  return { strategy, sample: seen, load, threads: threads() };
+}
+
+/** The strategy at a fixed overall rate from our paced client (paced.ts: evenly spread, latency from each request's slot). */
+export async function runFixedRate(
+  s: Server,
+  strategy: Strategy,
+  rate: number,
+  connections: number,
+  durationS: number,
+  label: string,
+): Promise<FixedRateRun> {
+  const threads = threadCores(s.pid);
+  const load = await paced({ ...target(s), body: bodyMaker(strategy, s.spec), connections, rate, durationS });
+  log(
+    `  ${label}: ${strategy} ${rate} req/s over ${connections} connections, ${durationS}s: p50 ${load.p50.toFixed(2)}, p99 ${load.p99.toFixed(2)}, max ${load.max.toFixed(2)} ms`,
+  );
+  return { strategy, label, connections, rate, load, threads: threads() };
+}

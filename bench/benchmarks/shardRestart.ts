@@ -1,0 +1,97 @@
+/**
+ * `npm run bench:restart`: how long a recommender shard that died keeps its organisations waiting. One large
+ * organisation and many small ones, written straight into PostgreSQL (the server only applies the migrations),
+ * are loaded by a RecommenderPool in this process; one thread is ended as a crash would end it, and each
+ * organisation is asked every few milliseconds until it answers again. Prints when the small ones and the
+ * large one answer again, against the time the whole load took at start.
+ *
+ * Settings (environment): BENCH_RESTART_EVENTS (large organisation's events, default 2,000,000),
+ * BENCH_RESTART_SMALL (small organisations, default 200, 500 events each), BENCH_DATABASE_URL (as for bench:ingest).
+ */
+import type { Worker } from "node:worker_threads";
+import pg from "pg";
+import { RecommenderPool } from "../../src/recommend/recommenderPool.js";
+import { toRankRequest } from "../../src/recommend/schema.js";
+import type { RankRequest } from "../../src/wire/rank.js";
+import { validateRecommend } from "../../src/recommend/validate.js";
+import { DEFAULT_ALS } from "../../src/wire/als.js";
+import { fromEnv } from "../kit/flags.js";
+import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
+import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { int, percentile, table } from "../kit/table.js";
+import { log } from "../kit/settings.js";
+import { runBenchmark } from "../kit/run.js";
+
+const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, { min: 1, integer: true });
+const SMALL_ORGS = fromEnv.number("BENCH_RESTART_SMALL", 200, { min: 0, integer: true });
+const SMALL_EVENTS = 500;
+/** Organisation seqs of the benchmark: all even, so that with two shards they are all on shard 0. */
+const LARGE = 1_000_000;
+const smallSeq = (k: number) => LARGE + 2 * (k + 1);
+
+/** Milliseconds from `since` until `req` is answered, asking every 5 ms. */
+async function answeredAfter(r: RecommenderPool, req: RankRequest, since: number): Promise<number> {
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => r.rank(req, (err) => resolve(err === undefined)));
+    if (ok) return performance.now() - since;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const ask = (org: number) => toRankRequest(org, validateRecommend({ strategy: "popular" }));
+
+async function main(): Promise<void> {
+  let storage: Storage | undefined;
+  let server: Child | undefined;
+  let recommender: RecommenderPool | undefined;
+  try {
+    storage = await prepareStorage();
+    server = (await startServer(storage)).server;
+    const databaseUrl = connectionUrl(storage);
+    const db = new pg.Client({ connectionString: databaseUrl });
+    await db.connect();
+    log(`writing ${int(LARGE_EVENTS)} events of one organisation and ${int(SMALL_EVENTS)} of each of ${SMALL_ORGS} others`);
+    await insertViews(db, LARGE, LARGE_EVENTS, 50_000, 100_000);
+    for (let k = 0; k < SMALL_ORGS; k++) await insertViews(db, smallSeq(k), SMALL_EVENTS, 50, 200);
+    await db.query("VACUUM ANALYZE events");
+    await db.end();
+
+    const started = performance.now();
+    recommender = await RecommenderPool.start({
+      databaseUrl,
+      shards: 2,
+      timeoutMs: 10_000,
+      orgQueueMax: 256,
+      als: DEFAULT_ALS,
+      retrainIntervalMs: 3_600_000,
+    });
+    const firstLoadMs = performance.now() - started;
+    log(`first load: ${int(firstLoadMs)} ms`);
+
+    const thread = (recommender as unknown as { threads: Array<{ worker: Worker }> }).threads[0]!;
+    const killedAt = performance.now();
+    await thread.worker.terminate();
+    const [small, large] = await Promise.all([
+      Promise.all(Array.from({ length: SMALL_ORGS }, (_, k) => answeredAfter(recommender!, ask(smallSeq(k)), killedAt))),
+      answeredAfter(recommender, ask(LARGE), killedAt),
+    ]);
+    const at = (q: number) => int(percentile(small, q));
+    process.stdout.write(
+      `\nA shard of ${SMALL_ORGS + 1} organisations (${int(LARGE_EVENTS + SMALL_ORGS * SMALL_EVENTS)} events) rebuilt after its thread died\n\n${table(
+        ["", "ms"],
+        [
+          ["whole load at start (every organisation waits)", int(firstLoadMs)],
+          ["small organisations answer again: median", at(0.5)],
+          ["small organisations answer again: slowest", at(1)],
+          ["large organisation answers again (the worst case)", int(large)],
+        ],
+      )}\n`,
+    );
+  } finally {
+    await recommender?.close();
+    await stopChild(server);
+    await storage?.release();
+  }
+}
+
+runBenchmark(main);

@@ -1,0 +1,165 @@
+/**
+ * `npm run bench:soak` (not in CI): the real server on an embedded PostgreSQL under mixed traffic at a fixed
+ * rate for a long while, to see whether its memory stays flat and its latency stable. Several organisations,
+ * each preloaded with a small synthetic catalog and history; then event ingestion (1- and 100-event arrays),
+ * recommendations of every strategy, item and user upserts, one bulk CSV upload a quarter of the way in and one
+ * key rotation halfway. Each minute it prints the server's resident memory, PostgreSQL's, where the CPU went,
+ * and per kind the requests and the p50/p99/max latency, measured from each request's due time (an open-loop
+ * client: a stall shows as latency, not as fewer requests). Before that, the same traffic against a bare
+ * endpoint gives the client's own floor. The summary judges memory growth and latency drift; the process
+ * exits 0 whenever the run completed, with GROWING or DRIFT printed rather than failed.
+ *
+ * Flags:
+ *   --minutes N        length of the soak (default 30)
+ *   --rate R           requests per second, all kinds together (default 300)
+ *   --data-dir DIR     keep the embedded database in DIR (default: a temporary one, removed at the end)
+ *   --floor-seconds S  seconds against the bare endpoint first (default 30; 0 skips it)
+ *   --orgs N           organisations (default 3)
+ *   --upload-rows N    rows of the CSV upload (default 50,000; 0 skips it)
+ *   BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for the other benchmarks (bench/kit/settings.ts).
+ * Progress goes to stderr, the tables to stdout, and the figures to bench/results/soak-<date>.json.
+ */
+import os from "node:os";
+import pg from "pg";
+import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
+import { orgSeq } from "../kit/org.js";
+import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { logCounts, waitForLog } from "../kit/serverLog.js";
+import { runBenchmark } from "../kit/run.js";
+import { log } from "../kit/settings.js";
+import { writeFigures } from "../kit/results.js";
+import { parseSoakArgs } from "./soak/args.js";
+import { measureFloor, type Floor } from "./soak/floor.js";
+import { kindMinute } from "./soak/minutes.js";
+import { KINDS, type Kind } from "./soak/mix.js";
+import { setUpOrgs, type SoakOrg } from "./soak/orgs.js";
+import { summaryReport, type Summary } from "./soak/report.js";
+import { soak } from "./soak/soakRun.js";
+import { comparisonWindows, latencyVerdict, memoryVerdict } from "./soak/verdicts.js";
+
+const FIRST_TRAINING_TIMEOUT_MS = 5 * 60_000;
+
+/** Starts the soak from trained models, so its first minutes do not measure the fallback; PostgreSQL's shared_buffers. */
+async function firstModels(server: Child, storage: Storage, orgs: SoakOrg[]): Promise<string> {
+  const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
+  try {
+    const sharedBuffers = (await db.query<{ shared_buffers: string }>("SHOW shared_buffers")).rows[0]!.shared_buffers;
+    for (const o of orgs) {
+      const seq = await orgSeq(db, o.orgId);
+      await waitForLog(server, "recommender model trained", (l) => Number(l.org) === seq, FIRST_TRAINING_TIMEOUT_MS).catch((e: Error) =>
+        log(`note: ${e.message}`),
+      );
+    }
+    return sharedBuffers;
+  } finally {
+    await db.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseSoakArgs(process.argv.slice(2));
+  const loadStart = os.loadavg()[0];
+  let floor: Floor | undefined;
+  if (args.floorSeconds > 0) {
+    log(`client floor: ${args.rate} req/s for ${args.floorSeconds}s against a bare uWS endpoint`);
+    floor = await measureFloor(args.rate, args.floorSeconds, args.orgs);
+    process.stdout.write(floor.report + "\n");
+  }
+  let storage: Storage | undefined;
+  let server: Child | undefined;
+  try {
+    storage = await prepareStorage(args.dataDir);
+    const started = await startServer(storage, { LOG_LEVEL: "info" });
+    server = started.server;
+    const orgs = await setUpOrgs(started.url, args.orgs);
+    log("waiting for each organisation's first model");
+    const sharedBuffers = await firstModels(server, storage, orgs);
+    log(`soak: ${args.minutes} min at ${args.rate} req/s over ${orgs.length} organisations`);
+    const out = await soak({
+      url: started.url,
+      server,
+      dataDir: storage.dataDir,
+      orgs,
+      minutes: args.minutes,
+      rate: args.rate,
+      uploadRows: args.uploadRows,
+    });
+
+    const windows = comparisonWindows(args.minutes);
+    const uploadMinute = typeof out.upload === "object" ? out.upload.meanwhile.endedInMinute : undefined;
+    const whole = out.tally.whole;
+    const accepted = (k: Kind) => whole[k].statuses[202] ?? 0;
+    const [latenessP99, latenessMax] = out.driven.lateness.percentiles([0.99, 1]);
+    const summary: Summary = {
+      minutes: args.minutes,
+      rate: args.rate,
+      orgs: orgs.length,
+      rows: out.rows,
+      tally: out.tally,
+      windows,
+      memory: {
+        server: memoryVerdict(
+          out.rows.map((r) => r.serverRssMb),
+          uploadMinute,
+        ),
+        postgres: memoryVerdict(
+          out.rows.map((r) => r.postgresPssMb),
+          uploadMinute,
+        ),
+        postgresPrivate: memoryVerdict(
+          out.rows.map((r) => r.postgresPrivateMb),
+          uploadMinute,
+        ),
+      },
+      latency: Object.fromEntries(
+        KINDS.map((k) => [
+          k,
+          latencyVerdict(out.tally.early[k].latency.percentiles([0.99])[0]!, out.tally.late[k].latency.percentiles([0.99])[0]!, args.minutes),
+        ]),
+      ) as Summary["latency"],
+      lateness: out.driven.lateness,
+      unanswered: out.driven.unanswered,
+      upload: out.upload,
+      rotation: out.rotation,
+      distinct: out.mix.distinct(),
+      eventsSent: whole["ingest-1"].sent + 100 * whole["ingest-100"].sent,
+      serverLog: logCounts(server),
+      floor,
+      sharedBuffers,
+      loadAverage: { start: loadStart, end: os.loadavg()[0] },
+    };
+    process.stdout.write(summaryReport(summary));
+
+    const date = new Date().toISOString();
+    const figures = {
+      date,
+      args,
+      machine: { cores: os.cpus().length, loadAverage: summary.loadAverage },
+      floor: floor?.p99,
+      minutes: out.rows,
+      windows,
+      totals: Object.fromEntries(KINDS.map((k) => [k, kindMinute(whole[k])])),
+      strategies: Object.fromEntries(
+        [...out.tally.strategies].map(([s, t]) => [s, { answered: t.latency.count, p99: t.latency.percentiles([0.99])[0], modes: t.modes }]),
+      ),
+      eventsAccepted: accepted("ingest-1") + 100 * accepted("ingest-100"),
+      memory: summary.memory,
+      latency: summary.latency,
+      upload: out.upload,
+      rotation: out.rotation,
+      distinct: summary.distinct,
+      postgresSharedBuffers: sharedBuffers,
+      serverLog: summary.serverLog,
+      unanswered: out.driven.unanswered,
+      pacerLateness: { p99: latenessP99, max: latenessMax },
+      firstErrors: Object.fromEntries(out.tally.firstErrors),
+    };
+    writeFigures("soak", date, figures);
+  } finally {
+    await stopChild(server);
+    if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);
+    await storage?.release();
+  }
+}
+
+runBenchmark(main);

@@ -1,0 +1,52 @@
+/** The soak's organisations: registered through the API, their synthetic data loaded, their keys swappable. */
+import { setTimeout as sleep } from "node:timers/promises";
+import { registerOrg } from "../../kit/org.js";
+import { loadOrganisation } from "../recommend/loadOrg.js";
+import { log } from "../../kit/settings.js";
+import type { SyntheticSpec } from "../../kit/synthetic.js";
+import { orgSpec } from "./population.js";
+
+export interface SoakOrg {
+  orgId: string;
+  token: string;
+  spec: SyntheticSpec;
+  keys: { pk: string; sk: string };
+  /** Bumped at each key switch; requests in flight are counted per generation, so a rotation can wait for the old ones. */
+  generation: number;
+  inFlight: Map<number, number>;
+}
+
+const EVENTS_IN_FLIGHT = 4;
+
+export function newOrg(orgId: string, token: string, spec: SyntheticSpec, keys: { pk: string; sk: string }): SoakOrg {
+  return { orgId, token, spec, keys, generation: 0, inFlight: new Map() };
+}
+
+export async function setUpOrgs(url: string, count: number): Promise<SoakOrg[]> {
+  const orgs: SoakOrg[] = [];
+  for (let i = 0; i < count; i++) {
+    const { orgId, token, pk, sk } = await registerOrg(url);
+    const spec = orgSpec(i);
+    log(`organisation ${i + 1}/${count}: loading ${spec.items} items, ${spec.users} users, ${spec.events} events`);
+    await loadOrganisation(url, { pk, sk }, spec, EVENTS_IN_FLIGHT);
+    orgs.push(newOrg(orgId, token, spec, { pk, sk }));
+  }
+  return orgs;
+}
+
+/** Counts a request in flight under the organisation's current keys; call the returned function when it is answered. */
+export function track(org: SoakOrg): () => void {
+  const g = org.generation;
+  org.inFlight.set(g, (org.inFlight.get(g) ?? 0) + 1);
+  return () => void org.inFlight.set(g, org.inFlight.get(g)! - 1);
+}
+
+/** Waits until no request sent with generation `g`'s keys is in flight (at most `timeoutMs`); false on timeout. */
+export async function drained(org: SoakOrg, g: number, timeoutMs: number): Promise<boolean> {
+  const until = performance.now() + timeoutMs;
+  while ((org.inFlight.get(g) ?? 0) > 0) {
+    if (performance.now() > until) return false;
+    await sleep(50);
+  }
+  return true;
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench:text-copy`: what copying stored item texts costs an answer, in one recommender thread's terms.
+ * A catalog of `--items` items (attributes of the synthetic shape, about 150 bytes of answer text each) is
+ * upserted into an OrgIndex; then random pages of `--limit` items are assembled two ways:
+ *   texts: the three copies page.ts makes per item (head, metadata part, id), nothing else: ns per text copied;
+ *   page:  the whole `page()` (scores, the shared reason, the ids array, the copy out): ns per answer.
+ * Each figure is the fastest and the median of `--reps` short timed passes of `--pages` pages, after one untimed
+ * pass: on a shared machine a pass that nothing interrupted is the fastest, so the minimum is the steadier figure.
+ * To compare two builds, run each build's copy of this file in turn (alternated, several times each): only
+ * figures taken close together compare.
+ */
+import { OrgIndex } from "../../workers/index/orgIndex.js";
+import { HEAD_CLOSE, HEAD_OPEN } from "../../workers/index/itemText.js";
+import { page } from "../../workers/strategies/page.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
+import type { RankRequest } from "../../src/wire/rank.js";
+import { readFlags } from "../kit/flags.js";
+import { median } from "../kit/table.js";
+
+const flags = readFlags({ items: {}, limit: {}, pages: {}, reps: {} });
+const whole = { min: 1, integer: true };
+const ITEMS = flags.number("items", 100_000, whole);
+const LIMIT = flags.number("limit", 20, whole);
+const PAGES = flags.number("pages", 2000, whole);
+const REPS = flags.number("reps", 41, whole);
+
+const index = new OrgIndex(1);
+const random = seededRandom(35);
+for (let i = 0; i < ITEMS; i++) {
+  const attributes = { topic: `topic-${i % 200}`, brand: `brand-${Math.floor(random() * 500)}`, price: Math.round(random() * 10_000) / 100 };
+  index.upsertItem(`item-${i}`, "product", "active", attributes, 1_700_000_000);
+}
+const texts = index.catalog.rendered;
+let textBytes = 0;
+for (let i = 0; i < ITEMS; i++) textBytes += texts.length(i);
+
+const picks = new Uint32Array(PAGES * LIMIT);
+for (let k = 0; k < picks.length; k++) picks[k] = Math.floor(random() * ITEMS);
+const scores = new Float64Array(LIMIT).map((_, k) => 1 / (k + 1));
+const req: RankRequest = {
+  org: 1,
+  strategy: "popular",
+  userId: undefined,
+  contextItemId: undefined,
+  contextItemIds: undefined,
+  candidates: undefined,
+  itemType: undefined,
+  filters: undefined,
+  excludeItemIds: undefined,
+  excludeSeen: false,
+  fields: undefined,
+  limit: LIMIT,
+  page: 1,
+};
+
+/** Nanoseconds per text copied: each item's head, metadata part and id, as page() copies them. */
+function copyTexts(): number {
+  let sink = 0;
+  const started = process.hrtime.bigint();
+  for (let p = 0; p < PAGES; p++) {
+    const out = texts.store.writer.reset();
+    for (let k = p * LIMIT; k < (p + 1) * LIMIT; k++) {
+      const item = picks[k]!;
+      const head = texts.mark(item);
+      texts.writeTo(out, item, 0, head);
+      texts.writeTo(out, item, head);
+      texts.writeTo(out, item, HEAD_OPEN.length, head - HEAD_CLOSE.length);
+    }
+    sink += out.length;
+  }
+  const ns = Number(process.hrtime.bigint() - started);
+  if (sink === 0) throw new Error("nothing was copied");
+  return ns / (PAGES * LIMIT * 3);
+}
+
+/** Nanoseconds per answer: the whole page, rendered and copied out. */
+function renderPages(): number {
+  const items = new Uint32Array(LIMIT);
+  let sink = 0;
+  const started = process.hrtime.bigint();
+  for (let p = 0; p < PAGES; p++) {
+    items.set(picks.subarray(p * LIMIT, (p + 1) * LIMIT));
+    sink += page(index, req, "global", { items, scores, reasons: "popular" }).results.length;
+  }
+  const ns = Number(process.hrtime.bigint() - started);
+  if (sink === 0) throw new Error("nothing was rendered");
+  return ns / PAGES;
+}
+
+copyTexts();
+renderPages();
+const copies: number[] = [];
+const pages: number[] = [];
+for (let r = 0; r < REPS; r++) {
+  copies.push(copyTexts());
+  pages.push(renderPages());
+}
+console.log(
+  `${ITEMS} items (${Math.round(textBytes / ITEMS)} bytes of text each), pages of ${LIMIT}: ` +
+    `${Math.min(...copies).toFixed(1)} ns per text copied (median ${median(copies).toFixed(1)}), ` +
+    `${Math.round(Math.min(...pages))} ns per answer (median ${Math.round(median(pages))})`,
+);

@@ -1,0 +1,172 @@
+/**
+ * The accounts, keys and data the fuzz cases start from: organisation A (its owner, members of each role, keys,
+ * a catalog, users and events, so that recommend has something to rank), organisation B (for cross-tenant
+ * cases), and organisation C, whose key pairs the cases may generate and revoke freely.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { call as api } from "../kit/api.js";
+import { registerOrg } from "../kit/org.js";
+
+export interface OrgKeys {
+  orgId: string;
+  token: string;
+  pk: string;
+  sk: string;
+}
+
+export interface Fixture {
+  url: string;
+  port: number;
+  a: OrgKeys & {
+    /** Tokens of members of each lesser role (role checks). */
+    adminToken: string;
+    developerToken: string;
+    memberToken: string;
+    /** An account the login example signs in as. */
+    login: { email: string; password: string };
+    /** A member whose role the PATCH example changes back and forth. */
+    patchableUserId: string;
+  };
+  b: OrgKeys;
+  /** Key pairs of organisation C: the revoke example picks among them (they get revoked as the run goes). */
+  c: { token: string; pairIds: string[] };
+  /** Keys of a revoked pair. */
+  revoked: { pk: string; sk: string };
+  items: string[];
+  users: string[];
+  /** The bearer token the server was started with for GET /metrics. */
+  metricsToken: string;
+}
+
+interface Answer {
+  status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer, whose fields the fixture reads where it needs them
+  body: any;
+}
+
+async function call(url: string, method: string, path: string, opts: { json?: unknown; token?: string; apiKey?: string } = {}): Promise<Answer> {
+  const r = await api(url + path, { method, json: opts.json, token: opts.token, key: opts.apiKey, headers: { "x-forwarded-for": randomIp() } });
+  return { status: r.status, body: r.json };
+}
+
+async function must(what: string, status: number, p: Promise<Answer>): Promise<Answer["body"]> {
+  const r = await p;
+  if (r.status !== status) throw new Error(`fixture: ${what} answered ${r.status}: ${JSON.stringify(r.body)}`);
+  return r.body.data;
+}
+
+function randomIp(): string {
+  const b = randomBytes(3);
+  return `10.${b[0]}.${b[1]}.${b[2]}`;
+}
+
+const PASSWORD = "fuzzing password 1";
+
+/** The one-time token of the last mail to `to` the server's default mailer printed to its log (at warn). */
+async function mailedToken(output: () => string, to: string): Promise<string> {
+  for (let tries = 0; tries < 100; tries++) {
+    const lines = output()
+      .split("\n")
+      .filter((l) => l.startsWith("{") && l.includes('"mail (printed'));
+    for (const line of lines.reverse()) {
+      const mail = JSON.parse(line) as { to: string; text: string };
+      const token = mail.to === to ? /"token": "([\w-]+)"/.exec(mail.text)?.[1] : undefined;
+      if (token) return token;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`fixture: no mail to ${to} in the server's log`);
+}
+
+/** Invites a member of `role` to the organisation, accepts with the mailed token and signs in; returns its id and token. */
+async function member(
+  url: string,
+  output: () => string,
+  ownerToken: string,
+  role: string,
+): Promise<{ userId: string; token: string; email: string }> {
+  const email = `fuzz-${role.toLowerCase()}-${randomUUID()}@example.com`;
+  await must(`invite ${role}`, 201, call(url, "POST", "/v1/members", { token: ownerToken, json: { email, role } }));
+  const token = await mailedToken(output, email);
+  const joined = await must(`accept ${role}`, 201, call(url, "POST", "/auth/invitations/accept", { json: { token, password: PASSWORD } }));
+  const session = await must(`login ${role}`, 200, call(url, "POST", "/auth/login", { json: { email, password: PASSWORD } }));
+  return { userId: joined.user.id, token: session.token, email };
+}
+
+export const ITEM_TYPES = ["product", "article"];
+export const BRANDS = ["acme", "globex", "initech", "umbrella"];
+
+function catalog(n: number, prefix: string) {
+  return Array.from({ length: n }, (_, i) => ({
+    item_id: `${prefix}-item-${i}`,
+    item_type: ITEM_TYPES[i % 2],
+    status: i % 17 === 16 ? "inactive" : "active",
+    created_at: new Date(Date.now() - i * 3_600_000).toISOString(),
+    attributes: { brand: BRANDS[i % 4], price: 5 + (i % 40), tags: [`t${i % 5}`, `t${i % 7}`] },
+  }));
+}
+
+function people(n: number, prefix: string) {
+  return Array.from({ length: n }, (_, i) => ({ user_id: `${prefix}-user-${i}`, status: "active", created_at: "2024-01-01T00:00:00Z" }));
+}
+
+/** Views and purchases with structure (user u prefers items near 3u), so that every strategy has signal. */
+function history(users: string[], items: string[], n: number) {
+  return Array.from({ length: n }, (_, k) => {
+    const u = k % users.length;
+    const i = (3 * u + (k % 5) + Math.floor(k / users.length)) % items.length;
+    const purchase = k % 9 === 0;
+    return {
+      user_id: users[u],
+      event_family: purchase ? "conversion" : "engagement",
+      event_name: purchase ? "purchase" : "view",
+      item_id: items[i],
+      event_id: randomUUID(),
+      timestamp: new Date(Date.now() - (k % 72) * 3_600_000).toISOString(),
+    };
+  });
+}
+
+async function loadData(url: string, o: OrgKeys, prefix: string, nItems: number, nUsers: number, nEvents: number) {
+  const items = catalog(nItems, prefix);
+  const users = people(nUsers, prefix);
+  await must("items upsert", 202, call(url, "POST", "/v1/items/upsert", { apiKey: o.sk, json: items }));
+  await must("users upsert", 202, call(url, "POST", "/v1/users/upsert", { apiKey: o.sk, json: users }));
+  const ids = { items: items.map((i) => i.item_id), users: users.map((u) => u.user_id) };
+  await must("events ingest", 202, call(url, "POST", "/v1/events/ingest", { apiKey: o.pk, json: history(ids.users, ids.items, nEvents) }));
+  return ids;
+}
+
+export async function createFixture(url: string, metricsToken: string, output: () => string): Promise<Fixture> {
+  const port = Number(new URL(url).port);
+  const [a, b, c] = [await registerOrg(url), await registerOrg(url), await registerOrg(url)];
+  const admin = await member(url, output, a.token, "ADMIN");
+  const developer = await member(url, output, a.token, "DEVELOPER");
+  const plain = await member(url, output, a.token, "MEMBER");
+  const patchable = await member(url, output, a.token, "DEVELOPER");
+
+  const cPairs = await must("list C's pairs", 200, call(url, "GET", "/v1/keys", { token: c.token }));
+  const revokedPair = await must("generate C's second pair", 201, call(url, "POST", "/v1/keys", { token: c.token }));
+  await must("revoke C's second pair", 200, call(url, "POST", `/v1/keys/${revokedPair.key_pair_id}/revoke`, { token: c.token }));
+
+  const data = await loadData(url, a, "a", 60, 30, 900);
+  await loadData(url, b, "b", 20, 10, 120);
+  return {
+    url,
+    port,
+    a: {
+      ...a,
+      adminToken: admin.token,
+      developerToken: developer.token,
+      memberToken: plain.token,
+      login: { email: admin.email, password: PASSWORD },
+      patchableUserId: patchable.userId,
+    },
+    b,
+    c: { token: c.token, pairIds: [cPairs.key_pairs[0].key_pair_id, revokedPair.key_pair_id] },
+    revoked: { pk: revokedPair.publishable_key, sk: revokedPair.secret_key },
+    items: data.items,
+    users: data.users,
+    metricsToken,
+  };
+}
