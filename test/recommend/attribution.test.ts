@@ -141,16 +141,16 @@ describe("attribution", () => {
 
   it("splits the report by scenario, and reports one scenario when asked", async () => {
     const shop = await newOrg(server.url);
-    const cart = await recommend(server.url, shop, { strategy: "popular", scenario: "cart" });
+    expect((await recommend(server.url, shop, { strategy: "popular", scenario: "cart" })).status).toBe(200);
     const home: string[] = [];
     for (let k = 0; k < 3; k++) home.push((await recommend(server.url, shop, { strategy: "popular", scenario: "home" })).body.data.recommendation_id);
     await sendEvents(server.url, shop, [{ user: "w", item: "a", name: "click", extra: { recommendation_id: home[0] } }]);
-    await eventually(
-      () => served(cart.body.data.recommendation_id),
-      (q) => q.rowCount === 1,
-      3000,
+    // Served rows are written every 200 ms and events by the writers: wait until all four rows and the click are in.
+    const { value: all } = await eventually(
+      () => call(server.url, "GET", "/v1/analytics/strategies", { token: shop.token }),
+      (r) => r.body.data?.strategies?.[0]?.served === 4 && r.body.data.strategies[0].clicks === 1,
+      5000,
     );
-    const all = await call(server.url, "GET", "/v1/analytics/strategies", { token: shop.token });
     expect(all.body.data.strategies).toEqual([
       { strategy: "popular", served: 4, clicks: 1, conversions: 0, click_through_rate: 0.25, conversion_rate: 0 },
     ]);
