@@ -60,20 +60,31 @@ export function fitUserTop(
     const top = new TopK(perUser);
     if (term) {
       const otherCount = term.scores(u, query, weights.subarray(0, to - from), other, otherTouched);
-      const scaleI = (1 - a) / largest(sums, touched, count, own);
-      const scaleU = a / largest(other, otherTouched, otherCount, own);
-      tailScales[u] = scaleI;
+      // An item only the item-item sum reaches scores scaleI·ii, below each of the 48 best by ii (whose user-user
+      // part is ≥ 0): so those 48 and the items the user-user term reaches are every candidate, and the long tail
+      // of item-item sums is passed over once, as without the term.
+      const byItemItem = new TopK(perUser);
+      let maxI = 0;
       for (let t = 0; t < count; t++) {
         const j = touched[t]!;
-        const s = sums[j]! * scaleI + other[j]! * scaleU;
-        if (own[j] === 0 && top.wouldTake(s, j)) top.take(j);
+        const s = sums[j]!;
+        if (own[j] !== 0) continue;
+        if (s > maxI) maxI = s;
+        if (byItemItem.wouldTake(s, j)) byItemItem.take(j);
       }
-      // Items only the user-user term reaches; those both reach were offered above.
+      const scaleI = maxI > 0 ? (1 - a) / maxI : 0;
+      const scaleU = a / largest(other, otherTouched, otherCount, own);
+      tailScales[u] = scaleI;
+      for (let k = 0; k < byItemItem.size; k++) {
+        const j = byItemItem.item(k);
+        const s = sums[j]! * scaleI;
+        if (other[j] === 0 && top.wouldTake(s, j)) top.take(j);
+      }
       for (let t = 0; t < otherCount; t++) {
         const j = otherTouched[t]!;
-        const s = other[j]! * scaleU;
+        const s = sums[j]! * scaleI + other[j]! * scaleU;
         other[j] = 0;
-        if (sums[j] === 0 && own[j] === 0 && top.wouldTake(s, j)) top.take(j);
+        if (own[j] === 0 && top.wouldTake(s, j)) top.take(j);
       }
       for (let t = 0; t < count; t++) sums[touched[t]!] = 0;
     } else
