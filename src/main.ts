@@ -129,8 +129,8 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     lingerMs: config.INGEST_LINGER_MS,
     batchMax: config.INGEST_BATCH_MAX,
     queueMax: config.INGEST_QUEUE_MAX,
-    onCommitted: (batch, packed, notStored) => {
-      recommender.publish(batch, packed, notStored);
+    onCommitted: (orgs, packed, notStored) => {
+      recommender.publish(orgs, packed, notStored);
       cluster?.committed();
     },
     onRefusedAfterAck: (submission, message) => keepRefused(pool, submission, message),

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { Limiter } from "../auth/rateLimit.js";
 import type { RecommenderPool } from "../recommend/recommenderPool.js";
-import { unpackBatch } from "../wire/batchPack.js";
+import { packedBatchOrgs } from "../wire/batchPack.js";
 import { BatchFeed } from "./batchFeed.js";
 import { BatchNotifier } from "./batchNotifier.js";
 import { ErasureFeed } from "./erasureFeed.js";
@@ -29,7 +29,8 @@ export class Cluster {
 
   constructor(pool: pg.Pool, connect: () => pg.Client) {
     this.feed = new BatchFeed(pool, connect, this.origin, (packed, notStored, xid) =>
-      this.loaded().publish(unpackBatch(packed), packed, notStored, xid),
+      // The row's bytes may share a pooled buffer with others: the shards get a copy of their own to move.
+      this.loaded().publish(packedBatchOrgs(packed), new Uint8Array(packed), notStored, xid),
     );
     this.models = new ModelFeed(pool, connect, this.origin, (org, version) => this.loaded().modelStored(org, version));
     this.erasures = new ErasureFeed(pool, connect, this.origin);

@@ -19,10 +19,11 @@ export interface BatcherOptions {
    */
   parallelMin?: number;
   /**
-   * Called with each batch once it is committed: the batch, its bytes as packBatch made them (the caller's own
-   * copy), and the positions of its events that it did not store.
+   * Called with each batch once it is committed: the organisations it holds records of, its bytes as packBatch
+   * made them (handed back by the writer thread: the caller's to move on), and the positions of its events that
+   * it did not store.
    */
-  onCommitted?: (batch: BatchPayload, packed: Uint8Array<ArrayBuffer>, notStored: readonly number[] | undefined) => void;
+  onCommitted?: (orgs: readonly number[], packed: Uint8Array<ArrayBuffer>, notStored: readonly number[] | undefined) => void;
   /** Called with a request acknowledged before its commit (`queued`) that the database then refused on its own. */
   onRefusedAfterAck?: (s: Submission, message: string) => void;
   /** Called with the usage a committed batch left its organisations with, before its submissions are released. */
@@ -45,15 +46,17 @@ interface Part {
 
 interface Batch {
   payload: BatchPayload;
+  /** The organisations it holds records of, noted as they arrive (the shards that own them get it once committed). */
+  orgs: number[];
   size: number;
   parts: Part[];
-  /** The payload's bytes, kept for onCommitted while the writer has its own copy. */
-  packed?: Uint8Array<ArrayBuffer>;
   /** When it was sent to a writer (performance.now()), for the commit time metric. */
   sentAt: number;
 }
 
 export interface Submission {
+  /** The one organisation whose records these are (every row's first column). */
+  org: number;
   events?: EventRow[];
   items?: ItemRow[];
   users?: UserRow[];
@@ -69,18 +72,20 @@ const FAILED_REJECTED = metrics.ingestBatchesFailed.labels({ reason: "rejected" 
 const UNAVAILABLE = () => appError("unavailable", "databaseNothingStored");
 
 function emptyBatch(): Batch {
-  return { payload: { events: [], items: [], users: [] }, size: 0, parts: [], sentAt: 0 };
+  return { payload: { events: [], items: [], users: [] }, orgs: [], size: 0, parts: [], sentAt: 0 };
 }
 
 function soloBatch(part: Part): Batch {
   const b = emptyBatch();
-  append(b.payload, part.submission);
+  append(b, part.submission);
   b.size = sizeOf(part.submission);
   b.parts.push(part);
   return b;
 }
 
-function append(payload: BatchPayload, s: Submission): void {
+function append(b: Batch, s: Submission): void {
+  const { payload } = b;
+  if (!b.orgs.includes(s.org)) b.orgs.push(s.org);
   if (s.events) for (const r of s.events) payload.events.push(r);
   if (s.items) for (const r of s.items) payload.items.push(r);
   if (s.users) for (const r of s.users) payload.users.push(r);
@@ -159,7 +164,7 @@ export class Batcher {
     } else {
       if (this.open.size > 0 && this.open.size + size > this.opts.batchMax) this.seal();
       const b = this.open;
-      append(b.payload, s);
+      append(b, s);
       b.size += size;
       b.parts.push(part);
       if (b.size >= this.opts.batchMax) this.seal();
@@ -263,7 +268,6 @@ export class Batcher {
       this.inFlight++;
       const sent = batch;
       const packed = packBatch(sent.payload);
-      if (this.opts.onCommitted) sent.packed = packed.slice();
       metrics.ingestBatches.inc();
       metrics.ingestBatchRecords.observe(sent.size);
       sent.sentAt = performance.now();
@@ -280,7 +284,7 @@ export class Batcher {
       metrics.ingestCommitSeconds.observe((performance.now() - batch.sentAt) / 1000);
       if (result.usage) this.opts.onUsage?.(result.usage);
       this.settle(batch);
-      this.publish(batch, result.notStored);
+      this.publish(batch, result);
       // The next batch leaves before the answers are written, so the database works while they go out.
       this.dispatch();
       for (const p of batch.parts) p.waiter?.resolve();
@@ -295,10 +299,10 @@ export class Batcher {
     if (this.open.size > 0) this.schedule();
   }
 
-  private publish(batch: Batch, notStored: number[] | undefined): void {
-    if (!this.opts.onCommitted || !batch.packed) return;
+  private publish(batch: Batch, { payload, notStored }: WriteResult & { ok: true }): void {
+    if (!this.opts.onCommitted || !payload) return;
     try {
-      this.opts.onCommitted(batch.payload, batch.packed, notStored && notStored.length > 0 ? notStored : undefined);
+      this.opts.onCommitted(batch.orgs, payload, notStored && notStored.length > 0 ? notStored : undefined);
     } catch (err) {
       log.error("a committed batch could not be published", { error: (err as Error).stack });
     }

@@ -1,6 +1,5 @@
 import { Worker } from "node:worker_threads";
 import { appError, type AppError } from "../errors.js";
-import type { BatchPayload } from "../wire/batchRows.js";
 import { log, logLevel } from "../wire/log.js";
 import type { RecommenderThreadData } from "../wire/threadData.js";
 import type { AlsParams } from "../wire/als.js";
@@ -9,6 +8,7 @@ import { readAnswers } from "../wire/answerBatch.js";
 import { PendingRequests } from "./pendingRequests.js";
 import {
   askToWire,
+  batchToWire,
   packMessage,
   unpackMessage,
   type AskWire,
@@ -172,17 +172,20 @@ export class RecommenderPool {
   }
 
   /**
-   * Sends a committed batch (its packed bytes) to the shards that own its organisations. `xid`: the transaction
-   * that wrote it, given for another process's batch (the shard skips it if its load already read it).
+   * Sends a committed batch (its packed bytes) to the shards that own its organisations (`orgs`: every one it
+   * holds records of). The bytes are moved to the last owner, and copied for any other before that. `xid`: the
+   * transaction that wrote it, given for another process's batch (the shard skips it if its load already read it).
    */
-  publish(batch: BatchPayload, packed: Uint8Array, notStored: readonly number[] | undefined, xid?: string): void {
+  publish(orgs: readonly number[], packed: Uint8Array<ArrayBuffer>, notStored: readonly number[] | undefined, xid?: string): void {
     const n = this.threads.length;
     let owners = 0;
-    for (const r of batch.items) owners |= 1 << (r[0] % n);
-    for (const r of batch.users) owners |= 1 << (r[0] % n);
-    for (const r of batch.events) owners |= 1 << (r[0] % n);
+    for (const org of orgs) owners |= 1 << (org % n);
     for (let shard = 0; shard < n; shard++) {
-      if (owners & (1 << shard)) post(this.threads[shard]!, { t: "batch", payload: packed, notStored: notStored ?? null, xid: xid ?? null });
+      if (!(owners & (1 << shard))) continue;
+      owners &= ~(1 << shard);
+      const bytes = owners === 0 ? packed : packed.slice();
+      const wire = batchToWire(bytes, notStored ?? null, xid ?? null);
+      this.threads[shard]!.worker.postMessage(wire, [wire[0].buffer as ArrayBuffer, bytes.buffer]);
     }
   }
 

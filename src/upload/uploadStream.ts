@@ -155,7 +155,8 @@ export class UploadStream {
 
   /** One chunk to the batcher, its quota reserved until it leaves; counted once committed. */
   private async store(rows: Row[], bytes: number, alone: boolean): Promise<void> {
-    const submission: Submission = this.kind === "items" ? { items: rows as ItemRow[] } : { users: rows as UserRow[] };
+    const org = this.orgSeq;
+    const submission: Submission = this.kind === "items" ? { org, items: rows as ItemRow[] } : { org, users: rows as UserRow[] };
     this.quotas.reserve(this.quota, submission, bytes, () => bytes);
     if (alone) submission.alone = true;
     await this.batcher.submit(submission, true);

@@ -5,7 +5,7 @@ import type { Mode, RankResult } from "./rank.js";
  * mode, count, the two lengths), then its `results` and `items` bytes. The shard writes each page once into the
  * batch, and the front reads the pages as views of the message it received, so a rendered page is copied once
  * on its way from the shard's memory to the socket. Sent as an ArrayBuffer: every other message is msgpack in a
- * Uint8Array (protocol.ts), so the type tells them apart.
+ * Uint8Array (shardMessages.ts), so the type tells them apart.
  */
 const HEAD_BYTES = 16;
 const MODES: readonly Mode[] = ["personalized", "contextual", "global", "fallback"];

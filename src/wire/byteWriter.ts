@@ -129,6 +129,11 @@ export class ByteWriter {
     return this.buf.subarray(0, this.at);
   }
 
+  /** The bytes written so far as a plain Uint8Array over the buffer, valid until the next write: for copying once into where they go. */
+  lent(): Uint8Array {
+    return new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.at);
+  }
+
   /** The bytes written so far, in a buffer of their own: for keeping or passing on. */
   copy(): Uint8Array {
     // Into a plain Uint8Array: slicing the Buffer would construct a Buffer, which costs more than the copy.

@@ -45,6 +45,17 @@ export interface RankResult {
 }
 
 /**
+ * A RankResult whose bytes are its own. rank() lends its page's bytes (valid until the thread's next page);
+ * what keeps a page beyond that keeps this copy.
+ */
+export function ownedResult(r: RankResult): RankResult {
+  const both = new Uint8Array(r.results.length + r.items.length);
+  both.set(r.results);
+  both.set(r.items, r.results.length);
+  return { ...r, results: both.subarray(0, r.results.length), items: both.subarray(r.results.length) };
+}
+
+/**
  * A global strategy asked for nothing of the caller's own (no filters, type, exclusions or seen items): every
  * such request of the organisation with the same page, limit and fields has the same answer, so it is shared.
  * `fields` goes in as JSON, last: distinct lists (and no list, `null`) never make one key, whatever their names hold.

@@ -146,6 +146,25 @@ export type FromShard =
   /** Snapshots stored (or refused by a fence, or failed), with their bytes and how long copying and writing took. */
   | { t: "snapshotWritten"; outcome: "written" | "fenced" | "failed"; org: number; bytes: number; copyMs: number; writeMs: number };
 
+/**
+ * A committed batch travels beside its header, not packed inside it: the owning shard gets the bytes the writer
+ * thread had (moved, not copied), and the header alone is packed.
+ */
+export type BatchWire = [header: Uint8Array, payload: Uint8Array];
+
+type BatchHeader = Omit<Extract<ToShard, { t: "batch" }>, "payload">;
+
+export function batchToWire(payload: Uint8Array, notStored: readonly number[] | null, xid: string | null): BatchWire {
+  return [packMessage({ t: "batch", notStored, xid } satisfies BatchHeader as ToShard), payload];
+}
+
+/** A message to a shard as it arrives: packed, or a batch beside its header. */
+export function readToShard(raw: Uint8Array | BatchWire): ToShard {
+  if (!Array.isArray(raw)) return unpackMessage<ToShard>(raw);
+  const header = unpackMessage<ToShard>(raw[0]) as BatchHeader;
+  return { t: "batch", notStored: header.notStored, xid: header.xid, payload: raw[1] };
+}
+
 export function packMessage(m: ToShard | FromShard): Uint8Array {
   const packed = packr.pack(m);
   const out = new Uint8Array(packed.length);

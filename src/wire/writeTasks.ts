@@ -2,7 +2,7 @@
 
 export interface WriteTask {
   /** A msgpackr-packed BatchPayload (batchPack.ts), transferred (not copied) from the front thread. */
-  payload: Uint8Array;
+  payload: Uint8Array<ArrayBuffer>;
 }
 
 /**
@@ -24,6 +24,8 @@ export type WriteResult =
       notStored?: number[];
       /** The usage of the organisations whose items or users the batch wrote. */
       usage?: UsageRow[];
+      /** The task's payload, moved back to the front thread, which moves it on to the shards. */
+      payload?: Uint8Array<ArrayBuffer>;
     }
   | {
       ok: false;

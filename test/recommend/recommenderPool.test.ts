@@ -296,13 +296,34 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
     // The same committed batch the server published, as it would reach the new thread while it starts.
     const row: EventRow = [seq, eventId, "fan", "hit", "conversion", "purchase", 5, null, null, null, at];
     const batch = { events: [row], items: [], users: [] };
-    r.publish(batch, packBatch(batch), undefined);
+    r.publish([seq], packBatch(batch), undefined);
     const { value: after } = await eventually(
       () => rankWith(r, popular),
       (v) => v.answered,
       20_000,
     );
     expect(after.scores![0]).toBeCloseTo(before.scores![0]!, 3);
+  });
+
+  it("applies a batch holding two shards' organisations on each shard, the bytes moved to one and copied for the other", async () => {
+    const owners = await orgPerShard();
+    for (const { org: o } of owners) await upsertItems(server.url, o, [{ item_id: "both" }]);
+    const r = await startPool(2000, 2);
+    const at = new Date().toISOString();
+    const rows: EventRow[] = owners.map(({ seq }) => [seq, randomUUID(), "fan", "both", "conversion", "purchase", 5, null, null, null, at]);
+    const packed = packBatch({ events: rows, items: [], users: [] });
+    r.publish(
+      owners.map((o) => o.seq),
+      packed,
+      undefined,
+    );
+    expect(packed.buffer.byteLength).toBe(0); // moved to the last owner
+    await r.settled();
+    for (const { seq } of owners) {
+      const answer = await rankWith(r, toRankRequest(seq, validateRecommend({ strategy: "popular" })));
+      expect(answer.scores).toHaveLength(1);
+      expect(answer.scores![0]).toBeGreaterThan(0);
+    }
   });
 
   it("answers for the organisations a rebuilding shard has read while it still reads a larger one", async () => {

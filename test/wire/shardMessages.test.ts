@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { askFromWire, askToWire, packMessage, unpackMessage, type ToShard } from "../../src/wire/shardMessages.js";
+import { askFromWire, askToWire, batchToWire, packMessage, readToShard, unpackMessage, type ToShard } from "../../src/wire/shardMessages.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 
 const bare: RankRequest = {
@@ -42,5 +42,19 @@ describe("the messages between the front thread and the recommender threads", ()
       if (got.t !== "rank") return;
       expect(askFromWire(got.asks[0]!)).toStrictEqual({ id: 41, req, deadline: 1_790_000_000_123.25 });
     }
+  });
+});
+
+describe("a committed batch on its way to a shard", () => {
+  it("travels beside its header, so the shard reads the very bytes it was given, with notStored and xid", () => {
+    const payload = new Uint8Array([1, 2, 3, 4]);
+    const m = readToShard(batchToWire(payload, [2, 5], "771"));
+    expect(m).toEqual({ t: "batch", payload, notStored: [2, 5], xid: "771" });
+    expect(m.t === "batch" && m.payload).toBe(payload);
+  });
+
+  it("reads every other message packed whole", () => {
+    const settle: ToShard = { t: "settle", id: 9 };
+    expect(readToShard(packMessage(settle))).toEqual(settle);
   });
 });

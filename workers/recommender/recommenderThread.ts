@@ -1,6 +1,15 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { AnswerBatch } from "../../src/wire/answerBatch.js";
-import { askFromWire, packMessage, unpackMessage, type AskWire, type FromShard, type RankAsk, type ToShard } from "../../src/wire/shardMessages.js";
+import {
+  askFromWire,
+  packMessage,
+  readToShard,
+  type AskWire,
+  type BatchWire,
+  type FromShard,
+  type RankAsk,
+  type ToShard,
+} from "../../src/wire/shardMessages.js";
 import { log, setLogLevel } from "../../src/wire/log.js";
 import type { RecommenderThreadData } from "../../src/wire/threadData.js";
 import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
@@ -167,10 +176,10 @@ const snapshots = new SnapshotRounds({
 });
 const progress = new LoadProgress();
 const inbox = new Inbox(handle, progress);
-port.on("message", (raw: Uint8Array) => {
+port.on("message", (raw: Uint8Array | BatchWire) => {
   let m: ToShard;
   try {
-    m = unpackMessage<ToShard>(raw);
+    m = readToShard(raw);
   } catch (err) {
     log.error("recommender thread could not read a message", { shard: data.shard, error: (err as Error).stack });
     return;

@@ -1,4 +1,4 @@
-import type { RankResult } from "../../src/wire/rank.js";
+import { ownedResult, type RankResult } from "../../src/wire/rank.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { TopK } from "../model/topK.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";
@@ -55,7 +55,7 @@ function globalRanking(name: string, reason: string, scorer: Scorer, version: (i
     const pages = cachedRanking(index, name, scorer, version(index), nowS).pages;
     let page = pages.get(key);
     if (!page) {
-      page = render();
+      page = ownedResult(render());
       if (pages.size < PAGES_MAX) pages.set(key, page);
     }
     return page;

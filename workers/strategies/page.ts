@@ -9,6 +9,8 @@ import type { Ranking } from "./types.js";
  * Each item's text around its score and reason, `{"item_id":…,"score":` and `,"metadata":{…}}`, is rendered
  * at its upsert and kept in the catalog (see itemText.ts); a page copies those bytes (see TextStore), the ids
  * array from the heads. Answers that name `fields` cut those members out of the stored text each time.
+ * The page's bytes are lent: they stay valid until this thread renders its next page, and whoever keeps them
+ * copies them (the shard copies each into its answer batch, the one copy on the way out of this thread).
  */
 export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ranking | undefined): RankResult {
   if (!ranking) return { mode, count: 0, items: EMPTY, results: EMPTY, hasNext: false };
@@ -42,7 +44,7 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
     if (k > from) out.text(",");
     texts.writeTo(out, item, HEAD_OPEN.length, texts.mark(item) - HEAD_CLOSE.length);
   }
-  const both = out.text("]").copy();
+  const both = out.text("]").lent();
   return {
     mode,
     count: Math.max(0, to - from),

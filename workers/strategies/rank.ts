@@ -49,6 +49,7 @@ const STRATEGY: Record<Strategy, StrategyRow> = {
 /**
  * Runs the request's strategy on the organisation's index. A page it leaves short is filled from its fallbacks;
  * with nothing of its own (no signal, or a hidden user) the answer is the fallbacks' alone, in mode `fallback`.
+ * The answer's bytes are lent until this thread's next rank (page.ts).
  */
 export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000): RankResult {
   work.reset();

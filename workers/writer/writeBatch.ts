@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { workerData } from "piscina";
+import { move, transferableSymbol, valueSymbol, workerData } from "piscina";
 import { COPY_LOG_BINARY, INSERT_LOG, logRowMessages } from "../../src/wire/batchLog.js";
 import { unpackBatch } from "../../src/wire/batchPack.js";
 import { attributesJson } from "../../src/wire/attributeBytes.js";
@@ -192,8 +192,28 @@ async function writeUnpacked(c: pg.Client, batch: BatchPayload, directFailed: bo
   };
 }
 
-/** Writes one batch (see writeRows). The caller acknowledges its requests only after this resolves ok. */
+/**
+ * Writes one batch (see writeRows). The caller acknowledges its requests only after this resolves ok; a batch
+ * written comes back with its bytes, moved, for the front thread to move on to the shards.
+ */
 export default async function write(task: WriteTask): Promise<WriteResult> {
+  const result = await written(task);
+  return result.ok ? (handedBack(result, task.payload) as unknown as WriteResult) : result;
+}
+
+/** The result with the task's bytes beside it, their memory moved rather than copied (piscina's Transferable). */
+function handedBack(result: WriteResult, payload: Uint8Array<ArrayBuffer>): unknown {
+  return move({
+    get [transferableSymbol]() {
+      return [payload.buffer];
+    },
+    get [valueSymbol]() {
+      return { ...result, payload };
+    },
+  });
+}
+
+async function written(task: WriteTask): Promise<WriteResult> {
   let c: pg.Client | undefined;
   try {
     c = await connection.get();

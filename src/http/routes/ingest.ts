@@ -32,7 +32,7 @@ const ITEMS: IngestEndpoint<Item> = {
   path: "/v1/items/upsert",
   key: "secret",
   kind: { plural: "items", singular: "item", schema: ItemSchema, vouch: isPlainValidItem },
-  toSubmission: (org, records) => ({ items: records.map((r) => itemRow(org, r)) }),
+  toSubmission: (org, records) => ({ org, items: records.map((r) => itemRow(org, r)) }),
   quota: "items",
 };
 
@@ -40,7 +40,7 @@ const USERS: IngestEndpoint<User> = {
   path: "/v1/users/upsert",
   key: "secret",
   kind: { plural: "users", singular: "user", schema: UserSchema, vouch: isPlainValidUser },
-  toSubmission: (org, records) => ({ users: records.map((r) => userRow(org, r)) }),
+  toSubmission: (org, records) => ({ org, users: records.map((r) => userRow(org, r)) }),
   quota: "users",
 };
 
@@ -62,7 +62,7 @@ const EVENTS: IngestEndpoint<Event> = {
   kind: { plural: "events", singular: "event", schema: EventSchema, vouch: isPlainValidEvent },
   toSubmission: (org, records) => {
     const receivedAt = receivedNow();
-    return { events: records.map((r) => eventRow(org, r, receivedAt)) };
+    return { org, events: records.map((r) => eventRow(org, r, receivedAt)) };
   },
   verify: (key, records, bare) => {
     if (key.identitySecret === null) return;
