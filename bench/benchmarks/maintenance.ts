@@ -1,0 +1,230 @@
+/**
+ * `npm run bench:maintenance`: ingest latency while the service does its upkeep. Single events are sent at a
+ * fixed rate (the paced client, latency from each request's slot) to a server whose organisation already holds
+ * `--prefill` events, and during the run: the coming weeks' `events` partitions are created (as the retention
+ * task does, ensurePartitions), a week received long ago holding `--expired` rows is dropped (applyRetention:
+ * DETACH … CONCURRENTLY, then DROP), and the recommender threads write their index snapshots every
+ * `--snapshot-every` seconds. The p99 of the requests scheduled in each operation's window is printed beside
+ * the p99 of the windows where nothing ran, and what one snapshot of the organisation costs in bytes and WAL.
+ *
+ * Flags: --rate R (events/s, 1,000) --duration S (60) --prefill N (2,000,000) --expired N (1,000,000)
+ *        --snapshot-every S (20). Embedded PostgreSQL unless BENCH_DATABASE_URL is set.
+ */
+import pg from "pg";
+import { setTimeout as sleep } from "node:timers/promises";
+import { applyRetention, ensurePartitions } from "../../src/db/retention.js";
+import { readFlags } from "../kit/flags.js";
+import { registerOrg, orgSeq } from "../kit/org.js";
+import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { writeFigures } from "../kit/results.js";
+import { runBenchmark } from "../kit/run.js";
+import { log } from "../kit/settings.js";
+import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
+import { int, ms, table } from "../kit/table.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
+import { startPaced, type Percentiles } from "./traffic/paced.js";
+import { ViewEvents } from "./traffic/events.js";
+
+const flags = readFlags({ rate: {}, duration: {}, prefill: {}, expired: {}, "snapshot-every": {} });
+const RATE = flags.number("rate", 1000, { min: 1 });
+const DURATION_S = flags.number("duration", 60, { min: 20 });
+const PREFILL = flags.number("prefill", 2_000_000, { min: 0, integer: true });
+const EXPIRED = flags.number("expired", 1_000_000, { min: 1, integer: true });
+const SNAPSHOT_EVERY_S = flags.number("snapshot-every", 20, { min: 1, integer: true });
+const USERS = 50_000;
+const ITEMS = 100_000;
+const DAY_MS = 86_400_000;
+/** Requests scheduled this long after an operation ended still count in its window (a stall shows in those behind it). */
+const AFTER_MS = 1_000;
+
+interface Window {
+  what: string;
+  fromMs: number;
+  toMs: number;
+  detail: string;
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date().toISOString();
+  let storage: Storage | undefined;
+  let server: Child | undefined;
+  let db: pg.Pool | undefined;
+  try {
+    storage = await prepareStorage();
+    const env = { LOG_LEVEL: "info", INDEX_SNAPSHOT_INTERVAL_S: String(SNAPSHOT_EVERY_S) };
+    let started = await startServer(storage, env);
+    server = started.server;
+    let url = connectionUrl(storage);
+    db = new pg.Pool({ connectionString: url, max: 2 });
+    const org = await registerOrg(started.url);
+    const seq = await orgSeq(db, org.orgId);
+    log(`prefill: ${int(PREFILL)} views over ${int(USERS)} users and ${int(ITEMS)} items, written straight into events`);
+    const filler = new pg.Client({ connectionString: url });
+    await filler.connect();
+    await insertViews(filler, seq, PREFILL, USERS, ITEMS);
+    await filler.end();
+    // The server stops its embedded PostgreSQL with it: nothing of ours stays connected across the restart.
+    await db.end();
+    await stopChild(server);
+    server = undefined;
+    log("restarting the server on it (the load reads the prefill)");
+    started = await startServer(storage, env, 30 * 60_000);
+    server = started.server;
+    url = connectionUrl(storage);
+    db = new pg.Pool({ connectionString: url, max: 2 });
+    // Before the run: a retention round's drop fences the snapshots of indexes that loaded the dropped week.
+    const cost = await snapshotCost(db, started.url, org.pk, seq);
+    log(`one snapshot: ${(cost.bytes / 1e6).toFixed(1)} MB, ${(cost.walBytes / 1e6).toFixed(1)} MB of WAL`);
+    // Made after the start, whose retention round would drop it at once.
+    const expiredWeek = await fillExpiredWeek(db, seq);
+    log(`expired week ${expiredWeek}: ${int(EXPIRED)} rows`);
+
+    const events = new ViewEvents(seededRandom(5), USERS, ITEMS);
+    log(`paced ingest: ${RATE} single events/s for ${DURATION_S} s`);
+    const run = await startPaced({
+      url: `${started.url}/v1/events/ingest`,
+      headers: { "content-type": "application/json", "x-api-key": org.pk },
+      body: () => events.body(1),
+      connections: 32,
+      rate: RATE,
+      durationS: DURATION_S,
+      ours: { pid: server.proc.pid, dataDir: storage.dataDir },
+    });
+    const connect = () => new pg.Client({ connectionString: url });
+    // A later snapshot replaces an earlier one, and a drop deletes them: they are read as they appear.
+    const snapshots = new Map<string, Window>();
+    const watch = setInterval(() => {
+      void db!
+        .query<{ id: string; taken: Date; written: Date; bytes: string }>(
+          "SELECT id, taken_at AS taken, written_at AS written, bytes FROM org_index_snapshots WHERE org = $1 AND taken_at >= $2",
+          [seq, new Date(run.startEpochMs)],
+        )
+        .then(({ rows }) => {
+          for (const r of rows)
+            if (!snapshots.has(r.id))
+              // Seen within a poll of its commit: that is when its write ended (written_at is when it began).
+              snapshots.set(r.id, {
+                what: "index snapshot written",
+                fromMs: r.taken.getTime(),
+                toMs: Math.max(r.written.getTime(), Date.now() - 250),
+                detail: `${(Number(r.bytes) / 1e6).toFixed(1)} MB`,
+              });
+        })
+        .catch(() => undefined);
+    }, 250);
+    const windows: Window[] = [];
+    const at = (fraction: number) => sleep(Math.max(0, run.startEpochMs + fraction * DURATION_S * 1000 - Date.now()));
+    await at(0.3);
+    let from = Date.now();
+    const created = await ensurePartitions(connect, Date.now() + 40 * 7 * DAY_MS);
+    windows.push({ what: "partitions created", fromMs: from, toMs: Date.now(), detail: created.join(", ") });
+    await at(0.6);
+    from = Date.now();
+    const report = await applyRetention(connect, { retentionDays: 400, dedupDays: 7 });
+    windows.push({ what: "expired partition dropped", fromMs: from, toMs: Date.now(), detail: report?.dropped.join(", ") ?? "skipped (locked)" });
+    const result = (await run.done).result;
+    clearInterval(watch);
+    for (const w of snapshots.values()) windows.push(w);
+
+    const busy = windows.map((w) => [w.fromMs, w.toMs + AFTER_MS] as const);
+    const quiet = quietWindows(run.startEpochMs, run.startEpochMs + DURATION_S * 1000, busy).map(([a, b]) => run.window(a, b));
+    const rowsOut = windows.map((w) => ({ ...w, ms: w.toMs - w.fromMs, p: run.window(w.fromMs, w.toMs + AFTER_MS) }));
+    const figures = {
+      startedAt,
+      rate: RATE,
+      durationS: DURATION_S,
+      prefill: PREFILL,
+      expired: EXPIRED,
+      whole: result,
+      windows: rowsOut,
+      quiet,
+      snapshot: cost,
+    };
+    const line = (what: string, took: string, p: Percentiles, detail: string) => [
+      what,
+      took,
+      int(p.requests),
+      ms(p.p50),
+      ms(p.p99),
+      ms(p.max),
+      detail,
+    ];
+    console.log(
+      `Ingest during upkeep — ${RATE} single events/s for ${DURATION_S} s (paced, 32 connections), organisation of ${int(PREFILL)} stored events; ` +
+        `other work on the machine: ${result.otherCores.toFixed(2)} cores\n` +
+        table(
+          ["window", "took", "requests", "p50 ms", "p99 ms", "max ms", ""],
+          [
+            line("whole run", `${DURATION_S} s`, result, `${int(result.ok)} stored, ${result.non2xx} refused, ${result.errors} lost`),
+            ...quiet.map((p, k) => line(`quiet ${k + 1}`, "", p, "nothing else running")),
+            ...rowsOut.map((w) => line(w.what, `${int(w.ms)} ms`, w.p, w.detail)),
+          ],
+        ) +
+        `\nOne index snapshot of the organisation: ${(cost.bytes / 1e6).toFixed(1)} MB stored, ${(cost.walBytes / 1e6).toFixed(1)} MB of WAL (one event sent, then the next snapshot round).`,
+    );
+    writeFigures("maintenance", startedAt, figures);
+  } finally {
+    await db?.end().catch(() => undefined); // already ended after the prefill, when it failed later
+    await stopChild(server);
+    await storage?.release();
+  }
+}
+
+/** A week received 500 days ago, partitioned as the service does it, filled with `EXPIRED` views. */
+async function fillExpiredWeek(db: pg.Pool, org: number): Promise<string> {
+  const at = new Date(Date.now() - 500 * DAY_MS);
+  const { rows } = await db.query<{ name: string }>("SELECT ensure_events_partition($1) AS name", [at]);
+  await db.query(
+    `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at, received_at)
+     SELECT $1, gen_random_uuid(), 'u' || (hashint4(g) % $3), 'i' || (hashint4(g + 7) % $4), 'engagement', 'view', 1, w, w
+     FROM generate_series(1, $2) AS g, LATERAL (SELECT date_trunc('week', $5::timestamptz) + (g % 500000) * interval '1 second' AS w) t`,
+    [org, EXPIRED, USERS, ITEMS, at],
+  );
+  return rows[0]!.name;
+}
+
+/** The stretches of [from, to) at least 3 s long that no busy window overlaps. */
+function quietWindows(from: number, to: number, busy: ReadonlyArray<readonly [number, number]>): Array<[number, number]> {
+  const sorted = [...busy].sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  let at = from + 1_000; // the first second opens the connections
+  for (const [a, b] of sorted) {
+    if (a - at >= 3_000) out.push([at, a]);
+    at = Math.max(at, b);
+  }
+  if (to - at >= 3_000) out.push([at, to]);
+  return out;
+}
+
+/**
+ * Bytes and WAL of one snapshot of the organisation with nothing else writing: one event makes it changed, and
+ * the next round writes it.
+ */
+async function snapshotCost(db: pg.Pool, serverUrl: string, pk: string, org: number): Promise<{ bytes: number; walBytes: number }> {
+  await sleep(2_000);
+  const before = (
+    await db.query<{ lsn: string; id: string }>(
+      "SELECT pg_current_wal_lsn()::text AS lsn, coalesce(max(id), 0) AS id FROM org_index_snapshots WHERE org = $1",
+      [org],
+    )
+  ).rows[0]!;
+  const sent = await fetch(`${serverUrl}/v1/events/ingest`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": pk },
+    body: new ViewEvents(seededRandom(9), USERS, ITEMS).body(1),
+  });
+  if (sent.status !== 202) throw new Error(`the event that starts a snapshot was refused: ${sent.status}`);
+  const until = Date.now() + 3 * SNAPSHOT_EVERY_S * 1000;
+  while (Date.now() < until) {
+    await sleep(500);
+    const { rows } = await db.query<{ bytes: string; wal: string }>(
+      `SELECT bytes, pg_wal_lsn_diff(pg_current_wal_lsn(), $2::pg_lsn) AS wal FROM org_index_snapshots
+       WHERE org = $1 AND id > $3 ORDER BY id DESC LIMIT 1`,
+      [org, before.lsn, before.id],
+    );
+    if (rows[0]) return { bytes: Number(rows[0].bytes), walBytes: Number(rows[0].wal) };
+  }
+  throw new Error("no snapshot was written after the last event");
+}
+
+runBenchmark(main);
