@@ -48,7 +48,7 @@ describe("rerank: max_per", () => {
     }
     // The two best A items come first on page 1, then the best of the rest in their order (6 has no brand).
     expect(pageOf(r, 1, 10).slice(0, 3)).toEqual([0, 1, 6]);
-    expect(new Set(r.items).size).toBe(31);
+    expect(new Set(Array.from(r.items)).size).toBe(31);
     // Each item keeps its score and reason.
     for (let k = 0; k < r.items.length; k++) expect((r.reasons as string[])[k]).toBe(`r${r.items[k]}`);
   });
@@ -113,7 +113,7 @@ describe("rerank: diversity", () => {
     const p1 = rerank(ranking(11 + 30), variety({ ...v, want: 11 }));
     const p3 = rerank(ranking(31 + 30), variety({ ...v, want: 31 }));
     expect(Array.from(p3.items).slice(0, 11)).toEqual(Array.from(p1.items));
-    expect(new Set(p3.items).size).toBe(31);
+    expect(new Set(Array.from(p3.items)).size).toBe(31);
   });
 
   it("compares at most pairsMax pairs, then places by relevance alone", () => {
@@ -125,6 +125,6 @@ describe("rerank: diversity", () => {
     const r = rerank(ranking(1_200), variety({ limit: 100, want: 1_001, diversity: 1, similarity: counting, window: 150, reach: 150 }));
     expect(compared).toBe(PAIRS_MAX);
     expect(r.items.length).toBe(1_001);
-    expect(new Set(r.items).size).toBe(1_001);
+    expect(new Set(Array.from(r.items)).size).toBe(1_001);
   });
 });
