@@ -22,6 +22,14 @@ const CAP_REACH = { perLimit: 5, min: 100, max: 500 } as const;
  * budget runs out is the same whichever page is asked for.
  */
 export const PAIRS_MAX = 50_000;
+/**
+ * Merge steps of attribute similarities one request's re-ranking takes at most: 50,000 pairs of items of a few
+ * attributes each fit; items of hundreds of tags (each pair up to 2 × SKETCH_SIZE steps) stop comparing
+ * attributes after about 8,000 pairs. Its own budget, not the strategy's, so that what the strategy spent never
+ * changes a page.
+ */
+const COMPARISON_STEPS_MAX = 1_000_000;
+const steps = { n: 0, max: COMPARISON_STEPS_MAX };
 
 /** How a ranking is re-ranked for variety (see rerank); everything but `similarity` and `groups` is a number. */
 export interface Variety {
@@ -79,6 +87,7 @@ export function diversified(ctx: RankContext, ranking: Ranking | undefined): Ran
   if (!ranking || !varied(req)) return ranking;
   const { catalog, model } = index;
   const names = req.maxPer ? Object.keys(req.maxPer) : [];
+  steps.n = 0;
   return rerank(ranking, {
     limit: req.limit,
     want: placesOf(req),
@@ -87,7 +96,7 @@ export function diversified(ctx: RankContext, ranking: Ranking | undefined): Ran
     reach: reachOf(req),
     window: windowOf(req.limit),
     pairsMax: PAIRS_MAX,
-    similarity: (a, b) => itemSimilarity(catalog, model, a, b),
+    similarity: (a, b) => itemSimilarity(catalog, model, a, b, steps),
     groups: (item) => valueGroups(catalog, item, names),
   });
 }

@@ -1,3 +1,4 @@
+import type { StepBudget } from "../index/attributeIndex.js";
 import type { Catalog } from "../index/catalog.js";
 import { hasVectors, type Model } from "../model/model.js";
 
@@ -11,10 +12,11 @@ const VECTOR_SHARE = 0.7;
 /**
  * How alike two items are, 0 to 1: the cosine of their learned vectors (below 0 counted as 0) blended with the
  * Jaccard similarity of their attribute tokens; the attributes alone when either has no vector. At most
- * `factors` multiply-adds and 2 × SKETCH_SIZE merge steps.
+ * `factors` multiply-adds and 2 × SKETCH_SIZE merge steps, counted in `steps`: once they reach their max, the
+ * attributes count as 0.
  */
-export function itemSimilarity(catalog: Catalog, model: Model | undefined, a: number, b: number): number {
-  const attributes = catalog.tokens.similarity(a, b);
+export function itemSimilarity(catalog: Catalog, model: Model | undefined, a: number, b: number, steps: StepBudget): number {
+  const attributes = steps.n < steps.max ? catalog.tokens.similarity(a, b, steps) : 0;
   const cosine = model ? vectorCosine(model, a, b) : Number.NaN;
   if (Number.isNaN(cosine)) return attributes;
   return VECTOR_SHARE * Math.max(0, cosine) + (1 - VECTOR_SHARE) * attributes;

@@ -1,7 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { OrgIndex } from "../../../workers/index/orgIndex.js";
+import { unitVector } from "../../../workers/vectors/search.js";
 import { rerank, PAIRS_MAX, type Variety } from "../../../workers/strategies/diversify.js";
 import type { Ranking } from "../../../workers/strategies/types.js";
 import type { ValueGroup } from "../../../workers/strategies/valueGroups.js";
+import { rankOnIndex } from "../../helpers/rankOnIndex.js";
+import { topicModel } from "../../helpers/topicModel.js";
 
 /** Items 0 … n−1, best first, scores falling from 1; item i's brand is brandOf(i). */
 function ranking(n: number): Ranking {
@@ -126,5 +130,47 @@ describe("rerank: diversity", () => {
     expect(compared).toBe(PAIRS_MAX);
     expect(r.items.length).toBe(1_001);
     expect(new Set(Array.from(r.items)).size).toBe(1_001);
+  });
+});
+
+describe("diversity through rank(), by the model's vectors alone", () => {
+  const ITEMS = 600;
+  const TOPICS = 6;
+  let index: OrgIndex;
+  /** Items of topic 0 (i % 6 = 0) are the 30 most popular, then the rest by number; no item has attributes. */
+  const popularity = (i: number) => (i % TOPICS === 0 && i < 180 ? 10_000 - i : 5_000 - i);
+  beforeAll(() => {
+    index = new OrgIndex(1, 0);
+    for (let i = 0; i < ITEMS; i++) index.upsertItem(`i${i}`, "product", "active", {}, 0);
+    index.model = topicModel({ items: ITEMS, topics: TOPICS, users: 900, seed: 3 });
+    for (let i = 0; i < ITEMS; i++)
+      index.applyEvent(
+        { userId: `v${i}`, itemId: `i${i}`, family: "engagement", name: "view", weight: popularity(i), previousUserId: null, atS: 0 },
+        10,
+      );
+  });
+
+  const meanCosine = (ids: string[]) => {
+    const vectors = ids.map((id) => unitVector(index.model!, Number(id.slice(1)))!);
+    let sum = 0;
+    let pairs = 0;
+    for (let a = 0; a < vectors.length; a++)
+      for (let b = a + 1; b < vectors.length; b++) {
+        sum += vectors[a]!.reduce((s, x, k) => s + x * vectors[b]![k]!, 0);
+        pairs++;
+      }
+    return sum / pairs;
+  };
+
+  it("spreads a page over topics the plain ranking keeps for later, and leaves it as it is at 0", () => {
+    const page = (diversity?: number) =>
+      rankOnIndex(index, { strategy: "popular", limit: 10, ...(diversity === undefined ? {} : { diversity }) }).map((r) => r.item_id);
+    const plain = page();
+    expect(plain.every((id) => Number(id.slice(1)) % TOPICS === 0)).toBe(true);
+    expect(page(0)).toEqual(plain);
+    const varied = page(1);
+    expect(varied[0]).toBe(plain[0]);
+    expect(new Set(varied.map((id) => Number(id.slice(1)) % TOPICS)).size).toBeGreaterThanOrEqual(4);
+    expect(meanCosine(varied)).toBeLessThan(meanCosine(plain) - 0.3);
   });
 });
