@@ -114,7 +114,7 @@ export const RecommendSchema = z
       .min(0, "must be 0 to 1")
       .max(1, "must be 0 to 1")
       .meta({
-        description: `0 to 1 (default 0: the ranking as it is): how much relevance each page trades for variety. Each place on a page goes to the candidate best by (1 − diversity) × relevance − diversity × its greatest similarity to the page's items above it (maximal marginal relevance, over item vectors where the model has them and attributes otherwise). \`page × limit\` is at most ${VARIETY_DEPTH_MAX} with it.`,
+        description: `0 to 1 (default 0: the ranking as it is): how much relevance each page trades for variety. Each place on a page goes to the best of the next candidates by (1 − diversity) × relevance (its place in the ranking) − diversity × its greatest similarity to the page's items above it (maximal marginal relevance, over item vectors where the model has them and attributes otherwise). \`page × limit\` is at most ${VARIETY_DEPTH_MAX} with it.`,
         examples: [0.3],
       })
       .optional(),

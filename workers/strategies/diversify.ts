@@ -12,7 +12,7 @@ import { valueGroups, type ValueGroup } from "./valueGroups.js";
 const WINDOW = { perLimit: 3, min: 30, max: 150 } as const;
 /**
  * How far past the place being filled `max_per` looks for a candidate its caps allow (five pages' worth): a
- * catalog where one brand holds nine items in ten still fills a page of 10 capped at 2 of it.
+ * catalog where one brand holds four items in five still fills pages of 10 capped at 2 of it.
  */
 const CAP_REACH = { perLimit: 5, min: 100, max: 500 } as const;
 /**
@@ -31,7 +31,7 @@ export const PAIRS_MAX = 50_000;
 const COMPARISON_STEPS_MAX = 1_000_000;
 const steps = { n: 0, max: COMPARISON_STEPS_MAX };
 
-/** How a ranking is re-ranked for variety (see rerank); everything but `similarity` and `groups` is a number. */
+/** How a ranking is re-ranked for variety (see rerank). */
 export interface Variety {
   limit: number;
   /** Places to fill: every page up to the one asked for, and the first of the next (`has_next`). */
@@ -128,8 +128,8 @@ function room(n: number, w: number): void {
  * placed, at most `reach` places past it, that the caps allow on this page (no value of a capped attribute
  * already there as often as its cap; items without the attribute are not limited). With `diversity` d, it is
  * the best of the first `window` of them by (1 − d) × relevance − d × its greatest similarity to the page's
- * items (maximal marginal relevance; relevance is the score over the best score among them, and ties go to the
- * higher ranked); with 0, the first of them. When no candidate within reach is allowed, the results end there:
+ * items (maximal marginal relevance; relevance is 1 for the first of them, 1/window less for each next one, and
+ * ties go to the higher ranked); with 0, the first of them. When no candidate within reach is allowed, the results end there:
  * a short last page, never a cap exceeded. Each item keeps its score and reason.
  *
  * A place's choice depends only on the ranking's first (place + reach) items, so page 2 asked alone places
@@ -165,8 +165,6 @@ export function rerank(ranking: Ranking, v: Variety): Ranking {
     if (size === 0) break;
     let best = window[0]!;
     if (d > 0 && size > 1) {
-      let top = 0;
-      for (let w = 0; w < size; w++) top = Math.max(top, scores[window[w]!]!);
       let bestValue = -Infinity;
       for (let w = 0; w < size; w++) {
         const k = window[w]!;
@@ -180,7 +178,8 @@ export function rerank(ranking: Ranking, v: Variety): Ranking {
           pairs++;
           nearest[k] = Math.max(nearest[k]!, v.similarity(items[k]!, items[onPage[folded[k]!]!]!));
         }
-        const relevance = top > 0 ? Math.max(0, scores[k]!) / top : 0;
+        // By place, not by score: a filled ranking's scores come from several strategies, which do not compare.
+        const relevance = 1 - w / v.window;
         const value = (1 - d) * relevance - d * nearest[k]!;
         if (value > bestValue) {
           bestValue = value;
