@@ -1,6 +1,6 @@
 import { isIdentifier } from "../ingest/plainRecord.js";
 import { USER_HASH_MAX } from "../ingest/schemas.js";
-import { DEFAULT_SCENARIO, DEPTH_MAX, LIMIT_MAX, SCENARIO_PATTERN, type RecommendBody } from "./schema.js";
+import { DEFAULT_SCENARIO, DEPTH_MAX, LIMIT_MAX, SCENARIO_PATTERN, VARIETY_DEPTH_MAX, type RecommendBody } from "./schema.js";
 import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
 const STRATEGY_NAMES: ReadonlySet<unknown> = new Set(STRATEGIES);
@@ -23,6 +23,7 @@ export function plainRecommend(body: object): RecommendBody | undefined {
   let contextItemId: string | undefined;
   let itemType: string | undefined;
   let excludeSeen: boolean | undefined;
+  let diversity: number | undefined;
   for (const key in body) {
     if (!Object.hasOwn(body, key)) return undefined;
     const v = (body as Record<string, unknown>)[key];
@@ -55,6 +56,10 @@ export function plainRecommend(body: object): RecommendBody | undefined {
         if (typeof v !== "boolean") return undefined;
         excludeSeen = v;
         break;
+      case "diversity":
+        if (typeof v !== "number" || !(v >= 0 && v <= 1)) return undefined;
+        diversity = v;
+        break;
       case "limit":
         if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > LIMIT_MAX) return undefined;
         limit = v as number;
@@ -69,7 +74,7 @@ export function plainRecommend(body: object): RecommendBody | undefined {
   }
   if (USER_STRATEGIES.has(strategy) && userId === undefined) return undefined;
   if (ITEM_STRATEGIES.has(strategy) && contextItemId === undefined) return undefined;
-  if (page * limit > DEPTH_MAX) return undefined;
+  if (page * limit > DEPTH_MAX || (diversity && page * limit > VARIETY_DEPTH_MAX)) return undefined;
   // One literal, so every body gets one object shape (absent fields undefined); spreading a partial object cost µs.
   return {
     strategy,
@@ -79,6 +84,7 @@ export function plainRecommend(body: object): RecommendBody | undefined {
     context_item_id: contextItemId,
     item_type: itemType,
     exclude_seen: excludeSeen,
+    diversity,
     limit,
     page,
   };

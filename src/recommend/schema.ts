@@ -15,6 +15,12 @@ const EXCLUDE_MAX = 1_000;
 const CONTEXT_ITEMS_MAX = 50;
 const CANDIDATES_MAX = 500;
 const FIELDS_MAX = 100;
+const MAX_PER_ATTRIBUTES_MAX = 5;
+/**
+ * Deepest position (page × limit) a request with `diversity` or `max_per` may reach: the re-ranking builds every
+ * page before the one asked for, over candidates fetched past it (workers/strategies/diversify.ts).
+ */
+export const VARIETY_DEPTH_MAX = 1_000;
 
 const Scalar = z.union([z.string().max(1024), z.number(), z.boolean()]);
 const Range = z
@@ -41,6 +47,20 @@ const Filters = z
     description:
       "Attribute name → a value (equality), an array of values (any of) or `{min, max}` (numeric range, inclusive); several filters combine with AND.",
     examples: [{ brand: ["Acme", "Zenith"], price: { min: 10, max: 50 }, in_stock: true }],
+  });
+
+/** `max_per`: attribute name → at most that many results per value of it on a page. */
+const MaxPer = z
+  .custom<object>((m) => typeof m !== "object" || m === null || !Object.hasOwn(m, PROTO_KEY), `must not use the key "${PROTO_KEY}"`)
+  .pipe(z.record(z.string().min(1).max(256), z.number().int("must be an integer").min(1, "must be 1 to 100").max(LIMIT_MAX, "must be 1 to 100")))
+  .refine((m) => Object.keys(m).length >= 1 && Object.keys(m).length <= MAX_PER_ATTRIBUTES_MAX, `must name 1 to ${MAX_PER_ATTRIBUTES_MAX} attributes`)
+  .meta({
+    type: "object",
+    minProperties: 1,
+    maxProperties: MAX_PER_ATTRIBUTES_MAX,
+    additionalProperties: { type: "integer", minimum: 1, maximum: LIMIT_MAX },
+    description: `Attribute name → n: at most n results per value of that attribute on each page (an array attribute counts toward each of its values; items without the attribute are not limited). Up to ${MAX_PER_ATTRIBUTES_MAX} attributes. Further candidates fill the places a capped value leaves; when none within reach can, the results end there (a short last page): a cap is never exceeded. \`page × limit\` is at most ${VARIETY_DEPTH_MAX} with it.`,
+    examples: [{ brand: 2 }],
   });
 
 /** The wire's plain FilterValue (no zod on the recommender threads) must be exactly what this schema yields. */
@@ -89,6 +109,16 @@ export const RecommendSchema = z
         description: `Only these items are ranked, by any strategy (with \`personalized\`, a personalized re-ranking of the caller's list); unknown or inactive ids are left out. At most ${CANDIDATES_MAX}.`,
       })
       .optional(),
+    diversity: z
+      .number()
+      .min(0, "must be 0 to 1")
+      .max(1, "must be 0 to 1")
+      .meta({
+        description: `0 to 1 (default 0: the ranking as it is): how much relevance each page trades for variety. Each place on a page goes to the best of the next candidates by (1 − diversity) × relevance (its place in the ranking) − diversity × its greatest similarity to the page's items above it (maximal marginal relevance, over item vectors where the model has them and attributes otherwise). \`page × limit\` is at most ${VARIETY_DEPTH_MAX} with it.`,
+        examples: [0.3],
+      })
+      .optional(),
+    max_per: MaxPer.optional(),
     filters: Filters.optional(),
     item_type: Identifier.optional(),
     exclude_item_ids: z.array(Identifier).max(EXCLUDE_MAX).optional(),
@@ -108,6 +138,8 @@ export const RecommendSchema = z
     }
     if (r.page * r.limit > DEPTH_MAX) {
       ctx.addIssue({ code: "custom", path: ["page"], message: `page × limit must not exceed ${DEPTH_MAX}` });
+    } else if ((r.diversity || r.max_per) && r.page * r.limit > VARIETY_DEPTH_MAX) {
+      ctx.addIssue({ code: "custom", path: ["page"], message: `page × limit must not exceed ${VARIETY_DEPTH_MAX} with diversity or max_per` });
     }
     const filterType = r.filters?.item_type;
     if (filterType !== undefined && typeof filterType !== "string") {
@@ -135,6 +167,8 @@ export function toRankRequest(org: number, b: RecommendBody): RankRequest {
     contextItemId: b.context_item_id ?? b.context_item_ids?.[0],
     contextItemIds: b.context_item_ids && b.context_item_ids.length > 1 ? b.context_item_ids : undefined,
     candidates: b.candidates,
+    diversity: b.diversity || undefined,
+    maxPer: b.max_per,
     itemType,
     filters: filters && Object.keys(filters).length > 0 ? filters : undefined,
     excludeItemIds: b.exclude_item_ids,

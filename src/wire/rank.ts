@@ -15,6 +15,10 @@ export interface RankRequest {
   contextItemIds: string[] | undefined;
   /** Only these items may be ranked (`candidates`): a re-ranking of the caller's list. */
   candidates: string[] | undefined;
+  /** 0 < diversity ≤ 1 (`diversity`; undefined for 0): variety traded for relevance on each page. */
+  diversity: number | undefined;
+  /** `max_per`: attribute name → at most that many results per value of it on a page. */
+  maxPer: Record<string, number> | undefined;
   itemType: string | undefined;
   filters: Record<string, FilterValue> | undefined;
   excludeItemIds: string[] | undefined;
@@ -57,8 +61,8 @@ export function ownedResult(r: RankResult): RankResult {
 
 /**
  * A global strategy asked for nothing of the caller's own (no filters, type, exclusions or seen items): every
- * such request of the organisation with the same page, limit and fields has the same answer, so it is shared.
- * `fields` goes in as JSON, last: distinct lists (and no list, `null`) never make one key, whatever their names hold.
+ * such request of the organisation with the same page, limit, fields, diversity and max_per has the same answer, so it is shared.
+ * `fields` goes in as JSON, last (`max_per` as JSON before it): distinct lists (and no list, `null`) never make one key, whatever their names hold.
  */
 export function sharedAnswerKey(req: RankRequest): string | undefined {
   if (!GLOBAL_STRATEGIES.has(req.strategy) || req.filters || req.itemType !== undefined || req.excludeItemIds?.length || req.candidates)
@@ -66,5 +70,6 @@ export function sharedAnswerKey(req: RankRequest): string | undefined {
   // A context item is left out of its own answer, so a request naming one has an answer of its own.
   if (req.contextItemId !== undefined) return undefined;
   if (req.excludeSeen && req.userId !== undefined) return undefined;
-  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${JSON.stringify(req.fields ?? null)}`;
+  const variety = req.diversity !== undefined || req.maxPer !== undefined ? `${req.diversity ?? 0}/${JSON.stringify(req.maxPer ?? null)}/` : "";
+  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${variety}${JSON.stringify(req.fields ?? null)}`;
 }

@@ -41,6 +41,8 @@ export type AskWire = [
   deadline: number,
   contextItemIds: string[] | null,
   candidates: string[] | null,
+  diversity: number | null,
+  maxPer: Record<string, number> | null,
 ];
 export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
   return [
@@ -59,6 +61,8 @@ export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
     deadline,
     r.contextItemIds ?? null,
     r.candidates ?? null,
+    r.diversity ?? null,
+    r.maxPer ?? null,
   ];
 }
 
@@ -77,6 +81,8 @@ export function askFromWire(w: AskWire): RankAsk {
     page: w[11],
     contextItemIds: w[13] ?? undefined,
     candidates: w[14] ?? undefined,
+    diversity: w[15] ?? undefined,
+    maxPer: w[16] ?? undefined,
   };
   return { id: w[0], req, deadline: w[12] };
 }

@@ -75,6 +75,18 @@ describe("the plain recommend body check that spares zod on the front thread", (
     }
   });
 
+  it("gives a diversity as the schema does, and leaves one out of bounds, or past its page depth, to the schema", () => {
+    for (const diversity of [0, 0.25, 1, 1.5, -0.1, "0.5", null]) {
+      for (const paging of [{}, { limit: 100, page: 10 }, { limit: 100, page: 11 }]) {
+        const b = { strategy: "popular", diversity, ...paging };
+        const r = RecommendSchema.safeParse(b);
+        const plain = plainRecommend(b);
+        expect(plain !== undefined, JSON.stringify(b)).toBe(r.success);
+        if (plain) expect(present(plain), JSON.stringify(b)).toStrictEqual(r.data);
+      }
+    }
+  });
+
   it("leaves a body whose own key is __proto__ to the schema", () => {
     expect(plainRecommend(JSON.parse('{"strategy":"popular","__proto__":{"limit":5}}') as object)).toBeUndefined();
   });

@@ -4,6 +4,7 @@ import type { OrgIndex } from "../index/orgIndex.js";
 import { Marks } from "../index/marks.js";
 import { eligibility } from "./eligibility.js";
 import { overContexts } from "./cart.js";
+import { diversified, rankingDepth } from "./diversify.js";
 import { filled, scored } from "./fill.js";
 import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js";
 import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
@@ -65,7 +66,7 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult 
   const context = contexts.length > 0 ? contexts[0]! : -1;
   const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
   const eligible = eligibility(index, req, seen, contexts);
-  const ctx: RankContext = { index, req, user, context, eligible, want: req.page * req.limit + 1, nowS };
+  const ctx: RankContext = { index, req, user, context, eligible, want: rankingDepth(req), nowS };
   const chosen = STRATEGY[req.strategy];
   const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
   const ranking = hidden
@@ -76,8 +77,8 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult 
   // A record's scores only order it (recency), and an old record's round to 0: every item of it stands.
   const own = !ranking ? 0 : chosen.record ? ranking.items.length : scored(ranking);
   const mode = own > 0 ? chosen.mode : "fallback";
-  if (chosen.record && own > 0) return page(index, req, mode, ranking);
-  return page(index, req, mode, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks));
+  if (chosen.record && own > 0) return page(index, req, mode, diversified(ctx, ranking));
+  return page(index, req, mode, diversified(ctx, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks)));
 }
 
 /** The request's context items the catalog knows, interned, each once (unknown ones leave the request without them). */

@@ -11,7 +11,10 @@ export interface RankContext {
   /** Interned context item, or -1. */
   context: number;
   eligible: Eligible;
-  /** How many ranked items the page needs: everything before it, the page, and one more for `has_next`. */
+  /**
+   * How many ranked items the page needs: everything before it, the page, and one more for `has_next`; with
+   * `diversity` or `max_per`, also the candidates past them the re-ranking reaches (diversify.ts).
+   */
   want: number;
   nowS: number;
 }

@@ -10,6 +10,8 @@ const req: RankRequest = {
   contextItemId: undefined,
   contextItemIds: undefined,
   candidates: undefined,
+  diversity: undefined,
+  maxPer: undefined,
   itemType: undefined,
   filters: undefined,
   excludeItemIds: undefined,

@@ -17,6 +17,8 @@ const request = (r: Partial<RankRequest>): RankRequest => ({
   contextItemId: undefined,
   contextItemIds: undefined,
   candidates: undefined,
+  diversity: undefined,
+  maxPer: undefined,
   itemType: undefined,
   filters: undefined,
   excludeItemIds: undefined,
