@@ -22,6 +22,8 @@ export interface RankRequest {
   fields: string[] | undefined;
   limit: number;
   page: number;
+  /** The place on the site (`scenario`); rules may be limited to some. Undefined: `default`. */
+  scenario?: string | undefined;
 }
 
 export type Mode = "personalized" | "contextual" | "global" | "fallback";
@@ -55,5 +57,6 @@ export function sharedAnswerKey(req: RankRequest): string | undefined {
   // A context item is left out of its own answer, so a request naming one has an answer of its own.
   if (req.contextItemId !== undefined) return undefined;
   if (req.excludeSeen && req.userId !== undefined) return undefined;
-  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${JSON.stringify(req.fields ?? null)}`;
+  // The scenario too: an organisation's rules may apply to some scenarios only.
+  return `${req.org}/${req.strategy}/${req.scenario ?? "default"}/${req.page}/${req.limit}/${JSON.stringify(req.fields ?? null)}`;
 }

@@ -1,5 +1,6 @@
 import { Packr } from "msgpackr";
 import type { FilterValue, RankRequest } from "./rank.js";
+import type { RuleSet } from "./rules.js";
 import type { Strategy } from "./strategies.js";
 
 /**
@@ -41,6 +42,7 @@ export type AskWire = [
   deadline: number,
   contextItemIds: string[] | null,
   candidates: string[] | null,
+  scenario: string | null,
 ];
 export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
   return [
@@ -59,6 +61,7 @@ export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
     deadline,
     r.contextItemIds ?? null,
     r.candidates ?? null,
+    r.scenario ?? null,
   ];
 }
 
@@ -77,6 +80,7 @@ export function askFromWire(w: AskWire): RankAsk {
     page: w[11],
     contextItemIds: w[13] ?? undefined,
     candidates: w[14] ?? undefined,
+    scenario: w[15] ?? undefined,
   };
   return { id: w[0], req, deadline: w[12] };
 }
@@ -100,6 +104,8 @@ export type ToShard =
    * committed batches (what was applied before it is erased), and kept while the shard loads as batches are.
    */
   | { t: "erase"; org: number; userIds: string[] }
+  /** An organisation's enabled rules as of `version` (migration 021), replacing what the shard held if older. */
+  | ({ t: "rules" } & RuleSet)
   /**
    * Snapshot the index (migration 019): every batch committed before `position` (pg_current_snapshot() text,
    * taken at `takenAtS` on the database's clock) was sent before this message, and none of this process's committed
