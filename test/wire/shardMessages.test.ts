@@ -16,6 +16,7 @@ const bare: RankRequest = {
   fields: undefined,
   limit: 20,
   page: 1,
+  scenario: undefined,
 };
 const full: RankRequest = {
   org: 3,
@@ -31,6 +32,7 @@ const full: RankRequest = {
   fields: ["title", "price"],
   limit: 100,
   page: 100,
+  scenario: "product-page",
 };
 
 describe("the messages between the front thread and the recommender threads", () => {

@@ -10,7 +10,7 @@ import { FairScheduler } from "./fairScheduler.js";
 import { OrgAsks } from "./orgAsks.js";
 import { Inbox } from "./inbox.js";
 import { LoadProgress } from "./loadProgress.js";
-import { ruleBook } from "../rules/ruleBook.js";
+import { ruleBook } from "../strategies/rules/ruleBook.js";
 import { Shard } from "./shard.js";
 import { SharedTraining } from "./sharedTraining.js";
 import { Skips } from "./skips.js";

@@ -13,7 +13,7 @@ import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
 import { similar } from "./similar.js";
 import type { RankContext, StrategyFn } from "./types.js";
 import { work } from "./workBudget.js";
-import { rulesFor, type RequestRules } from "../rules/requestRules.js";
+import { rulesFor, type RequestRules } from "./rules/requestRules.js";
 
 /**
  * What fills a page the strategy leaves short, in order (fill.ts). The chain ends in new-arrivals, which ranks
@@ -61,7 +61,7 @@ export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000
   return rankFresh(index, req, nowS, rules);
 }
 
-/** Rules (workers/rules/): block in eligibility, boost/bury on each strategy's scores, promote/pin before the page. */
+/** Rules (workers/strategies/rules/): block in eligibility, boost/bury on each strategy's scores, promote/pin before the page. */
 function rankFresh(index: OrgIndex, req: RankRequest, nowS: number, rules: RequestRules): RankResult {
   const user = req.userId === undefined ? -1 : index.people.find(req.userId);
   const contexts = contextsOf(index, req);

@@ -1,5 +1,5 @@
-import type { RankRequest } from "../../src/wire/rank.js";
-import type { RuleWire } from "../../src/wire/rules.js";
+import type { RankRequest } from "../../../src/wire/rank.js";
+import type { RuleWire } from "../../../src/wire/rules.js";
 import { ItemMatcher } from "./itemMatcher.js";
 
 /** A rule as the thread keeps it: its scopes as sets, its items as a matcher. */

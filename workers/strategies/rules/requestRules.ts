@@ -1,9 +1,9 @@
-import type { OrgIndex } from "../index/orgIndex.js";
-import type { Eligible } from "../strategies/eligibility.js";
-import { newArrivals, popular } from "../strategies/global.js";
-import { SHOWN_SCORE_MIN } from "../strategies/page.js";
-import type { RankContext, Ranking, StrategyFn } from "../strategies/types.js";
-import type { RankRequest } from "../../src/wire/rank.js";
+import type { OrgIndex } from "../../index/orgIndex.js";
+import type { Eligible } from "../eligibility.js";
+import { newArrivals, popular } from "../global.js";
+import { SHOWN_SCORE_MIN } from "../page.js";
+import type { RankContext, Ranking, StrategyFn } from "../types.js";
+import type { RankRequest } from "../../../src/wire/rank.js";
 import { ruleBook, type CompiledRule } from "./ruleBook.js";
 
 /**
@@ -113,7 +113,7 @@ function arrange(ctx: RankContext, promotes: readonly CompiledRule[], pins: read
  * whole page), its slots spread evenly over the page; each is taken by the best matching item not placed yet:
  * the ranking's first, then the rule's listed ids, then the most popular and the newest eligible items. A
  * matching item the ranking places on the page anyway counts towards its rule's share there. Built page by page
- * from the first, so page 2 continues page 1.
+ * from the first up to the one after the request's, so page 2 continues page 1; the rest of the ranking follows.
  */
 function promote(ctx: RankContext, rules: readonly CompiledRule[], list: List): List {
   const { index, req } = ctx;
@@ -186,6 +186,8 @@ function promote(ctx: RankContext, rules: readonly CompiledRule[], list: List): 
       place(last, rules[owing]!.reason);
     }
   }
+  // The rest of the ranking follows, as it was: pin looks for its item in the whole of it, whatever the page.
+  for (let k = nextOrganic(); k !== undefined; k = nextOrganic()) place(list.items[k]!, list.reasons[k]!);
   return out;
 }
 

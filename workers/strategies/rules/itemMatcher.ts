@@ -1,7 +1,7 @@
-import type { FilterValue } from "../../src/wire/rank.js";
-import type { OrgIndex } from "../index/orgIndex.js";
-import { compile, passes, type Filter } from "../strategies/eligibility.js";
-import { work } from "../strategies/workBudget.js";
+import type { FilterValue } from "../../../src/wire/rank.js";
+import type { OrgIndex } from "../../index/orgIndex.js";
+import { compile, passes, type Filter } from "../eligibility.js";
+import { work } from "../workBudget.js";
 
 /**
  * A rule's `items` as a test of one interned item: any of `item_id`, any of `item_type`, and every attribute
