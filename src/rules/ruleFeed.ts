@@ -5,6 +5,9 @@ import { log } from "../wire/log.js";
 import { RULES_CHANNEL, type RuleSet } from "../wire/rules.js";
 import { readRuleSets } from "./rules.js";
 
+const RETRY_MS = 1000;
+const RETRIES_MAX = 60;
+
 /**
  * Every organisation's enabled rules, as the recommender threads hold them: read at start (before the threads,
  * which get their organisations' sets as they are spawned or restarted), then each set again when it changes
@@ -50,9 +53,18 @@ export class RuleFeed {
     for (const set of this.sets.values()) recommender.rulesChanged(set);
   }
 
-  /** The organisation's rules changed: its set is read again and handed to its thread. */
-  async changed(org: number): Promise<void> {
-    for (const set of await readRuleSets(this.pool, org)) this.take(set);
+  /**
+   * The organisation's rules changed: its set is read again and handed to its thread. The change is committed
+   * whatever happens here, so a failed reading is logged and tried again (every second, a minute at most)
+   * rather than reported to the caller.
+   */
+  async changed(org: number, attempt = 1): Promise<void> {
+    try {
+      for (const set of await readRuleSets(this.pool, org)) this.take(set);
+    } catch (err) {
+      log.error("changed rules could not be read; trying again", { org, attempt, error: (err as Error).message });
+      if (attempt < RETRIES_MAX) setTimeout(() => void this.changed(org, attempt + 1), RETRY_MS).unref();
+    }
   }
 
   stop(): Promise<void> {
@@ -73,9 +85,7 @@ export class RuleFeed {
       log.warn("a rule change's notice could not be read", { payload: payload.slice(0, 100) });
       return;
     }
-    this.changed(Number(org)).catch((err: Error) =>
-      log.error("changed rules could not be read; they are read again when the notice listener reconnects", { org, error: err.message }),
-    );
+    void this.changed(Number(org));
   }
 
   private async catchUp(): Promise<void> {
