@@ -173,6 +173,8 @@ export const ConfigSchema = z.object({
   /** Uploads running at once per organisation (429 beyond) and in the process (503 beyond). */
   UPLOAD_MAX_PER_ORG: z.coerce.number().int().min(1).max(64).default(2),
   UPLOAD_MAX_CONCURRENT: z.coerce.number().int().min(1).max(256).default(4),
+  /** Merchandising rules per organisation (README, Rules): each is checked on every recommend request it could apply to. */
+  RULES_MAX: z.coerce.number().int().min(1).max(1000).default(100),
   /** Heap growth between full collections, in percent of the live heap (0: V8's own choice); see src/heapGrowth.ts. */
   HEAP_GROWTH_PERCENT: z.coerce.number().int().min(0).max(1000).default(300),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),

@@ -42,6 +42,7 @@ export const ERRORS = {
     messages: {
       header: "the X-API-KEY header is required",
       erasureCredentials: "send the secret key in X-API-KEY, or a dashboard token of an OWNER or ADMIN",
+      rulesCredentials: "send the secret key in X-API-KEY, or a dashboard token of an OWNER, ADMIN or DEVELOPER",
     },
   },
   invalid_api_key: {
@@ -118,6 +119,7 @@ export const ERRORS = {
       erasure: "no erasure {id} in this organisation",
       keyPair: "no key pair {id} in this organisation",
       member: "no member {id} in this organisation",
+      rule: "no rule {id} in this organisation",
       sdkBundle: "the browser build of the SDK is missing: run `npm run build`",
     },
   },

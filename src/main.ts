@@ -45,6 +45,8 @@ import { analyticsRoutes } from "./http/routes/analytics.js";
 import { openapiRoutes } from "./http/routes/openapi.js";
 import type { Services } from "./services.js";
 import { Cluster } from "./cluster/cluster.js";
+import { RuleFeed } from "./rules/ruleFeed.js";
+import { ruleRoutes } from "./http/routes/rules.js";
 import { ErasureRunner } from "./erasure/erasureRunner.js";
 import { erasureRoutes } from "./http/routes/erasure.js";
 
@@ -103,6 +105,10 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
   // Before the shards start: their first reports (index sizes) must not be zeroed after they land.
   zeroShardSeries(config.RECOMMEND_SHARDS);
   await cluster?.beforeLoad();
+  const origin = cluster?.origin ?? randomUUID();
+  // Before the shards: each starts with its organisations' rules (CLUSTER=1: listening already, so none is missed).
+  const rules = new RuleFeed(pool, origin, config.CLUSTER ? connect : undefined);
+  await rules.start();
   const recommender = await RecommenderPool.start({
     databaseUrl,
     observer: shardMetrics,
@@ -114,6 +120,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     userLimits: { historyMax: config.USER_HISTORY_MAX, itemsMax: config.USER_ITEMS_MAX },
     cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
     snapshotMinEvents: config.INDEX_SNAPSHOT_MIN_EVENTS,
+    ruleSets: (shard, shards) => rules.forShard(shard, shards),
     als: {
       ...DEFAULT_ALS,
       factors: config.ALS_FACTORS,
@@ -122,6 +129,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
       alpha: config.ALS_ALPHA,
     },
   });
+  rules.attach(recommender);
   // CLUSTER=1: the others' batches and models flow in; those logged during the load count before this process listens.
   await cluster?.afterLoad(recommender);
   const batcher = new Batcher(writers, health, {
@@ -167,7 +175,8 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     recommender,
     attribution: new Attribution(writers),
     erasures,
-    origin: cluster?.origin ?? randomUUID(),
+    rules,
+    origin,
   };
 
   const router = new Router();
@@ -179,6 +188,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     uploadRoutes,
     ingestRoutes,
     erasureRoutes,
+    ruleRoutes,
     recommendRoutes,
     analyticsRoutes,
     dashboardPageRoutes,
@@ -203,6 +213,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.services.batcher.close();
   await r.services.erasures.stop();
   await r.cluster?.stop();
+  await r.services.rules.stop();
   await r.services.attribution.close();
   await r.services.recommender.close();
   await r.cluster?.releaseLeases();

@@ -13,6 +13,7 @@ import type { Batcher } from "./ingest/batcher.js";
 import type { OrgQuotas } from "./ingest/quotas.js";
 import type { Attribution } from "./recommend/attribution.js";
 import type { RecommenderPool } from "./recommend/recommenderPool.js";
+import type { RuleFeed } from "./rules/ruleFeed.js";
 
 /** What route handlers depend on, built once in main.ts. */
 export interface Services {
@@ -33,6 +34,8 @@ export interface Services {
   recommender: RecommenderPool;
   attribution: Attribution;
   erasures: ErasureRunner;
+  /** Every organisation's rules as the recommender threads hold them (README, Rules). */
+  rules: RuleFeed;
   /** This process, as its erasure notices name it (CLUSTER=1: the cluster's origin). */
   origin: string;
 }

@@ -26,6 +26,9 @@ export const AuditActionSchema = z.enum([
   "identity_verification.secret_rotated",
   "users.erased",
   "retention.changed",
+  "rule.created",
+  "rule.updated",
+  "rule.deleted",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 

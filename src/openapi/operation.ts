@@ -48,7 +48,7 @@ export interface RawSuccess {
 }
 
 export interface Operation {
-  method: "get" | "post" | "patch" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   /** Canonical path, parameters as `{name}`. */
   path: string;
   operationId: string;

@@ -19,6 +19,7 @@ import {
 } from "../wire/shardMessages.js";
 import { sharedAnswerKey, type RankRequest, type RankResult } from "../wire/rank.js";
 import { SharedAnswers } from "./sharedAnswers.js";
+import type { RuleSet } from "../wire/rules.js";
 
 const SHARD_FILE = new URL("../../workers/recommender/recommenderThread.js", import.meta.url);
 
@@ -38,6 +39,8 @@ export interface RecommenderPoolOptions {
   cluster?: { holder: string; leaseS: number };
   /** INDEX_SNAPSHOT_MIN_EVENTS (docs/operations.md, Snapshots). */
   snapshotMinEvents?: number;
+  /** Every organisation's rule set a shard starts with (src/rules/ruleFeed.ts), sent to it as it is spawned or restarted. */
+  ruleSets?: (shard: number, shards: number) => RuleSet[];
   /** Hears what the shards report (for the metrics). */
   observer?: ShardObserver;
 }
@@ -205,6 +208,15 @@ export class RecommenderPool {
     });
   }
 
+  /**
+   * The organisation's enabled rules changed: its shard replaces them (unless it holds a newer version), and the
+   * answers shared across requests are dropped so that none made before the change is served after it.
+   */
+  rulesChanged(set: RuleSet): void {
+    this.shared.clear();
+    post(this.threadOf(set.org), { t: "rules", ...set });
+  }
+
   /** CLUSTER=1: another process stored this organisation's model; its shard loads it. */
   modelStored(org: number, version: number): void {
     post(this.threadOf(org), { t: "model", org, version });
@@ -289,6 +301,7 @@ export class RecommenderPool {
       settling: new Map(),
     };
     this.threads[shard] = thread;
+    for (const set of this.opts.ruleSets?.(shard, this.opts.shards) ?? []) post(thread, { t: "rules", ...set });
     const restarts = (this.restarts[shard] ??= { startedAt: 0, failures: 0 });
     restarts.startedAt = performance.now();
     const settleAnswer = (id: number, result: RankResult | undefined): void => {

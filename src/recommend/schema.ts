@@ -9,7 +9,7 @@ const EXCLUDE_SEEN_BY_DEFAULT: ReadonlySet<Strategy> = new Set(["personalized", 
 export const LIMIT_MAX = 100;
 /** Deepest position a page may reach (page × limit): bounds the work of one request. */
 export const DEPTH_MAX = 10_000;
-const FILTERS_MAX = 20;
+export const FILTERS_MAX = 20;
 const FILTER_VALUES_MAX = 100;
 const EXCLUDE_MAX = 1_000;
 const CONTEXT_ITEMS_MAX = 50;
@@ -27,9 +27,10 @@ const Range = z
   .strictObject({ min: z.number().optional(), max: z.number().optional() })
   .refine((r) => r.min !== undefined || r.max !== undefined, "a range needs min, max or both")
   .refine((r) => r.min === undefined || r.max === undefined || r.min <= r.max, "min must not exceed max");
-const FilterValue = z.union([Scalar, z.array(Scalar).min(1).max(FILTER_VALUES_MAX), Range]);
+/** One filter's value (also a rule's `items`: src/rules/schema.ts). */
+export const FilterValue = z.union([Scalar, z.array(Scalar).min(1).max(FILTER_VALUES_MAX), Range]);
 /** What one filter's value may be, as JSON Schema (the filters' own schema is written by hand: see below). */
-function filterValueSchema(): Record<string, unknown> {
+export function filterValueSchema(): Record<string, unknown> {
   const { $schema: _, ...schema } = z.toJSONSchema(FilterValue, { io: "input" });
   return schema;
 }
@@ -176,5 +177,6 @@ export function toRankRequest(org: number, b: RecommendBody): RankRequest {
     fields: b.fields,
     limit: b.limit,
     page: b.page,
+    scenario: b.scenario,
   };
 }

@@ -25,6 +25,10 @@ export class SharedAnswers {
     return undefined;
   }
 
+  clear(): void {
+    this.entries.clear();
+  }
+
   set(key: string, result: RankResult, now = performance.now()): void {
     if (this.entries.size >= ENTRIES_MAX) {
       let drop = ENTRIES_MAX / 2;

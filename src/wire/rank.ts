@@ -26,6 +26,8 @@ export interface RankRequest {
   fields: string[] | undefined;
   limit: number;
   page: number;
+  /** The place on the site (`scenario`); rules may be limited to some. Undefined: `default`. */
+  scenario?: string | undefined;
 }
 
 export type Mode = "personalized" | "contextual" | "global" | "fallback";
@@ -71,5 +73,6 @@ export function sharedAnswerKey(req: RankRequest): string | undefined {
   if (req.contextItemId !== undefined) return undefined;
   if (req.excludeSeen && req.userId !== undefined) return undefined;
   const variety = req.diversity !== undefined || req.maxPer !== undefined ? `${req.diversity ?? 0}/${JSON.stringify(req.maxPer ?? null)}/` : "";
-  return `${req.org}/${req.strategy}/${req.page}/${req.limit}/${variety}${JSON.stringify(req.fields ?? null)}`;
+  // The scenario too: an organisation's rules may apply to some scenarios only.
+  return `${req.org}/${req.strategy}/${req.scenario ?? "default"}/${req.page}/${req.limit}/${variety}${JSON.stringify(req.fields ?? null)}`;
 }

@@ -1,5 +1,6 @@
 import { Packr } from "msgpackr";
 import type { FilterValue, RankRequest } from "./rank.js";
+import type { RuleSet } from "./rules.js";
 import type { Strategy } from "./strategies.js";
 
 /**
@@ -43,6 +44,7 @@ export type AskWire = [
   candidates: string[] | null,
   diversity: number | null,
   maxPer: Record<string, number> | null,
+  scenario: string | null,
 ];
 export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
   return [
@@ -63,6 +65,7 @@ export function askToWire({ id, req: r, deadline }: RankAsk): AskWire {
     r.candidates ?? null,
     r.diversity ?? null,
     r.maxPer ?? null,
+    r.scenario ?? null,
   ];
 }
 
@@ -83,6 +86,7 @@ export function askFromWire(w: AskWire): RankAsk {
     candidates: w[14] ?? undefined,
     diversity: w[15] ?? undefined,
     maxPer: w[16] ?? undefined,
+    scenario: w[17] ?? undefined,
   };
   return { id: w[0], req, deadline: w[12] };
 }
@@ -106,6 +110,8 @@ export type ToShard =
    * committed batches (what was applied before it is erased), and kept while the shard loads as batches are.
    */
   | { t: "erase"; org: number; userIds: string[] }
+  /** An organisation's enabled rules as of `version` (migration 021), replacing what the shard held if older. */
+  | ({ t: "rules" } & RuleSet)
   /**
    * Snapshot the index (migration 019): every batch committed before `position` (pg_current_snapshot() text,
    * taken at `takenAtS` on the database's clock) was sent before this message, and none of this process's committed

@@ -227,6 +227,20 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("GET /v1/analytics/strategies", 401, "/v1/analytics/strategies");
   });
 
+  it("answers the rules operations and their errors as documented", async () => {
+    const rule = { name: "doc", enabled: true, action: "promote", share: 0.2, items: { brand: "A", item_id: ["i-1"] }, scenarios: ["home"] };
+    const r = await expectDocumented("POST /v1/rules", 201, "/v1/rules", { apiKey: org.sk, json: rule });
+    await expectDocumented("POST /v1/rules", 400, "/v1/rules", { apiKey: org.sk, json: { ...rule, share: 2 } });
+    await expectDocumented("POST /v1/rules", 403, "/v1/rules", { apiKey: org.pk, json: rule });
+    await expectDocumented("POST /v1/rules", 401, "/v1/rules", { json: rule });
+    await expectDocumented("GET /v1/rules", 200, "/v1/rules", { token: org.token });
+    const path = `/v1/rules/${r.body.data.rule_id}`;
+    await expectDocumented("PUT /v1/rules/{rule_id}", 200, path, { token: org.token, json: { ...rule, enabled: false } });
+    await expectDocumented("PUT /v1/rules/{rule_id}", 404, `/v1/rules/${randomUUID()}`, { apiKey: org.sk, json: rule });
+    await expectDocumented("DELETE /v1/rules/{rule_id}", 200, path, { apiKey: org.sk });
+    await expectDocumented("DELETE /v1/rules/{rule_id}", 404, path, { apiKey: org.sk });
+  });
+
   it("answers an unknown path 404 and a known path's other method 405 as the shared responses say", async () => {
     const missing = await call(server.url, "GET", "/v1/no-such-thing");
     expect(missing.status).toBe(404);

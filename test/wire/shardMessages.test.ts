@@ -18,6 +18,7 @@ const bare: RankRequest = {
   fields: undefined,
   limit: 20,
   page: 1,
+  scenario: undefined,
 };
 const full: RankRequest = {
   org: 3,
@@ -35,6 +36,7 @@ const full: RankRequest = {
   fields: ["title", "price"],
   limit: 100,
   page: 100,
+  scenario: "product-page",
 };
 
 describe("the messages between the front thread and the recommender threads", () => {

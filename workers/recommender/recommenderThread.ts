@@ -19,6 +19,7 @@ import { FairScheduler } from "./fairScheduler.js";
 import { OrgAsks } from "./orgAsks.js";
 import { Inbox } from "./inbox.js";
 import { LoadProgress } from "./loadProgress.js";
+import { ruleBook } from "../strategies/rules/ruleBook.js";
 import { Shard } from "./shard.js";
 import { SharedTraining } from "./sharedTraining.js";
 import { Skips } from "./skips.js";
@@ -137,6 +138,10 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         if (!ownsOrg(m.org) || !loaded(m.org)) return;
         // Behind the batches already queued: what they carry of these users is erased with the rest.
         batches.add([].values(), () => shard.erase(m.org, m.userIds));
+        return;
+      case "rules":
+        // At once, even while loading: a rule names items by id, so it needs nothing of the index.
+        if (ownsOrg(m.org)) ruleBook.set(m.org, m.version, m.rules);
         return;
       case "snapshot":
         // While loading, the index is not yet at any one position: the next round takes it.

@@ -62,13 +62,13 @@ export function eligibility(
 }
 
 /** A filter as what an item's values are searched for: keys of wanted text and booleans, [min, max] number ranges. */
-interface Filter {
+export interface Filter {
   keys: number[];
   name: number;
   ranges: number[];
 }
 
-function compile(name: string, want: FilterValue): Filter {
+export function compile(name: string, want: FilterValue): Filter {
   const f: Filter = { keys: [], name: nameKey(name), ranges: [] };
   const add = (v: string | number | boolean) => (typeof v === "number" ? f.ranges.push(v, v) : f.keys.push(valueKey(name, v)));
   if (Array.isArray(want)) for (const v of want) add(v);
@@ -78,7 +78,7 @@ function compile(name: string, want: FilterValue): Filter {
 }
 
 /** Whether the item holds one of the filter's values (each probe a binary search, counted in the request's work). */
-function passes(values: AttributeValues, i: number, f: Filter): boolean {
+export function passes(values: AttributeValues, i: number, f: Filter): boolean {
   for (const key of f.keys) {
     work.filterProbes++;
     if (values.hasKey(i, key)) return true;

@@ -14,6 +14,7 @@ import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
 import { similar } from "./similar.js";
 import type { RankContext, StrategyFn } from "./types.js";
 import { work } from "./workBudget.js";
+import { rulesFor, type RequestRules } from "./rules/requestRules.js";
 
 /**
  * What fills a page the strategy leaves short, in order (fill.ts). The chain ends in new-arrivals, which ranks
@@ -54,20 +55,23 @@ const STRATEGY: Record<Strategy, StrategyRow> = {
  */
 export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000): RankResult {
   work.reset();
+  const rules = rulesFor(index, req, nowS);
   const shared = STRATEGY[req.strategy].shared;
-  const key = shared && sharedAnswerKey(req);
-  if (shared && key) return shared(index, key, nowS, () => rankFresh(index, req, nowS));
-  return rankFresh(index, req, nowS);
+  // Rules make an answer of the request's own (they may change within the shared ranking's life).
+  const key = shared && rules.none && sharedAnswerKey(req);
+  if (shared && key) return shared(index, key, nowS, () => rankFresh(index, req, nowS, rules));
+  return rankFresh(index, req, nowS, rules);
 }
 
-function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult {
+/** Rules (workers/strategies/rules/): block in eligibility, boost/bury on each strategy's scores, promote/pin before the page. */
+function rankFresh(index: OrgIndex, req: RankRequest, nowS: number, rules: RequestRules): RankResult {
   const user = req.userId === undefined ? -1 : index.people.find(req.userId);
   const contexts = contextsOf(index, req);
   const context = contexts.length > 0 ? contexts[0]! : -1;
   const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
-  const eligible = eligibility(index, req, seen, contexts);
-  const ctx: RankContext = { index, req, user, context, eligible, want: rankingDepth(req), nowS };
-  const chosen = STRATEGY[req.strategy];
+  const eligible = rules.eligible(eligibility(index, req, seen, contexts));
+  const ctx: RankContext = { index, req, user, context, eligible, want: rules.depth(rankingDepth(req)), nowS };
+  const chosen = rules.strategy(STRATEGY[req.strategy]);
   const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
   const ranking = hidden
     ? undefined
@@ -77,8 +81,9 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number): RankResult 
   // A record's scores only order it (recency), and an old record's round to 0: every item of it stands.
   const own = !ranking ? 0 : chosen.record ? ranking.items.length : scored(ranking);
   const mode = own > 0 ? chosen.mode : "fallback";
-  if (chosen.record && own > 0) return page(index, req, mode, diversified(ctx, ranking));
-  return page(index, req, mode, diversified(ctx, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks)));
+  // Boost and bury re-scored each ranking (rules.strategy); variety re-ranks; promote and pin place last.
+  if (chosen.record && own > 0) return page(index, req, mode, rules.arranged(ctx, diversified(ctx, ranking)));
+  return page(index, req, mode, rules.arranged(ctx, diversified(ctx, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks))));
 }
 
 /** The request's context items the catalog knows, interned, each once (unknown ones leave the request without them). */

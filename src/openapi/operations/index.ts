@@ -6,6 +6,7 @@ import { ERASURE_OPERATIONS } from "./erasure.js";
 import { HEALTH_OPERATIONS } from "./health.js";
 import { INGEST_OPERATIONS } from "./ingest.js";
 import { RECOMMEND_OPERATIONS } from "./recommend.js";
+import { RULE_OPERATIONS } from "./rules.js";
 import { SERVICE_OPERATIONS } from "./service.js";
 import { SETTINGS_OPERATIONS } from "./settings.js";
 import { UPLOAD_OPERATIONS } from "./upload.js";
@@ -19,6 +20,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...INGEST_OPERATIONS,
   ...ERASURE_OPERATIONS,
   ...RECOMMEND_OPERATIONS,
+  ...RULE_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...SERVICE_OPERATIONS,

@@ -1,0 +1,89 @@
+import type { AuditActor } from "../../accounts/audit.js";
+import { authenticateAccount, organisationSeq } from "../../accounts/session.js";
+import { requireRole } from "../../auth/roles.js";
+import { appError } from "../../errors.js";
+import { createRule, deleteRule, listRules, updateRule, type RuleCaller } from "../../rules/rules.js";
+import { RuleBodySchema, RuleIdSchema } from "../../rules/schema.js";
+import type { Services } from "../../services.js";
+import type { RequestContext } from "../context.js";
+import type { Route } from "../router.js";
+import { parseBody } from "./parse.js";
+
+/**
+ * The secret key (a server of the organisation), or a dashboard token of an OWNER, ADMIN or DEVELOPER. A
+ * request with an `X-API-KEY` is judged by its key alone.
+ */
+async function caller(s: Services, ctx: RequestContext, action: string): Promise<RuleCaller> {
+  if (ctx.apiKey === undefined && ctx.authorization === undefined && ctx.cookie === undefined) {
+    throw appError("missing_api_key", "rulesCredentials");
+  }
+  if (ctx.apiKey !== undefined) {
+    const key = await s.apiKeys.authenticate(ctx, "secret");
+    const actor: AuditActor = { orgId: key.orgId, userId: null, email: null };
+    return { org: key.orgSeq, actor, via: `the secret key of key pair ${key.keyPairId}`, ip: ctx.ip };
+  }
+  const who = await authenticateAccount(s.pool, s.tokens, ctx);
+  requireRole(who.role, ["OWNER", "ADMIN", "DEVELOPER"], action);
+  return { org: await organisationSeq(s.pool, who.orgId), actor: who, via: who.email, ip: ctx.ip };
+}
+
+function ruleId(ctx: RequestContext): string {
+  const id = ctx.params[0]!;
+  if (!RuleIdSchema.safeParse(id).success) throw appError("not_found", "rule", { id });
+  return id;
+}
+
+/**
+ * GET/POST /v1/rules, PUT/DELETE /v1/rules/{rule_id} (CONTRACT 7, README Rules). A change reaches this process's
+ * recommender threads before it is answered, the other processes' within a second (src/rules/ruleFeed.ts).
+ */
+export function ruleRoutes(s: Services): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/v1/rules",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await caller(s, ctx, "read rules");
+        const rules = await listRules(s.pool, who.org);
+        return { status: 200, message: `${rules.length} rules`, data: { rules, max: s.config.RULES_MAX } };
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/rules",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await caller(s, ctx, "change rules");
+        const body = await parseBody(ctx, RuleBodySchema);
+        const rule = await createRule(s.pool, who, body, s.config.RULES_MAX, s.origin);
+        await s.rules.changed(who.org);
+        return { status: 201, message: "rule created", data: rule };
+      },
+    },
+    {
+      method: "PUT",
+      pattern: "/v1/rules/:rule_id",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await caller(s, ctx, "change rules");
+        const id = ruleId(ctx);
+        const body = await parseBody(ctx, RuleBodySchema);
+        const rule = await updateRule(s.pool, who, id, body, s.origin);
+        await s.rules.changed(who.org);
+        return { status: 200, message: "rule updated", data: rule };
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: "/v1/rules/:rule_id",
+      body: "none",
+      handler: async (ctx) => {
+        const who = await caller(s, ctx, "change rules");
+        const rule = await deleteRule(s.pool, who, ruleId(ctx), s.origin);
+        await s.rules.changed(who.org);
+        return { status: 200, message: "rule deleted", data: rule };
+      },
+    },
+  ];
+}

@@ -1,0 +1,54 @@
+import type { FilterValue } from "../../../src/wire/rank.js";
+import type { OrgIndex } from "../../index/orgIndex.js";
+import { compile, passes, type Filter } from "../eligibility.js";
+import { work } from "../workBudget.js";
+
+/**
+ * A rule's `items` as a test of one interned item: any of `item_id`, any of `item_type`, and every attribute
+ * filter (the recommend filter grammar, compiled as eligibility.ts compiles a request's). Ids and types are
+ * interned per index, and again when its catalog has grown (a rule may name an item before it is ingested).
+ */
+export class ItemMatcher {
+  private readonly ids: readonly string[] | undefined;
+  private readonly typeNames: readonly string[] | undefined;
+  private readonly filters: Filter[];
+  private resolvedFor: OrgIndex | undefined;
+  private resolvedSize = -1;
+  private idSet: Set<number> | undefined;
+  private typeSet: Set<number> | undefined;
+
+  constructor(items: Record<string, FilterValue>) {
+    const { item_id: ids, item_type: types, ...attributes } = items;
+    this.ids = ids === undefined ? undefined : (ids as string[]);
+    this.typeNames = types === undefined ? undefined : Array.isArray(types) ? (types as string[]) : [types as string];
+    this.filters = Object.entries(attributes).map(([name, want]) => compile(name, want));
+  }
+
+  /** The ids the rule names, in its order (what pin and promote take first when the ranking holds none of them). */
+  get listed(): readonly string[] {
+    return this.ids ?? [];
+  }
+
+  /**
+   * Whether the item is one of the rule's. Attribute filters count against the request's work budget; past it
+   * the answer is `whenOver` (block: true, so an item not checked is never shown; the others: false).
+   */
+  matches(index: OrgIndex, i: number, whenOver: boolean): boolean {
+    if (this.resolvedFor !== index || this.resolvedSize !== index.catalog.size + index.catalog.types.size) this.resolve(index);
+    if (this.idSet !== undefined && !this.idSet.has(i)) return false;
+    if (this.typeSet !== undefined && !this.typeSet.has(index.catalog.type[i]!)) return false;
+    if (this.filters.length === 0) return true;
+    if (!work.filterProbesLeft()) return whenOver;
+    const values = index.catalog.values;
+    for (const f of this.filters) if (!passes(values, i, f)) return false;
+    return true;
+  }
+
+  private resolve(index: OrgIndex): void {
+    const { catalog } = index;
+    this.resolvedFor = index;
+    this.resolvedSize = catalog.size + catalog.types.size;
+    this.idSet = this.ids && new Set(this.ids.map((id) => catalog.ids.find(id)).filter((i) => i >= 0));
+    this.typeSet = this.typeNames && new Set(this.typeNames.map((t) => catalog.types.find(t)).filter((t) => t >= 0));
+  }
+}
