@@ -13,6 +13,7 @@ export const AuditActionSchema = z.enum([
   "member.role_changed",
   "upload.items",
   "upload.users",
+  "upload.events",
   "auth.login",
   "auth.logout",
   "auth.password_changed",
@@ -26,6 +27,8 @@ export const AuditActionSchema = z.enum([
   "identity_verification.secret_rotated",
   "users.erased",
   "retention.changed",
+  "rate_limit.changed",
+  "organisation.created",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 
