@@ -11,7 +11,8 @@ const STORED = {
   users: "each valid row is stored as an upsert",
   events:
     "each valid row is stored as an event, as `POST /v1/events/ingest` would store it (a repeated `event_id` once; without a `timestamp` the event happened on receipt), " +
-    "so a shop can start from its past orders and views: give each row its `timestamp` and, to make a resent file harmless, its `event_id`",
+    "so a shop can start from its past orders and views: give each row its `timestamp` and, to make a resent file harmless, its `event_id`. " +
+    "Identity verification does not apply: the dashboard token is trusted as the secret key is (`user_hash` is not needed)",
 };
 const COLUMNS = {
   items: "every column that is not a field becomes an attribute",
