@@ -7,7 +7,7 @@ import { isUnavailable } from "../wire/pgErrors.js";
 
 export const AuditActionSchema = z.enum([
   "key_pair.generated",
-  "key_pair.viewed",
+  "key_pair.viewed", // no longer written (listing keys reveals nothing secret); kept for the entries written before
   "key_pair.revoked",
   "member.added",
   "member.role_changed",
