@@ -133,7 +133,7 @@ export class UploadStream {
 
   /** A chunk of events to the batcher, which stores a resent `event_id` once; counted once committed. */
   private async storeEvents(rows: EventRow[]): Promise<void> {
-    await this.batcher.submit({ events: rows }, true);
+    await this.batcher.submit({ org: this.orgSeq, events: rows }, true);
     this.accepted += rows.length;
   }
 
