@@ -7,12 +7,13 @@ import { isUnavailable } from "../wire/pgErrors.js";
 
 export const AuditActionSchema = z.enum([
   "key_pair.generated",
-  "key_pair.viewed",
+  "key_pair.viewed", // no longer written (listing keys reveals nothing secret); kept for the entries written before
   "key_pair.revoked",
   "member.added",
   "member.role_changed",
   "upload.items",
   "upload.users",
+  "upload.events",
   "auth.login",
   "auth.logout",
   "auth.password_changed",
@@ -29,6 +30,8 @@ export const AuditActionSchema = z.enum([
   "rule.created",
   "rule.updated",
   "rule.deleted",
+  "rate_limit.changed",
+  "organisation.created",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 

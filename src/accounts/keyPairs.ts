@@ -40,7 +40,9 @@ export const KeyPairListSchema = z.strictObject({
       status: KeyPairStatusSchema,
       created_at: Instant,
       revoked_at: Instant.nullable(),
-      publishable_key: z.string().meta({ description: "In full for OWNER and ADMIN, masked (`svc_pk_…a1b2`) for DEVELOPER." }),
+      publishable_key: z
+        .string()
+        .meta({ description: "In full: it is public by design, and the roles that may list keys are the ones that integrate it." }),
       secret_key: z.string().meta({ description: "Always masked: `svc_sk_…` and its last 4 characters." }),
     }),
   ),
@@ -84,7 +86,13 @@ interface PairRow {
   secret_last4: string;
 }
 
-export async function listKeyPairs(pool: pg.Pool, account: Account, ip: string): Promise<KeyPairList> {
+/**
+ * Listing reveals nothing secret: the publishable key is public by design (pages carry it) and the secret key is
+ * only ever masked, its one reveal being the answer that generated it (audited as `key_pair.generated`). So a
+ * listing writes no audit entry: the dashboard lists keys on every visit to two pages, and those entries buried
+ * the ones that matter.
+ */
+export async function listKeyPairs(pool: pg.Pool, account: Account): Promise<KeyPairList> {
   requireRole(account.role, VIEWERS, "view keys");
   const rows = await query<PairRow>(
     pool,
@@ -92,15 +100,13 @@ export async function listKeyPairs(pool: pg.Pool, account: Account, ip: string):
      WHERE org_id = $1 ORDER BY created_at DESC`,
     [account.orgId],
   );
-  await recordAudit(pool, account, { action: "key_pair.viewed", target: null, ip });
-  const fullPublishable = MANAGERS.includes(account.role);
   return {
     key_pairs: rows.map((r) => ({
       key_pair_id: r.id,
       status: r.status,
       created_at: r.created_at.toISOString(),
       revoked_at: r.revoked_at?.toISOString() ?? null,
-      publishable_key: fullPublishable ? r.publishable_key : maskKey(PUBLISHABLE_PREFIX, r.publishable_key.slice(-4)),
+      publishable_key: r.publishable_key,
       secret_key: maskKey(SECRET_PREFIX, r.secret_last4),
     })),
   };

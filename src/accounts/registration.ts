@@ -11,14 +11,14 @@ import type { LoginThrottle } from "./loginThrottle.js";
 import type { Account } from "./session.js";
 import { startSession } from "./sessionStore.js";
 
-export const Email = z.string().trim().toLowerCase().max(254).email();
+export const Email = z.string().trim().toLowerCase().max(254, "must be at most 254 characters").email("must be an email address");
 export const PASSWORD_MIN = 10;
 export const Password = z.string().min(PASSWORD_MIN, `must be at least ${PASSWORD_MIN} characters`).max(1024);
 
 export const RegisterSchema = z.strictObject({
   email: Email,
   password: Password,
-  organisation: z.string().trim().min(1).max(200),
+  organisation: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters"),
 });
 export const LoginSchema = z.strictObject({
   email: Email,
@@ -69,7 +69,7 @@ export interface SignIn {
  * Creates the organisation and its OWNER. An email may have accounts in several organisations, so registering
  * with one that is taken creates another account, as for a new email: the answer never says which emails exist.
  */
-export async function register(deps: SignIn, input: RegisterInput): Promise<SessionData> {
+export async function register(deps: SignIn, input: RegisterInput, ip: string): Promise<SessionData> {
   // Hashed before a connection is taken: the pool is never held while scrypt runs.
   const passwordHash = await deps.passwords.hash(input.password, await emailSalt(deps.pool, input.email));
   const orgId = randomUUID();
@@ -82,6 +82,7 @@ export async function register(deps: SignIn, input: RegisterInput): Promise<Sess
       input.email,
       passwordHash,
     ]);
+    await recordAudit(c, { userId, orgId, email: input.email }, { action: "organisation.created", target: input.organisation, ip });
     return startSession(c, userId, deps.sessionsMax);
   });
   return session(deps.tokens, { userId, orgId, email: input.email, role: "OWNER", sessionId }, input.organisation);

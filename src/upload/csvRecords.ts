@@ -1,11 +1,18 @@
 import { appError } from "../errors.js";
 
-/** The columns of a CSV upload that are record fields; every other column is an attribute (CONTRACT 3). */
+/**
+ * The columns of a CSV upload that are record fields; every other column is an attribute (CONTRACT 3), or for
+ * events a key of `context`.
+ */
 export const CSV_FIELDS = {
   items: ["item_id", "item_type", "status", "created_at"],
   users: ["user_id", "status", "created_at"],
+  events: ["user_id", "event_family", "event_name", "item_id", "previous_user_id", "recommendation_id", "event_id", "timestamp"],
 } as const;
 export type UploadKind = keyof typeof CSV_FIELDS;
+
+/** Where a CSV row's other columns go. */
+const EXTRAS: Record<UploadKind, "attributes" | "context"> = { items: "attributes", users: "attributes", events: "context" };
 
 /** JSON number syntax, so that "007" or "1e" stay text and "12", "-3.5" and "1e3" become numbers. */
 const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
@@ -22,6 +29,7 @@ function cellValue(cell: string): string | number {
 const REQUIRED: Record<UploadKind, readonly string[]> = {
   items: ["item_id", "item_type", "status"],
   users: ["user_id", "status", "created_at"],
+  events: ["user_id", "event_family", "event_name"],
 };
 
 /** Refuses a header that no row could satisfy: a repeated or empty column name, or a missing required field. */
@@ -44,6 +52,7 @@ export function checkCsvHeader(kind: UploadKind, columns: string[]): void {
  */
 export class CsvRecords {
   private readonly isField: boolean[];
+  private readonly extras: "attributes" | "context";
 
   constructor(
     kind: UploadKind,
@@ -51,6 +60,7 @@ export class CsvRecords {
   ) {
     const fields: readonly string[] = CSV_FIELDS[kind];
     this.isField = columns.map((c) => fields.includes(c));
+    this.extras = EXTRAS[kind];
   }
 
   record(cells: readonly string[]): Record<string, unknown> {
@@ -62,7 +72,7 @@ export class CsvRecords {
       if (this.isField[i]) out[this.columns[i]] = cell;
       else (attributes ??= {})[this.columns[i]] = cellValue(cell);
     }
-    if (attributes) out.attributes = attributes;
+    if (attributes) out[this.extras] = attributes;
     return out;
   }
 }

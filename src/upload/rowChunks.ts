@@ -1,11 +1,12 @@
 import type { z } from "zod";
+import { isPlainValidEvent } from "../ingest/plainEvent.js";
 import { isPlainValidItem, isPlainValidUser } from "../ingest/plainRecord.js";
-import { ItemSchema, UserSchema } from "../ingest/schemas.js";
-import { itemRow, userRow } from "../ingest/toRows.js";
+import { EventSchema, ItemSchema, UserSchema, type Event } from "../ingest/schemas.js";
+import { eventRow, itemRow, userRow } from "../ingest/toRows.js";
 import { describeIssues } from "../errors.js";
 import { packBatch } from "../wire/batchPack.js";
 import { attributeBytes } from "../wire/attributeBytes.js";
-import type { BatchPayload, ItemRow, UserRow } from "../wire/batchRows.js";
+import type { BatchPayload, EventRow, ItemRow, UserRow } from "../wire/batchRows.js";
 import type { UploadKind } from "./csvRecords.js";
 import type { RecordSink } from "./parser.js";
 
@@ -20,7 +21,7 @@ export const MAX_REPORTED_ERRORS = 100;
 /** A reported error's message is cut to this many characters (a record with 100,000 unknown fields names them all). */
 const MAX_MESSAGE_CHARS = 500;
 
-type Row = ItemRow | UserRow;
+type Row = ItemRow | UserRow | EventRow;
 
 interface KindRules {
   schema: z.ZodType<unknown>;
@@ -33,6 +34,13 @@ interface KindRules {
 const RULES: Record<UploadKind, KindRules> = {
   items: { schema: ItemSchema, vouch: isPlainValidItem, row: itemRow, payload: (rows) => ({ events: [], items: rows as ItemRow[], users: [] }) },
   users: { schema: UserSchema, vouch: isPlainValidUser, row: userRow, payload: (rows) => ({ events: [], items: [], users: rows as UserRow[] }) },
+  // An event without a timestamp happened when it is received, as on /v1/events/ingest: now, as its row is made.
+  events: {
+    schema: EventSchema,
+    vouch: isPlainValidEvent,
+    row: (org: number, e: Event) => eventRow(org, e, new Date().toISOString()),
+    payload: (rows) => ({ events: rows as EventRow[], items: [], users: [] }),
+  },
 };
 
 /**
@@ -77,7 +85,7 @@ export class RowChunks implements RecordSink {
     const row = this.rules.row(this.orgSeq, record as never);
     this.rows.push(row);
     this.lines.push(line);
-    this.bytes.push(this.items ? attributeBytes(row[4]) : 0);
+    this.bytes.push(this.items ? attributeBytes((row as ItemRow)[4]) : 0);
     this.units += units;
     if (this.rows.length >= CHUNK_ROWS || this.units >= CHUNK_UNITS) this.flush();
   }

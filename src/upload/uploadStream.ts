@@ -4,7 +4,7 @@ import { log } from "../wire/log.js";
 import type { Batcher, Submission } from "../ingest/batcher.js";
 import type { OrgQuotas, OrgQuotaState } from "../ingest/quotas.js";
 import { unpackBatch } from "../wire/batchPack.js";
-import type { ItemRow, UserRow } from "../wire/batchRows.js";
+import type { EventRow, ItemRow, UserRow } from "../wire/batchRows.js";
 import type { UploadKind } from "./csvRecords.js";
 import { MAX_REPORTED_ERRORS } from "./rowChunks.js";
 
@@ -37,7 +37,7 @@ export interface RowChunk {
   bytes: Float64Array;
 }
 
-type Row = ItemRow | UserRow;
+type Row = ItemRow | UserRow | EventRow;
 
 /** What the stream tells the upload's reader: throttle the body, or stop it. */
 export interface UploadControl {
@@ -91,11 +91,14 @@ export class UploadStream {
 
   private send(chunk: RowChunk): void {
     const payload = unpackBatch(chunk.packed);
-    const rows: Row[] = this.kind === "items" ? payload.items : payload.users;
+    const rows: Row[] = this.kind === "items" ? payload.items : this.kind === "users" ? payload.users : payload.events;
     let total = 0;
     for (const b of chunk.bytes) total += b;
     let sent: Promise<void>;
-    if (!this.careful && this.quotas.fits(this.quota, this.kind, rows.length, total)) {
+    if (this.kind === "events") {
+      // Events count against no quota (as on /v1/events/ingest): each chunk goes as it comes.
+      sent = this.storeEvents(rows as EventRow[]);
+    } else if (!this.careful && this.quotas.fits(this.quota, this.kind, rows.length, total)) {
       sent = this.store(rows, total, false);
       this.fast.add(sent);
       void sent.finally(() => this.fast.delete(sent));
@@ -128,15 +131,22 @@ export class UploadStream {
     }
   }
 
+  /** A chunk of events to the batcher, which stores a resent `event_id` once; counted once committed. */
+  private async storeEvents(rows: EventRow[]): Promise<void> {
+    await this.batcher.submit({ org: this.orgSeq, events: rows }, true);
+    this.accepted += rows.length;
+  }
+
   /** Near the quota: after the upload's other chunks commit, the rows that fit, alone; the others rejected. */
   private async storeFitting(rows: Row[], bytes: Float64Array, lines: Int32Array): Promise<void> {
+    if (this.kind === "events") return; // events have no quota: never careful
     if (this.failure) return;
     while (this.fast.size > 0) await Promise.allSettled([...this.fast]);
     if (this.failure) return;
     const verdicts = await this.quotas.fitRows(
       this.orgSeq,
       this.kind,
-      rows.map((r) => r[1]),
+      rows.map((r) => r[1] as string),
       Array.from(bytes),
     );
     const kept: Row[] = [];

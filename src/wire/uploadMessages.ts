@@ -8,7 +8,7 @@ export type ToParser =
       t: "open";
       id: number;
       format: "csv" | "ndjson" | "json";
-      kind: "items" | "users";
+      kind: "items" | "users" | "events";
       /** The organisation's seq, the first value of every row. */
       org: number;
       maxColumns: number;
@@ -22,7 +22,7 @@ export type FromParser =
   /** A chunk is parsed: its bytes leave the upload's backlog. */
   | { t: "took"; id: number; bytes: number }
   /**
-   * Valid rows, packed by packBatch (only `items` or only `users`), with each row's file line and (items) the
+   * Valid rows, packed by packBatch (only `items`, only `users` or only `events`), with each row's file line and (items) the
    * bytes of its attributes as the quota counts them (src/wire/attributeBytes.ts), so that the front neither
    * re-serialises rows for the quota nor loses the line of a row it refuses.
    */

@@ -35,6 +35,34 @@ describe("register and log in", () => {
     expect(me.body.data.organisation.id).toBe(r.body.data.organisation.id);
   });
 
+  it("records the organisation's creation in its audit log, by its OWNER, from the client's address", async () => {
+    const email = `created-${randomUUID()}@example.com`;
+    const ip = freshIp();
+    const r = await call(server.url, "POST", "/auth/register", {
+      json: { email, password: "long enough pw", organisation: "Acme Books" },
+      headers: { "x-forwarded-for": ip },
+    });
+    const log = await call(server.url, "GET", "/v1/audit-log", { token: r.body.data.token });
+    expect(log.body.data.entries).toEqual([
+      {
+        id: expect.any(Number),
+        at: expect.any(String),
+        actor: { user_id: r.body.data.user.id, email },
+        action: "organisation.created",
+        target: "Acme Books",
+        ip,
+      },
+    ]);
+  });
+
+  it("says in plain words which field is wrong: an empty organisation, a bad email", async () => {
+    const r = await post("/auth/register", { email: "not-an-email", password: "1234567890", organisation: "  " });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toContain("organisation: must not be empty");
+    expect(r.body.message).toContain("email: must be an email address");
+    expect(r.body.message).not.toMatch(/Too small|expected string/);
+  });
+
   it("stores the password with scrypt, never in clear", async () => {
     const email = `hash-${randomUUID()}@example.com`;
     await post("/auth/register", { email, password: "my secret password", organisation: "Acme" });

@@ -162,6 +162,23 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("PATCH /v1/settings/retention", 401, path, { json: { events_retention_days: 30 } });
   });
 
+  it("answers the rate-limit settings, and their errors, as documented", async () => {
+    const own = await newOrg(server.url);
+    const member = await memberToken(server, own, "MEMBER");
+    const path = "/v1/settings/rate-limit";
+    const limit = { rate_limit_max: 5000, rate_limit_window_s: 900 };
+    await expectDocumented("GET /v1/settings/rate-limit", 200, path, { token: own.token });
+    await expectDocumented("GET /v1/settings/rate-limit", 403, path, { token: member });
+    await expectDocumented("PATCH /v1/settings/rate-limit", 200, path, { token: own.token, json: limit });
+    await expectDocumented("PATCH /v1/settings/rate-limit", 200, path, {
+      token: own.token,
+      json: { rate_limit_max: null, rate_limit_window_s: null },
+    });
+    await expectDocumented("PATCH /v1/settings/rate-limit", 400, path, { token: own.token, json: { rate_limit_max: 0, rate_limit_window_s: 900 } });
+    await expectDocumented("PATCH /v1/settings/rate-limit", 403, path, { token: member, json: limit });
+    await expectDocumented("PATCH /v1/settings/rate-limit", 401, path, { json: limit });
+  });
+
   it("answers uploads and their errors as documented", async () => {
     const member = await memberToken(server, org, "MEMBER");
     const csv = "item_id,item_type,status,brand\nup-1,product,active,Acme\nup-2,product,gone,Acme\n";
@@ -173,6 +190,12 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("POST /v1/upload/items", 415, "/v1/upload/items", { token: org.token, raw: csv, contentType: "text/plain" });
     await expectDocumented("POST /v1/upload/users", 403, "/v1/upload/users", { token: member, raw: users, contentType: "application/x-ndjson" });
     await expectDocumented("POST /v1/upload/users", 401, "/v1/upload/users", { raw: users, contentType: "application/x-ndjson" });
+    const events =
+      "user_id,event_family,event_name,item_id,timestamp\nue-1,conversion,purchase,up-1,2024-11-02T10:15:00Z\nue-2,engagement,view,up-1,yesterday\n";
+    const e = await expectDocumented("POST /v1/upload/events", 202, "/v1/upload/events", { token: org.token, raw: events, contentType: "text/csv" });
+    expect(e.body.data).toMatchObject({ accepted: 1, rejected: 1 });
+    await expectDocumented("POST /v1/upload/events", 400, "/v1/upload/events", { token: org.token, raw: "user_id\nx\n", contentType: "text/csv" });
+    await expectDocumented("POST /v1/upload/events", 403, "/v1/upload/events", { token: member, raw: events, contentType: "text/csv" });
   });
 
   it("answers ingestion and each key, body and validation error as documented", async () => {

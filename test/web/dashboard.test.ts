@@ -218,7 +218,7 @@ describe("web dashboard", () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: "Generate key pair" }).click();
     await page.getByLabel("Secret key", { exact: true }).waitFor();
-    for (const view of ["start", "keys", "members", "upload", "analytics", "identity", "retention", "audit"]) {
+    for (const view of ["start", "keys", "members", "upload", "analytics", "identity", "retention", "limits", "audit"]) {
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${dashboard()}#${view}`);
@@ -299,14 +299,19 @@ describe("web dashboard", () => {
     expect(await overflowsHorizontally(page)).toBe(false);
   });
 
-  it("shows a DEVELOPER masked keys without generate or revoke, and no audit log", async () => {
+  it("shows a DEVELOPER the publishable key in full with a copy button, the secret masked, no generate or revoke, and no audit log", async () => {
     const org = await newOrg(server.url);
     const dev = await addMember(server, org, "DEVELOPER");
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
     await logIn(dev.email);
     expect(await navLinks()).toEqual(["Quick start", "API keys", "Members", "Upload", "Analytics"]);
+    await expect.poll(() => page.locator("#start-pk").textContent()).toBe(org.pk);
     await page.getByRole("link", { name: "API keys" }).click();
-    await expect.poll(() => page.locator("#keys-rows").textContent()).toContain(`svc_pk_…${org.pk.slice(-4)}`);
-    expect(await page.locator("#keys-rows").textContent()).not.toContain(org.pk);
+    await expect.poll(() => page.locator("#keys-rows").textContent()).toContain(org.pk);
+    expect(await page.locator("#keys-rows").textContent()).toContain(`svc_sk_…${org.sk.slice(-4)}`);
+    expect(await page.locator("#keys-rows").textContent()).not.toContain(org.sk);
+    await page.getByRole("button", { name: /^Copy the publishable key of the pair/ }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(org.pk);
     expect(await page.getByRole("button", { name: "Generate key pair" }).isVisible()).toBe(false);
     expect(await page.getByRole("button", { name: /^Revoke/ }).count()).toBe(0);
     await screenshots(page, "keys-developer");
@@ -334,10 +339,11 @@ describe("web dashboard", () => {
     await page.getByLabel("Current password").fill("not my password");
     await page.getByLabel(/^New password/).fill("a new long passphrase");
     await page.getByRole("button", { name: "Change password" }).click();
-    await expect.poll(() => page.locator("#password-form [data-error]").textContent()).toContain("old password is wrong");
+    await expect.poll(() => page.locator("#password-form [data-error]").textContent(), { timeout: 10_000 }).toContain("old password is wrong");
     await page.getByLabel("Current password").fill("correct horse battery");
     await page.getByRole("button", { name: "Change password" }).click();
-    await expect.poll(async () => (await call(server.url, "GET", "/v1/me", { token: other })).status).toBe(401);
+    // scrypt checks the old password and hashes the new one: seconds on a loaded 2-core machine, not the poll's default second.
+    await expect.poll(async () => (await call(server.url, "GET", "/v1/me", { token: other })).status, { timeout: 10_000 }).toBe(401);
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     expect(await page.locator("#signin").isVisible()).toBe(false);
@@ -374,5 +380,224 @@ describe("web dashboard", () => {
     await page.getByRole("button", { name: "Generate key pair" }).focus();
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("new-sk");
+  });
+});
+
+describe("web dashboard rough edges (issue 39)", () => {
+  /** The lines a node's text takes: a key on one line never wraps mid-token. */
+  const lineCount = (selector: string) =>
+    page
+      .locator(selector)
+      .evaluateAll((nodes) =>
+        nodes.map((n) => Math.round(n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight || "16") || 1)),
+      );
+
+  it("leads GET / to the dashboard's sign-in", async () => {
+    await page.goto(`${server.url}/`);
+    await page.getByRole("heading", { name: "Sign in to your organisation" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/dashboard");
+  });
+
+  it("says in plain words, field by field, what is wrong with a registration, from its own checks and from the API's", async () => {
+    await page.goto(dashboard());
+    await page.locator("#register-email").fill("not an email");
+    await page.locator("#register-password").fill("short");
+    await page.getByRole("button", { name: "Create organisation" }).click();
+    await expect.poll(() => page.locator("#register-org-error").textContent()).toBe("Enter your organisation's name (up to 200 characters).");
+    expect(await page.locator("#register-email-error").textContent()).toBe("Enter your email address, like name@example.com.");
+    expect(await page.locator("#register-password-error").textContent()).toBe("Enter a password of 10 characters or more.");
+    expect(await page.locator("#register-org").getAttribute("aria-invalid")).toBe("true");
+    await screenshots(page, "register-errors");
+    // An address the page lets through and the API refuses (no top-level domain of two letters): the same plain words.
+    await page.getByLabel("Organisation name").fill("Web shop");
+    await page.locator("#register-email").fill("name@example.c");
+    await page.locator("#register-password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Create organisation" }).click();
+    await expect.poll(() => page.locator("#register-email-error").textContent()).toBe("Enter your email address, like name@example.com.");
+    expect(await page.locator("#register-org-error").textContent()).toBe("");
+    const text = (await page.locator("#register-form").textContent()) ?? "";
+    expect(text).not.toMatch(/Too small|expected string|must be an email address/);
+  });
+
+  it("offers key generation on the Quick start before a key exists, and copies each snippet with the key in it", async () => {
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    await register();
+    await expect.poll(() => page.locator("#start-pk").textContent()).toBe("(generate a key pair first)");
+    await screenshots(page, "quick-start-no-key");
+    await page.locator("#start-no-key").getByRole("button", { name: "Generate key pair" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
+    const pk = await page.getByLabel("Publishable key", { exact: true }).inputValue();
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page.getByRole("link", { name: "Quick start" }).click();
+    await expect.poll(() => page.locator("#start-pk").textContent()).toBe(pk);
+    expect(await page.locator("#start-no-key").isVisible()).toBe(false);
+    for (const [button, id] of [
+      ["Copy the web page snippet", "start-sdk-browser"],
+      ["Copy the Node snippet", "start-sdk-node"],
+      ["Copy the curl command that sends an event", "start-curl-event"],
+      ["Copy the curl command that asks for recommendations", "start-curl-recommend"],
+      ["Copy the publishable key", "start-pk"],
+    ]) {
+      await page.getByRole("button", { name: button, exact: true }).click();
+      const shown = await page.locator(`#${id}`).textContent();
+      await expect.poll(() => page.evaluate(() => navigator.clipboard.readText()), { message: button }).toBe(shown);
+      expect(shown).toContain(pk);
+    }
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      expect(await lineCount("#start-pk"), `${width}px`).toEqual([1]);
+      expect(await overflowsHorizontally(page), `${width}px`).toBe(false);
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.locator("#toast").evaluate((t) => t.classList.remove("shown")); // the last "Copied." would cover the snippets
+    await screenshots(page, "quick-start");
+  });
+
+  it("tells a DEVELOPER on the Quick start without a key to ask for one, with no button to generate it", async () => {
+    const email = await register();
+    const owner = await loginToken(server, email, "correct horse battery");
+    const dev = { email: `dev-${randomUUID()}@example.com` };
+    await accept(server, await invite(server, owner, dev.email, "DEVELOPER"));
+    await page.getByRole("button", { name: "Log out" }).click();
+    await logIn(dev.email);
+    await expect.poll(() => page.locator("#start-no-key-text").textContent()).toContain("ask an OWNER or ADMIN");
+    expect(await page.locator("#start-generate").isVisible()).toBe(false);
+  });
+
+  it("keeps key strings whole on one line and the Revoke button in view at 1280 and 390 px", async () => {
+    await register();
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await expect.poll(() => page.locator("#keys-rows .key-pair").count()).toBe(2);
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      expect(await lineCount("#keys-rows code.key"), `${width}px`).toEqual([1, 1, 1, 1]);
+      expect(await overflowsHorizontally(page), `${width}px`).toBe(false);
+      for (const revoke of await page.getByRole("button", { name: /^Revoke the pair/ }).all()) {
+        const box = (await revoke.boundingBox())!;
+        expect(box.x, `${width}px`).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, `${width}px`).toBeLessThanOrEqual(width);
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await screenshots(page, "keys");
+  });
+
+  it("writes no key_pair.viewed entry for visits to Quick start and API keys, and shows the organisation's creation", async () => {
+    const email = await register();
+    for (let i = 0; i < 3; i++) {
+      await page.getByRole("link", { name: "API keys" }).click();
+      await page.getByRole("heading", { name: "API keys" }).waitFor();
+      await page.getByRole("link", { name: "Quick start" }).click();
+      await page.getByRole("heading", { name: "Quick start" }).waitFor();
+    }
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await expect.poll(() => page.locator("#audit-rows tr").count()).toBeGreaterThan(0);
+    const rows = await page.locator("#audit-rows tr").allTextContents();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain("organisation.created");
+    expect(rows[0]).toContain(email);
+    expect(rows[0]).toContain("Web shop");
+    const { rows: viewed } = await server
+      .db()
+      .query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'key_pair.viewed' AND actor_email = $1", [email]);
+    expect(viewed[0].n).toBe(0);
+  });
+
+  it("shows a refused upload as refused where the progress was, not as 100%, storing…", async () => {
+    await register();
+    await page.getByRole("link", { name: "Upload" }).click();
+    await page
+      .getByLabel("File", { exact: true })
+      .setInputFiles({ name: "items.csv", mimeType: "text/csv", buffer: Buffer.from("item_id,status\nx,active\n") });
+    await page.getByRole("button", { name: "Upload", exact: true }).click();
+    await expect.poll(() => page.locator("#upload-progress-text").textContent()).toMatch(/^Refused: .*item_type/);
+    expect(await page.locator("#upload-form [data-error]").textContent()).toContain("item_type");
+    expect(await page.locator("#upload-result").isVisible()).toBe(false);
+    await screenshots(page, "upload-refused");
+  });
+
+  it("forgets the page's state at logout: the next login in the same tab sees no file, progress, result, error or secret of the last", async () => {
+    const email = await register();
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
+    await page.getByRole("link", { name: "Upload" }).click();
+    await page
+      .getByLabel("File", { exact: true })
+      .setInputFiles({ name: "items.csv", mimeType: "text/csv", buffer: Buffer.from("item_id,status\nx,active\n") });
+    await page.getByRole("button", { name: "Upload", exact: true }).click();
+    await expect.poll(() => page.locator("#upload-progress-text").textContent()).toMatch(/^Refused/);
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.locator("#login-email").fill(email);
+    await page.locator("#login-password").fill("correct horse battery");
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Quick start" }).waitFor();
+    expect(new URL(page.url()).hash).toBe("");
+    await page.getByRole("link", { name: "Upload" }).click();
+    await page.getByRole("heading", { name: "Upload a file" }).waitFor();
+    expect(await page.locator("#upload-file").evaluate((i: HTMLInputElement) => i.files?.length)).toBe(0);
+    expect(await page.locator("#upload-progress-wrap").isVisible()).toBe(false);
+    expect(await page.locator("#upload-progress-text").textContent()).toBe("");
+    expect(await page.locator("#upload-result").isVisible()).toBe(false);
+    expect(await page.locator("#upload-form [data-error]").textContent()).toBe("");
+    await page.getByRole("link", { name: "API keys" }).click();
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    expect(await page.locator("#new-key").isVisible()).toBe(false);
+    expect(await page.locator("#new-sk").inputValue()).toBe("");
+  });
+
+  it("uploads a CSV of past events from the Upload page, reporting the refused line, and stores the others with their timestamps", async () => {
+    const email = await register();
+    await page.getByRole("link", { name: "Upload" }).click();
+    await page.getByLabel("Records").selectOption("events");
+    const csv =
+      "user_id,event_family,event_name,item_id,timestamp\nh1,conversion,purchase,sku-1,2024-10-01T09:00:00Z\nh2,conversion,purchase,sku-1,last week\nh3,engagement,view,sku-2,2024-10-02T09:00:00Z\n";
+    await page.getByLabel("File", { exact: true }).setInputFiles({ name: "orders.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+    await page.getByRole("button", { name: "Upload", exact: true }).click();
+    await expect.poll(() => page.locator("#upload-summary").textContent()).toBe("2 events stored, 1 rows refused.");
+    expect(await page.locator("#upload-errors tr").allTextContents()).toEqual([expect.stringMatching(/^3.*timestamp/)]);
+    expect(await page.locator("#upload-progress-text").textContent()).toBe("Done.");
+    const { rows } = await server.db().query(
+      `SELECT e.user_id, e.occurred_at FROM events e JOIN organisations o ON o.seq = e.org JOIN accounts a ON a.org_id = o.id
+       WHERE a.email = $1 ORDER BY e.user_id`,
+      [email],
+    );
+    expect(rows.map((r) => [r.user_id, r.occurred_at.toISOString()])).toEqual([
+      ["h1", "2024-10-01T09:00:00.000Z"],
+      ["h3", "2024-10-02T09:00:00.000Z"],
+    ]);
+  });
+
+  it("lets an OWNER set the organisation's rate limit, refusing out-of-bounds values in plain words, audited, and go back to the service's", async () => {
+    const org = await newOrg(server.url);
+    await logIn(org.email, org.password);
+    await page.getByRole("link", { name: "Rate limit" }).click();
+    await expect.poll(() => page.locator("#limits-status").textContent()).toContain("1,000 requests per 900 seconds (the service's");
+    await page.getByLabel("Requests per window").fill("5000");
+    await page.getByLabel("Window (seconds)").fill("30");
+    await page.getByRole("button", { name: "Save rate limit" }).click();
+    await expect
+      .poll(() => page.locator("#limits-window-error").textContent())
+      .toBe("Enter a whole number of seconds from 60 (a minute) to 86,400 (a day).");
+    await page.getByLabel("Window (seconds)").fill("600");
+    await page.getByRole("button", { name: "Save rate limit" }).click();
+    await expect.poll(() => page.locator("#limits-status").textContent()).toContain("5,000 requests per 600 seconds (your organisation's");
+    expect(await page.locator("#limits-window-error").textContent()).toBe("");
+    await screenshots(page, "rate-limit");
+    const r = await call(server.url, "POST", "/v1/events/ingest", {
+      apiKey: org.pk,
+      json: { user_id: "u", event_family: "engagement", event_name: "view" },
+    });
+    expect(r.headers.get("ratelimit-policy")).toBe("5000;w=600");
+    await page.getByRole("button", { name: "Use the service's" }).click();
+    await expect.poll(() => page.locator("#limits-status").textContent()).toContain("(the service's");
+    await page.getByRole("link", { name: "Audit log" }).click();
+    await expect.poll(() => page.locator("#audit-rows").textContent()).toContain("rate_limit=5000;w=600");
   });
 });

@@ -51,7 +51,7 @@ export function accountRoutes(s: Services): Route[] {
       method: "GET",
       pattern: "/v1/keys",
       body: "none",
-      handler: async (ctx) => ({ status: 200, message: "key pairs", data: await listKeyPairs(s.pool, await account(ctx), ctx.ip) }),
+      handler: async (ctx) => ({ status: 200, message: "key pairs", data: await listKeyPairs(s.pool, await account(ctx)) }),
     },
     {
       method: "POST",

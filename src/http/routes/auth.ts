@@ -54,7 +54,7 @@ export function authRoutes(s: Services): Route[] {
   };
   const passwordDeps = { pool: s.pool, passwords: s.passwords, throttle: s.loginThrottle };
   return [
-    signingIn(s, "/auth/register", RegisterSchema, 201, "organisation registered", (input) => register(signIn, input)),
+    signingIn(s, "/auth/register", RegisterSchema, 201, "organisation registered", (input, ctx) => register(signIn, input, ctx.ip)),
     signingIn(s, "/auth/login", LoginSchema, 200, "logged in", (input, ctx) => login(signIn, input, ctx.ip)),
     {
       // Ends the session the token (or cookie) belongs to, in every process, and clears the cookie. A request

@@ -4,6 +4,7 @@ import {
   setIdentityVerification,
   SetIdentityVerificationSchema,
 } from "../../accounts/identitySettings.js";
+import { getRateLimit, setRateLimit, SetRateLimitSchema } from "../../accounts/rateLimitSettings.js";
 import { getRetention, setRetention, setRetentionSchema } from "../../accounts/retentionSettings.js";
 import { authenticateAccount } from "../../accounts/session.js";
 import type { Services } from "../../services.js";
@@ -15,7 +16,24 @@ export function settingsRoutes(s: Services): Route[] {
   const account = (ctx: Parameters<typeof authenticateAccount>[2]) => authenticateAccount(s.pool, s.tokens, ctx);
   const serviceDays = s.config.EVENTS_RETENTION_DAYS;
   const SetRetention = setRetentionSchema(serviceDays);
+  const serviceLimit = { max: s.config.RATE_LIMIT_MAX, windowS: s.config.RATE_LIMIT_WINDOW_S };
   return [
+    {
+      method: "GET",
+      pattern: "/v1/settings/rate-limit",
+      body: "none",
+      handler: async (ctx) => ({ status: 200, message: "rate limit", data: await getRateLimit(s.pool, await account(ctx), serviceLimit) }),
+    },
+    {
+      method: "PATCH",
+      pattern: "/v1/settings/rate-limit",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await account(ctx);
+        const wanted = await parseBody(ctx, SetRateLimitSchema);
+        return { status: 200, message: "rate limit set", data: await setRateLimit(s.pool, s.keys, who, wanted, serviceLimit, ctx.ip) };
+      },
+    },
     {
       method: "GET",
       pattern: "/v1/settings/retention",

@@ -83,7 +83,7 @@ function stoppedAfter(err: unknown, stored: number): unknown {
 
 export function uploadRoutes(s: Services): Route[] {
   const uploads: Uploads = { slots: new UploadSlots(s.config.UPLOAD_MAX_PER_ORG, s.config.UPLOAD_MAX_CONCURRENT), parsers: new UploadParsers() };
-  return (["items", "users"] as const).map((kind) => ({
+  return (["items", "users", "events"] as const).map((kind) => ({
     method: "POST",
     pattern: `/v1/upload/${kind}`,
     body: "stream" as const,

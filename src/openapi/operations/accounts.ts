@@ -56,7 +56,7 @@ export const ACCOUNT_OPERATIONS: Operation[] = [
     tag: "Keys",
     summary: "List key pairs",
     description:
-      "OWNER and ADMIN see publishable keys in full, DEVELOPER masked; secret keys are always masked; MEMBER gets 403. Each listing is audited.",
+      "OWNER, ADMIN and DEVELOPER see publishable keys in full (public by design: the key pages and the SDK carry); secret keys are always masked, their one reveal being the answer of `POST /v1/keys`; MEMBER gets 403. A listing reveals nothing secret and is not audited.",
     auth: "bearer",
     success: {
       kind: "envelope",

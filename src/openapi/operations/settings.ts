@@ -1,4 +1,5 @@
 import { IdentityVerificationSchema, NewIdentitySecretSchema, SetIdentityVerificationSchema } from "../../accounts/identitySettings.js";
+import { RateLimitSchema, SetRateLimitSchema } from "../../accounts/rateLimitSettings.js";
 import { RetentionSchema, SetRetentionSchema } from "../../accounts/retentionSettings.js";
 import { DATABASE_ERRORS, JSON_BODY_ERRORS, type Operation } from "../operation.js";
 import { EXAMPLE } from "./examples.js";
@@ -14,7 +15,60 @@ const RETENTION_WHAT =
   "Events are kept for a number of days from their arrival: the service's `EVENTS_RETENTION_DAYS` (400 by default), or the organisation's own shorter value. " +
   "Expired events leave PostgreSQL by week (see docs/operations.md); a restart of the service rebuilds recommendations from the events still stored.";
 
+const RATE_LIMIT = { name: "RateLimit", schema: RateLimitSchema };
+const RATE_LIMIT_EXAMPLE = {
+  rate_limit_max: 5000,
+  rate_limit_window_s: 900,
+  service_max: 1000,
+  service_window_s: 900,
+  effective_max: 5000,
+  effective_window_s: 900,
+};
+const RATE_LIMIT_WHAT =
+  "Every request made with the organisation's API keys (publishable and secret together, recommend calls included) counts against one limit per window: " +
+  "the service's `RATE_LIMIT_MAX` per `RATE_LIMIT_WINDOW_S` (1,000 per 900 s by default), or the organisation's own; past it, 429 `rate_limited` with `Retry-After`.";
+
 export const SETTINGS_OPERATIONS: Operation[] = [
+  {
+    method: "get",
+    path: "/v1/settings/rate-limit",
+    operationId: "getRateLimit",
+    tag: "Settings",
+    summary: "Read the API keys' rate limit",
+    description: `OWNER or ADMIN. ${RATE_LIMIT_WHAT}`,
+    auth: "bearer",
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The organisation's limit, the service's, and the one that applies.",
+      message: "rate limit",
+      data: RATE_LIMIT,
+      example: RATE_LIMIT_EXAMPLE,
+    },
+    errors: TOKEN_ERRORS,
+  },
+  {
+    method: "patch",
+    path: "/v1/settings/rate-limit",
+    operationId: "setRateLimit",
+    tag: "Settings",
+    summary: "Set the API keys' rate limit",
+    description:
+      "OWNER or ADMIN; audited as `rate_limit.changed`. `rate_limit_max` from 1 to 1,000,000 requests per window of `rate_limit_window_s` from 60 to 86,400 seconds; " +
+      "null for either takes the service's. Takes effect in every process of the service within about a second (the keys' cache hears of it by NOTIFY); " +
+      "the requests already counted in the current window count against the new limit.",
+    auth: "bearer",
+    body: { kind: "json", schema: { name: "SetRateLimit", schema: SetRateLimitSchema } },
+    success: {
+      kind: "envelope",
+      status: 200,
+      description: "The rate limit as it now is.",
+      message: "rate limit set",
+      data: RATE_LIMIT,
+      example: RATE_LIMIT_EXAMPLE,
+    },
+    errors: [...TOKEN_ERRORS, ...JSON_BODY_ERRORS],
+  },
   {
     method: "get",
     path: "/v1/settings/retention",

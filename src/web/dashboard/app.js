@@ -48,9 +48,63 @@ function toast(message) {
 
 const when = (iso) => (iso ? new Date(iso).toLocaleString() : "—");
 
-function showError(form, err) {
-  form.querySelector("[data-error]").textContent = err ? err.message : "";
+/**
+ * What to tell a person about a field the API refused, in place of the validator's wording ("organisation: Too
+ * small: expected string to have >=1 characters"): keyed by the API's field name, the first word of its message.
+ */
+const FIELD_HELP = {
+  organisation: "Enter your organisation's name (up to 200 characters).",
+  email: "Enter your email address, like name@example.com.",
+  password: "Enter a password of 10 characters or more.",
+  old_password: "Enter your current password.",
+  new_password: "Enter a new password of 10 characters or more.",
+  rate_limit_max: "Enter a whole number of requests from 1 to 1,000,000.",
+  rate_limit_window_s: "Enter a whole number of seconds from 60 (a minute) to 86,400 (a day).",
+};
+
+/** The fields a validation_error message names (`field: problem; other: problem`). */
+function refusedFields(err) {
+  if (!err || err.code !== "validation_error" || typeof err.message !== "string") return [];
+  return err.message
+    .split(/;\s*/)
+    .map((part) => /^([a-z_]+)(?:\.|:)/.exec(part.trim())?.[1])
+    .filter((f) => f !== undefined);
 }
+
+function setFieldError(form, field, message) {
+  const node = form.querySelector(`[data-field-error="${field}"]`);
+  if (!node) return false;
+  node.textContent = message;
+  const input = form.querySelector(`[aria-describedby~="${node.id}"]`);
+  if (input) input.setAttribute("aria-invalid", message ? "true" : "false");
+  return true;
+}
+
+function clearFieldErrors(form) {
+  for (const node of form.querySelectorAll("[data-field-error]")) setFieldError(form, node.dataset.fieldError, "");
+}
+
+/** A refusal naming fields the form shows errors for is told field by field, in plain words; anything else in the form's alert. */
+function showError(form, err) {
+  clearFieldErrors(form);
+  const alert = form.querySelector("[data-error]");
+  if (!err) {
+    alert.textContent = "";
+    return;
+  }
+  const shown = refusedFields(err).filter((f) => FIELD_HELP[f] && setFieldError(form, f, FIELD_HELP[f]));
+  alert.textContent = shown.length > 0 ? "Please correct the fields marked above." : err.message;
+}
+
+/** The form's own checks, before anything is sent: the same plain words as for the API's refusals. */
+function checkFields(form, checks) {
+  const failed = Object.entries(checks)
+    .filter(([, ok]) => !ok)
+    .map(([field]) => field);
+  if (failed.length > 0) throw new ApiError(400, "validation_error", failed.map((f) => `${f}: ${FIELD_HELP[f]}`).join("; "));
+}
+
+const looksLikeEmail = (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test((v ?? "").trim());
 
 /** Shows what the signed-in role may use, and removes what it may not (the API refuses it anyway). */
 function applyRole() {
@@ -74,6 +128,7 @@ const LOADERS = {
   analytics: loadAnalytics,
   identity: loadIdentity,
   retention: loadRetention,
+  limits: loadLimits,
   audit: () => loadAudit(true),
 };
 
@@ -93,7 +148,39 @@ async function route() {
   }
 }
 
+/**
+ * Puts every page back as a fresh load shows it: nothing one session saw or typed (a chosen file, an upload's
+ * progress or refusal, a new secret, form errors, lists) is left for the next sign-in in the same tab. At a
+ * logout the section in the address goes too, so the next account starts at Quick start; a reload keeps it.
+ */
+function resetPage({ leaveSection }) {
+  currentUpload?.abort();
+  currentUpload = null;
+  for (const form of document.querySelectorAll("form")) {
+    form.reset();
+    const alert = form.querySelector("[data-error]");
+    if (alert) alert.textContent = "";
+    clearFieldErrors(form);
+  }
+  $("upload-progress-wrap").hidden = true;
+  $("upload-progress").value = 0;
+  $("upload-progress-text").textContent = "";
+  $("upload-result").hidden = true;
+  $("upload-summary").textContent = "";
+  $("upload-errors").replaceChildren();
+  for (const id of ["new-pk", "new-sk", "identity-secret"]) $(id).value = "";
+  $("new-key").hidden = true;
+  $("identity-new").hidden = true;
+  for (const id of ["keys-rows", "members-rows", "audit-rows", "analytics-chart"]) $(id).replaceChildren();
+  auditBefore = null;
+  $("start-pk").textContent = "…";
+  for (const id of ["identity-status", "retention-status", "limits-status"]) $(id).textContent = "…";
+  $("toast").classList.remove("shown");
+  if (leaveSection && location.hash) history.replaceState(null, "", location.pathname + location.search);
+}
+
 function signedIn(data) {
+  resetPage({ leaveSection: false });
   me = data;
   $("loading").hidden = true;
   $("signin").hidden = true;
@@ -105,7 +192,9 @@ function signedIn(data) {
 }
 
 function signedOut() {
+  const ended = me !== null;
   me = null;
+  resetPage({ leaveSection: ended });
   $("loading").hidden = true;
   $("app").hidden = true;
   $("who").hidden = true;
@@ -134,16 +223,24 @@ function onSubmit(form, handler) {
 
 // --- Quick start ------------------------------------------------------------------------------------------
 
+const canManageKeys = () => me.user.role === "OWNER" || me.user.role === "ADMIN";
+
 async function loadStart() {
   let pk;
+  let active;
   if (me.user.role !== "MEMBER") {
     const { key_pairs } = await api("GET", "/v1/keys");
-    const active = key_pairs.find((p) => p.status === "active");
+    active = key_pairs.find((p) => p.status === "active");
     pk = active ? active.publishable_key : "(generate a key pair first)";
   } else {
     pk = "(ask an OWNER or ADMIN for the publishable key)";
   }
   $("start-pk").textContent = pk;
+  $("start-pk-copy").hidden = !active;
+  $("start-no-key").hidden = active !== undefined || me.user.role === "MEMBER";
+  $("start-no-key-text").textContent = canManageKeys()
+    ? "No key pair yet: generate one to use the snippets below (its secret key is shown once)."
+    : "No key pair yet: ask an OWNER or ADMIN to generate one.";
   const base = location.origin;
   const event = { user_id: "user-1", event_family: "engagement", event_name: "view", item_id: "item-1" };
   const ask = { user_id: "user-1", strategy: "personalized", limit: 10 };
@@ -182,35 +279,53 @@ async function loadStart() {
 
 // --- Keys -------------------------------------------------------------------------------------------------
 
+/** Each pair as a card: its keys on lines of their own, never cut mid-token, and Revoke always in view. */
 async function loadKeys() {
   const { key_pairs } = await api("GET", "/v1/keys");
-  const canManage = me.user.role === "OWNER" || me.user.role === "ADMIN";
   $("keys-rows").replaceChildren(
-    ...key_pairs.map((p) =>
-      el(
-        "tr",
-        {},
-        el("td", { text: when(p.created_at) }),
-        el("td", { text: p.status === "revoked" ? `revoked ${when(p.revoked_at)}` : "active" }),
-        el("td", {}, el("code", { text: p.publishable_key })),
-        el("td", {}, el("code", { text: p.secret_key })),
+    ...key_pairs.map((p) => {
+      const created = when(p.created_at);
+      return el(
+        "li",
+        { class: `key-pair ${p.status}` },
         el(
-          "td",
-          {},
-          canManage && p.status === "active"
+          "div",
+          { class: "key-head" },
+          el("span", { text: `Created ${created}` }),
+          el("span", { class: "key-status", text: p.status === "revoked" ? `revoked ${when(p.revoked_at)}` : "active" }),
+          canManageKeys() && p.status === "active"
             ? el("button", {
                 type: "button",
                 class: "danger",
                 text: "Revoke",
-                "aria-label": `Revoke the pair created ${when(p.created_at)}`,
+                "aria-label": `Revoke the pair created ${created}`,
                 onclick: () => revoke(p),
               })
             : "",
         ),
-      ),
-    ),
+        el(
+          "dl",
+          { class: "key-values" },
+          el("dt", { text: "Publishable key" }),
+          el(
+            "dd",
+            {},
+            el("code", { class: "key", text: p.publishable_key }),
+            el("button", {
+              type: "button",
+              class: "secondary small",
+              text: "Copy",
+              "aria-label": `Copy the publishable key of the pair created ${created}`,
+              onclick: () => copyText(p.publishable_key),
+            }),
+          ),
+          el("dt", { text: "Secret key" }),
+          el("dd", {}, el("code", { class: "key", text: p.secret_key }), el("span", { class: "muted", text: "shown only when generated" })),
+        ),
+      );
+    }),
   );
-  if (key_pairs.length === 0) $("keys-rows").append(el("tr", {}, el("td", { colspan: 5, class: "muted", text: "No key pairs yet." })));
+  if (key_pairs.length === 0) $("keys-rows").append(el("li", { class: "muted", text: "No key pairs yet." }));
 }
 
 function confirmAction(text, action) {
@@ -262,6 +377,23 @@ async function copyField(id) {
     input.select(); // no clipboard permission: leave it selected for Ctrl+C
     toast("Press Ctrl+C to copy.");
   }
+}
+
+/** Copies text; without clipboard permission, selects `node`'s text (when given) for Ctrl+C. */
+async function copyText(text, node) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast("Copied.");
+  } catch {
+    if (node) getSelection().selectAllChildren(node);
+    toast(node ? "Press Ctrl+C to copy." : "Copying is not allowed here: select the key and press Ctrl+C.");
+  }
+}
+
+/** From the Quick start: the new pair is shown on the API keys page, where its secret key is shown once. */
+async function generateFromStart() {
+  location.hash = "keys";
+  await generate();
 }
 
 // --- Identity verification --------------------------------------------------------------------------------
@@ -332,6 +464,40 @@ async function setRetention(days) {
   toast(days === null ? "Retention set to the service's." : `Events are now kept ${days} days.`);
 }
 
+// --- Rate limit -------------------------------------------------------------------------------------------
+
+const LIMITS = "/v1/settings/rate-limit";
+
+function showLimits(r) {
+  const own = r.rate_limit_max === null && r.rate_limit_window_s === null ? "the service's" : "your organisation's";
+  $("limits-status").textContent =
+    `Your API keys may make ${r.effective_max.toLocaleString("en")} requests per ${r.effective_window_s.toLocaleString("en")} seconds ` +
+    `(${own}; the service's is ${r.service_max.toLocaleString("en")} per ${r.service_window_s.toLocaleString("en")}).`;
+  $("limits-max").value = String(r.effective_max);
+  $("limits-window").value = String(r.effective_window_s);
+  $("limits-default").disabled = r.rate_limit_max === null && r.rate_limit_window_s === null;
+}
+
+async function loadLimits() {
+  showLimits(await api("GET", LIMITS));
+}
+
+async function setLimits(values) {
+  const max = Number(values.max);
+  const windowS = Number(values.window);
+  checkFields($("limits-form"), {
+    rate_limit_max: values.max !== "" && Number.isInteger(max) && max >= 1 && max <= 1_000_000,
+    rate_limit_window_s: values.window !== "" && Number.isInteger(windowS) && windowS >= 60 && windowS <= 86_400,
+  });
+  showLimits(await api("PATCH", LIMITS, { rate_limit_max: max, rate_limit_window_s: windowS }));
+  toast(`Rate limit: ${max.toLocaleString("en")} requests per ${windowS.toLocaleString("en")} seconds.`);
+}
+
+async function useServiceLimits() {
+  showLimits(await api("PATCH", LIMITS, { rate_limit_max: null, rate_limit_window_s: null }));
+  toast("Rate limit set to the service's.");
+}
+
 // --- Members ----------------------------------------------------------------------------------------------
 
 const ROLES = ["OWNER", "ADMIN", "DEVELOPER", "MEMBER"];
@@ -392,10 +558,14 @@ function uploadType(file) {
   return UPLOAD_TYPES[ext] ?? (file.type || "text/csv");
 }
 
+/** The upload under way, so that signing out stops it. */
+let currentUpload = null;
+
 /** XMLHttpRequest rather than fetch: it reports upload progress, for the progress bar. */
 function sendFile(kind, body, type, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
+    currentUpload = xhr;
     xhr.open("POST", `/v1/upload/${kind}`);
     xhr.setRequestHeader("content-type", type);
     xhr.upload.addEventListener("progress", (e) => e.lengthComputable && onProgress(e.loaded));
@@ -410,6 +580,10 @@ function sendFile(kind, body, type, onProgress) {
       else resolve(json.data);
     });
     xhr.addEventListener("error", () => reject(new ApiError(0, "network", "the upload was interrupted")));
+    xhr.addEventListener("abort", () => reject(new ApiError(0, "aborted", "the upload was stopped")));
+    xhr.addEventListener("loadend", () => {
+      if (currentUpload === xhr) currentUpload = null;
+    });
     xhr.send(body);
   });
 }
@@ -457,7 +631,21 @@ async function headerLine(file) {
   return file.slice(0, end === -1 ? bytes.length : end + 1);
 }
 
-async function upload({ kind }) {
+/** Runs an upload; a refusal replaces the progress text ("100%, storing…" would otherwise stay) and is shown in the form. */
+async function upload(values) {
+  try {
+    await uploadFile(values);
+  } catch (err) {
+    if (err.code === "aborted") return; // signed out meanwhile: the page is reset already
+    if (!$("upload-progress-wrap").hidden) {
+      $("upload-progress-text").textContent = `Refused: ${err.message}`;
+      $("upload-progress").value = 0;
+    }
+    throw err;
+  }
+}
+
+async function uploadFile({ kind }) {
   const file = $("upload-file").files[0];
   if (!file) throw new ApiError(400, "validation_error", "choose a file first");
   const type = uploadType(file);
@@ -490,7 +678,7 @@ async function upload({ kind }) {
   $("upload-progress-text").textContent = "Done.";
   bar.value = 100;
   $("upload-summary").textContent =
-    `${total.accepted} ${kind} stored, ${total.rejected} rows refused` +
+    `${total.accepted} ${kind === "events" ? "events" : kind} stored, ${total.rejected} rows refused` +
     (total.rejected > total.errors.length ? ` (the first ${total.errors.length} are listed)` : "") +
     ".";
   $("upload-errors").replaceChildren(...total.errors.map((e) => el("tr", {}, el("td", { text: String(e.line) }), el("td", { text: e.message }))));
@@ -578,8 +766,19 @@ async function loadAudit(fromStart) {
 
 // --- Start ------------------------------------------------------------------------------------------------
 
-onSubmit($("login-form"), async (values) => signedIn(await api("POST", "/auth/login", values)));
-onSubmit($("register-form"), async (values) => signedIn(await api("POST", "/auth/register", values)));
+onSubmit($("login-form"), async (values) => {
+  checkFields($("login-form"), { email: looksLikeEmail(values.email), password: values.password !== "" });
+  signedIn(await api("POST", "/auth/login", values));
+});
+onSubmit($("register-form"), async (values) => {
+  const name = values.organisation.trim();
+  checkFields($("register-form"), {
+    organisation: name.length > 0 && name.length <= 200,
+    email: looksLikeEmail(values.email),
+    password: values.password.length >= 10,
+  });
+  signedIn(await api("POST", "/auth/register", values));
+});
 onSubmit($("member-form"), async (values) => {
   await api("POST", "/v1/members", values);
   $("member-form").reset();
@@ -593,6 +792,12 @@ onSubmit($("password-form"), async (values) => {
 onSubmit($("upload-form"), upload);
 onSubmit($("retention-form"), (values) => setRetention(Number(values.days)));
 $("retention-default").addEventListener("click", () => setRetention(null).catch((err) => toast(err.message)));
+onSubmit($("limits-form"), setLimits);
+$("limits-default").addEventListener("click", () => useServiceLimits().catch((err) => toast(err.message)));
+$("start-generate").addEventListener("click", () => generateFromStart().catch((err) => toast(err.message)));
+for (const b of document.querySelectorAll("[data-copy-text]")) {
+  b.addEventListener("click", () => copyText($(b.dataset.copyText).textContent, $(b.dataset.copyText)));
+}
 $("logout").addEventListener("click", async () => {
   await api("POST", "/auth/logout").catch(() => undefined);
   signedOut();
