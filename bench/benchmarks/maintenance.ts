@@ -19,6 +19,7 @@ import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
+import { logLines } from "../kit/serverLog.js";
 import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
 import { int, ms, table } from "../kit/table.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
@@ -36,6 +37,8 @@ const ITEMS = 100_000;
 const DAY_MS = 86_400_000;
 /** Requests scheduled this long after an operation ended still count in its window (a stall shows in those behind it). */
 const AFTER_MS = 1_000;
+/** A snapshot's window opens this long before its copying and writing: the batcher's hold and the steps' gaps. */
+const SNAPSHOT_LEAD_MS = 1_000;
 
 interface Window {
   what: string;
@@ -91,27 +94,6 @@ async function main(): Promise<void> {
       ours: { pid: server.proc.pid, dataDir: storage.dataDir },
     });
     const connect = () => new pg.Client({ connectionString: url });
-    // A later snapshot replaces an earlier one, and a drop deletes them: they are read as they appear.
-    const snapshots = new Map<string, Window>();
-    const watch = setInterval(() => {
-      void db!
-        .query<{ id: string; taken: Date; written: Date; bytes: string }>(
-          "SELECT id, taken_at AS taken, written_at AS written, bytes FROM org_index_snapshots WHERE org = $1 AND taken_at >= $2",
-          [seq, new Date(run.startEpochMs)],
-        )
-        .then(({ rows }) => {
-          for (const r of rows)
-            if (!snapshots.has(r.id))
-              // Seen within a poll of its commit: that is when its write ended (written_at is when it began).
-              snapshots.set(r.id, {
-                what: "index snapshot written",
-                fromMs: r.taken.getTime(),
-                toMs: Math.max(r.written.getTime(), Date.now() - 250),
-                detail: `${(Number(r.bytes) / 1e6).toFixed(1)} MB`,
-              });
-        })
-        .catch(() => undefined);
-    }, 250);
     const windows: Window[] = [];
     const at = (fraction: number) => sleep(Math.max(0, run.startEpochMs + fraction * DURATION_S * 1000 - Date.now()));
     await at(0.3);
@@ -123,11 +105,23 @@ async function main(): Promise<void> {
     const report = await applyRetention(connect, { retentionDays: 400, dedupDays: 7 });
     windows.push({ what: "expired partition dropped", fromMs: from, toMs: Date.now(), detail: report?.dropped.join(", ") ?? "skipped (locked)" });
     const result = (await run.done).result;
-    clearInterval(watch);
-    for (const w of snapshots.values()) windows.push(w);
+    // Every round the threads logged, those a drop fenced included (they copied and wrote as much).
+    for (const l of logLines(server, "index snapshot")) {
+      const end = Date.parse(l.t);
+      if (end < run.startEpochMs) continue;
+      const took = Number(l.writeMs) + Number(l.copyMs);
+      // The round began with the batcher held and copied between requests: a second before its busy time, at most.
+      windows.push({
+        what: `index snapshot (${String(l.outcome)})`,
+        fromMs: end - took - SNAPSHOT_LEAD_MS,
+        toMs: end,
+        detail: `${(Number(l.bytes) / 1e6).toFixed(1)} MB, copied in ${String(l.copyMs)} ms, written in ${String(l.writeMs)} ms`,
+      });
+    }
 
     const busy = windows.map((w) => [w.fromMs, w.toMs + AFTER_MS] as const);
     const quiet = quietWindows(run.startEpochMs, run.startEpochMs + DURATION_S * 1000, busy).map(([a, b]) => run.window(a, b));
+    windows.sort((x, y) => x.fromMs - y.fromMs);
     const rowsOut = windows.map((w) => ({ ...w, ms: w.toMs - w.fromMs, p: run.window(w.fromMs, w.toMs + AFTER_MS) }));
     const figures = {
       startedAt,
