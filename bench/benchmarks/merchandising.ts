@@ -1,0 +1,167 @@
+/**
+ * `npm run bench:merchandising -- --data-dir DIR [--baseline DIST] [--rounds 2] [--duration 5] [--rate 2000]`:
+ * what rules and the per-request controls cost. It runs on the organisation `npm run bench:recommend -- --data-dir
+ * DIR` loaded there (load it first). Each round restarts the server of this build on it, and of the build whose
+ * `dist/` is `--baseline` (an older one, without rules; alternated with this one), waits for the model, then for
+ * `popular` and `personalized`: closed-loop req/s (autocannon, 50 connections) and the p99 at a fixed rate (our
+ * paced client), each `--duration` seconds, as requests come with nothing more (both builds); then, on this
+ * build only, with 20 rules of mixed actions stored, with `diversity` 0.5, and with 500 `candidates`.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import path from "node:path";
+import { readFlags } from "../kit/flags.js";
+import { call } from "../kit/api.js";
+import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { writeFigures } from "../kit/results.js";
+import { runBenchmark } from "../kit/run.js";
+import { waitForLog } from "../kit/serverLog.js";
+import { log } from "../kit/settings.js";
+import { prepareStorage, type Storage } from "../kit/storage.js";
+import { itemId, type SyntheticSpec } from "../kit/synthetic.js";
+import { median, table } from "../kit/table.js";
+import { seededRandom } from "../../workers/model/seededRandom.js";
+import { readManifest, type Manifest } from "./recommend/manifest.js";
+import { bodyMaker } from "./recommend/bodies.js";
+import { drive } from "./traffic/drive.js";
+import { paced } from "./traffic/paced.js";
+
+const flags = readFlags({ "data-dir": {}, baseline: {}, rounds: {}, duration: {}, rate: {} });
+const DATA_DIR = flags.text("data-dir");
+const BASELINE = flags.text("baseline");
+const ROUNDS = flags.number("rounds", 2, { min: 1, integer: true });
+const DURATION_S = flags.number("duration", 5, { min: 1 });
+const RATE = flags.number("rate", 2000, { min: 1 });
+const CONNECTIONS = 50;
+const STRATEGIES = ["popular", "personalized"] as const;
+const CANDIDATES = 500;
+const MODEL_TIMEOUT_MS = 30 * 60_000;
+
+type Variant = "plain" | "20 rules" | "diversity 0.5" | "500 candidates";
+
+interface Row {
+  build: "this" | "baseline";
+  round: number;
+  variant: Variant;
+  strategy: (typeof STRATEGIES)[number];
+  reqPerS: number;
+  p99: number;
+  non2xx: number;
+}
+
+/** 20 rules over the synthetic catalog's attributes (50 brands, its topics): every action, none matching most items. */
+function mixedRules(spec: SyntheticSpec): object[] {
+  const rules: object[] = [];
+  for (let k = 0; k < 4; k++) rules.push({ name: `block ${k}`, enabled: true, action: "block", items: { brand: `brand-${k}` } });
+  for (let k = 0; k < 5; k++) rules.push({ name: `boost ${k}`, enabled: true, action: "boost", factor: 2, items: { topic: `topic-${k}` } });
+  for (let k = 0; k < 5; k++) rules.push({ name: `bury ${k}`, enabled: true, action: "bury", factor: 0.5, items: { brand: `brand-${10 + k}` } });
+  for (let k = 0; k < 3; k++) rules.push({ name: `promote ${k}`, enabled: true, action: "promote", share: 0.1, items: { topic: `topic-${20 + k}` } });
+  for (let k = 0; k < 3; k++)
+    rules.push({ name: `pin ${k}`, enabled: true, action: "pin", position: 2 + k, items: { item_id: [itemId(((k + 1) * 7919) % spec.items)] } });
+  return rules;
+}
+
+/** A body maker that adds `extra` (JSON members) to each body the plain maker makes. */
+function withMembers(make: () => string, extra: () => string): () => string {
+  return () => `${make().slice(0, -1)},${extra()}}`;
+}
+
+function bodiesFor(variant: Variant, strategy: Row["strategy"], spec: SyntheticSpec): () => string {
+  const plain = bodyMaker(strategy, spec);
+  if (variant === "diversity 0.5") return withMembers(plain, () => `"diversity":0.5`);
+  if (variant !== "500 candidates") return plain;
+  const random = seededRandom(3);
+  // Built ahead: 500 ids a request would cost the client more than the server.
+  const lists = Array.from({ length: 64 }, () => {
+    const ids = Array.from({ length: CANDIDATES }, () => JSON.stringify(itemId(Math.floor(random() * spec.items))));
+    return `"candidates":[${ids.join(",")}]`;
+  });
+  let next = 0;
+  return withMembers(plain, () => lists[next++ % lists.length]!);
+}
+
+async function measure(url: string, m: Manifest, pid: number | undefined, dataDir: string | undefined, variant: Variant, strategy: Row["strategy"]) {
+  const target = {
+    url: `${url}/v1/recommend`,
+    headers: { "content-type": "application/json", "x-api-key": m.pk },
+    ours: { pid, dataDir },
+  };
+  const body = bodiesFor(variant, strategy, m.spec);
+  await drive({ ...target, body, connections: CONNECTIONS, durationS: 1 });
+  const closed = await drive({ ...target, body, connections: CONNECTIONS, durationS: DURATION_S });
+  const fixed = await paced({ ...target, body, connections: CONNECTIONS, rate: RATE, durationS: DURATION_S });
+  log(`    ${variant}, ${strategy}: ${Math.round(closed.reqPerS)} req/s closed loop; p99 ${fixed.p99.toFixed(2)} ms at ${RATE}/s`);
+  return { reqPerS: closed.reqPerS, p99: fixed.p99, non2xx: closed.non2xx + fixed.non2xx };
+}
+
+async function withServer<T>(storage: Storage, main: string | undefined, use: (server: Child, url: string) => Promise<T>): Promise<T> {
+  const { server, url } = await startServer(storage, { LOG_LEVEL: "info" }, MODEL_TIMEOUT_MS, main);
+  try {
+    await waitForLog(server, "recommender model trained", () => true, MODEL_TIMEOUT_MS);
+    await sleep(3_000);
+    return await use(server, url);
+  } finally {
+    await stopChild(server);
+  }
+}
+
+async function main(): Promise<void> {
+  if (!DATA_DIR) throw new Error("--data-dir: the folder `npm run bench:recommend -- --data-dir` loaded");
+  const manifest = readManifest(DATA_DIR);
+  if (!manifest) throw new Error(`${DATA_DIR} holds no loaded organisation: run npm run bench:recommend -- --data-dir ${DATA_DIR} first`);
+  const storage = await prepareStorage(DATA_DIR);
+  const rows: Row[] = [];
+  const builds: Array<{ build: Row["build"]; main: string | undefined }> = [{ build: "this", main: undefined }];
+  if (BASELINE) builds.push({ build: "baseline", main: path.resolve(BASELINE, "src/main.js") });
+  try {
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const { build, main: entry } of builds) {
+        log(`round ${round}, ${build} build: restarting on the data, waiting for the model`);
+        await withServer(storage, entry, async (server, url) => {
+          const variants: Variant[] = build === "this" ? ["plain", "20 rules", "diversity 0.5", "500 candidates"] : ["plain"];
+          for (const variant of variants) {
+            const ruleIds: string[] = [];
+            if (variant === "20 rules")
+              for (const rule of mixedRules(manifest.spec)) {
+                const made = await call(`${url}/v1/rules`, { json: rule, headers: { "x-api-key": manifest.sk } });
+                if (made.status !== 201) throw new Error(`rule refused: ${made.status} ${made.text}`);
+                ruleIds.push(made.json.data.rule_id);
+              }
+            for (const strategy of STRATEGIES)
+              rows.push({ build, round, variant, strategy, ...(await measure(url, manifest, server.proc.pid, storage.dataDir, variant, strategy)) });
+            for (const id of ruleIds) await call(`${url}/v1/rules/${id}`, { method: "DELETE", headers: { "x-api-key": manifest.sk } });
+          }
+        });
+      }
+    }
+  } finally {
+    await storage.release();
+  }
+  const groups = new Map<string, Row[]>();
+  for (const r of rows) {
+    const key = `${r.build}|${r.variant}|${r.strategy}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const plainOf = (strategy: string) => groups.get(`this|plain|${strategy}`)!;
+  console.log(
+    `Merchandising cost — ${ROUNDS} rounds, ${DURATION_S} s per run, closed loop -c ${CONNECTIONS}, p99 at ${RATE} req/s (paced)\n` +
+      table(
+        ["build", "variant", "strategy", "req/s (each round)", "median vs plain", "p99 ms (each round)", "non-2xx"],
+        [...groups.values()].map((g) => {
+          const { build, variant, strategy } = g[0]!;
+          const ratio = median(g.map((r) => r.reqPerS)) / median(plainOf(strategy).map((r) => r.reqPerS));
+          return [
+            build,
+            variant,
+            strategy,
+            g.map((r) => Math.round(r.reqPerS)).join(", "),
+            ratio.toFixed(2),
+            g.map((r) => r.p99.toFixed(2)).join(", "),
+            String(g.reduce((n, r) => n + r.non2xx, 0)),
+          ];
+        }),
+      ),
+  );
+  writeFigures("merchandising", new Date().toISOString(), { rounds: ROUNDS, durationS: DURATION_S, rate: RATE, baseline: BASELINE, rows });
+}
+
+runBenchmark(main);
