@@ -26,6 +26,8 @@ export const AuditActionSchema = z.enum([
   "identity_verification.secret_rotated",
   "users.erased",
   "retention.changed",
+  "experiment.created",
+  "experiment.stopped",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
 

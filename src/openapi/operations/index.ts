@@ -3,6 +3,7 @@ import { ACCOUNT_OPERATIONS } from "./accounts.js";
 import { ANALYTICS_OPERATIONS } from "./analytics.js";
 import { AUTH_OPERATIONS } from "./auth.js";
 import { ERASURE_OPERATIONS } from "./erasure.js";
+import { EXPERIMENT_OPERATIONS } from "./experiments.js";
 import { HEALTH_OPERATIONS } from "./health.js";
 import { INGEST_OPERATIONS } from "./ingest.js";
 import { RECOMMEND_OPERATIONS } from "./recommend.js";
@@ -19,6 +20,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...INGEST_OPERATIONS,
   ...ERASURE_OPERATIONS,
   ...RECOMMEND_OPERATIONS,
+  ...EXPERIMENT_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...SERVICE_OPERATIONS,
