@@ -55,10 +55,20 @@ export class ExperimentCache {
     return this.byOrg.get(org)?.get(scenario);
   }
 
+  /**
+   * Reads the organisation's running experiments again. Never fails: a change already committed must not turn
+   * its answer into an error, and this process's own listener hears the change's notice too, and retries then.
+   */
   async refreshOrg(org: number): Promise<void> {
     const ask = ++this.refreshes;
     this.asked.set(org, ask);
-    const { rows } = await this.pool.query<RunningRow>(`${SELECT_RUNNING} AND org = $1`, [org]);
+    let rows: RunningRow[];
+    try {
+      rows = (await this.pool.query<RunningRow>(`${SELECT_RUNNING} AND org = $1`, [org])).rows;
+    } catch (err) {
+      log.warn("experiment refresh failed", { org, error: (err as Error).message });
+      return;
+    }
     if (this.asked.get(org) !== ask) return;
     this.asked.delete(org);
     this.place(org, rows);
@@ -83,6 +93,6 @@ export class ExperimentCache {
   private onNotice(payload: string): void {
     const org = Number(payload);
     if (!Number.isSafeInteger(org)) return;
-    this.refreshOrg(org).catch((err) => log.warn("experiment refresh failed", { org, error: (err as Error).message }));
+    void this.refreshOrg(org);
   }
 }

@@ -1,5 +1,5 @@
 import type { ServedEnrolment } from "../wire/servedTuple.js";
-import { assignIndex } from "./assignment.js";
+import { assignIndex, type Split } from "./assignment.js";
 import { HOLDOUT, overridesOf, type Overrides, type Variant } from "./schemas.js";
 
 /** One arm of a running experiment: a variant or the holdout, with what recommend needs of it, prepared once. */
@@ -19,13 +19,15 @@ const HOLDOUT_OVERRIDES: Overrides = { strategy: "popular" };
 export class RunningExperiment {
   private readonly arms: Arm[];
   private readonly holdoutArm: Arm;
+  private readonly split: Split;
 
   constructor(
     readonly id: string,
     readonly scenario: string,
-    private readonly holdout: number,
-    private readonly variants: readonly Variant[],
+    holdout: number,
+    variants: readonly Variant[],
   ) {
+    this.split = { id, holdout, variants };
     const arm = (name: string, overrides: Overrides | undefined): Arm => ({
       overrides,
       enrolment: { experimentId: id, variant: name },
@@ -40,7 +42,7 @@ export class RunningExperiment {
 
   /** The user's arm: the same for the same (experiment, user) in every process (assignment.ts). */
   armOf(userId: string): Arm {
-    const i = assignIndex({ id: this.id, holdout: this.holdout, variants: this.variants }, userId);
+    const i = assignIndex(this.split, userId);
     return i < 0 ? this.holdoutArm : this.arms[i]!;
   }
 }
