@@ -25,9 +25,13 @@ const SELECT_RUNNING = "SELECT org, id, scenario, holdout, variants FROM experim
  */
 export class ExperimentCache {
   private readonly byOrg = new Map<number, Map<string, RunningExperiment>>();
-  /** The latest refresh asked for per organisation: an older one finishing later must not undo a newer. */
-  private readonly asked = new Map<number, number>();
-  private refreshes = 0;
+  /**
+   * Reads are numbered as they start; per organisation, the number of the read its experiments came from. A
+   * read that started later saw a later state, so a read that finishes after a later-started one is dropped
+   * (a reload after a lost connection must not put back an experiment a refresh has since seen stopped).
+   */
+  private readonly placedFrom = new Map<number, number>();
+  private reads = 0;
   private readonly listener: ChannelListener;
 
   constructor(
@@ -60,8 +64,7 @@ export class ExperimentCache {
    * its answer into an error, and this process's own listener hears the change's notice too, and retries then.
    */
   async refreshOrg(org: number): Promise<void> {
-    const ask = ++this.refreshes;
-    this.asked.set(org, ask);
+    const read = ++this.reads;
     let rows: RunningRow[];
     try {
       rows = (await this.pool.query<RunningRow>(`${SELECT_RUNNING} AND org = $1`, [org])).rows;
@@ -69,20 +72,21 @@ export class ExperimentCache {
       log.warn("experiment refresh failed", { org, error: (err as Error).message });
       return;
     }
-    if (this.asked.get(org) !== ask) return;
-    this.asked.delete(org);
-    this.place(org, rows);
+    this.place(org, rows, read);
   }
 
   private async reload(): Promise<void> {
+    const read = ++this.reads;
     const { rows } = await this.pool.query<RunningRow>(SELECT_RUNNING);
     const byOrg = new Map<number, RunningRow[]>([...this.byOrg.keys()].map((org) => [org, []]));
     for (const r of rows) byOrg.set(r.org, [...(byOrg.get(r.org) ?? []), r]);
-    for (const [org, running] of byOrg) this.place(org, running);
+    for (const [org, running] of byOrg) this.place(org, running, read);
     log.info("running experiments loaded", { experiments: rows.length });
   }
 
-  private place(org: number, rows: RunningRow[]): void {
+  private place(org: number, rows: RunningRow[], read: number): void {
+    if ((this.placedFrom.get(org) ?? 0) > read) return;
+    this.placedFrom.set(org, read);
     if (rows.length === 0) {
       this.byOrg.delete(org);
       return;
