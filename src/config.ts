@@ -168,6 +168,8 @@ export const ConfigSchema = z.object({
   ERASURES_PENDING_MAX: z.coerce.number().int().min(1).max(1000).default(10),
   ERASURE_CHUNK_BLOCKS: z.coerce.number().int().min(16).max(1_000_000).default(4096),
   ERASURES_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Experiments an organisation may have, running or stopped (403 quota_exceeded beyond; README, Experiments). */
+  ORG_MAX_EXPERIMENTS: z.coerce.number().int().min(1).max(10_000).default(200),
   /** A CSV upload whose header has more columns than this is refused (400) before any row is read. */
   UPLOAD_MAX_COLUMNS: z.coerce.number().int().min(8).max(100_000).default(1000),
   /** Uploads running at once per organisation (429 beyond) and in the process (503 beyond). */

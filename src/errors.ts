@@ -41,8 +41,7 @@ export const ERRORS = {
     status: 401,
     messages: {
       header: "the X-API-KEY header is required",
-      erasureCredentials: "send the secret key in X-API-KEY, or a dashboard token of an OWNER or ADMIN",
-      rulesCredentials: "send the secret key in X-API-KEY, or a dashboard token of an OWNER, ADMIN or DEVELOPER",
+      secretKeyOrAccount: "send the secret key in X-API-KEY, or a dashboard token of {roles}",
     },
   },
   invalid_api_key: {
@@ -117,6 +116,7 @@ export const ERRORS = {
       path: "no such path: {path}",
       metricsListener: "this listener serves only GET /metrics",
       erasure: "no erasure {id} in this organisation",
+      experiment: "no experiment {id} in this organisation",
       keyPair: "no key pair {id} in this organisation",
       member: "no member {id} in this organisation",
       rule: "no rule {id} in this organisation",
@@ -135,6 +135,7 @@ export const ERRORS = {
       alreadyMember: "this email is already a member of this organisation",
       invitationsPending: "this organisation has {max} invitations waiting, the most it may; wait for some to be accepted or expire",
       keyPairsActive: "{max} key pairs are active already; revoke one before generating another",
+      experimentRunning: "scenario {scenario} already has a running experiment ({id}); stop it first",
       identitySecretFirst: "generate the identity secret first (POST /v1/settings/identity-verification/secret), then turn verification on",
     },
   },

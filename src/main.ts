@@ -49,6 +49,8 @@ import { RuleFeed } from "./rules/ruleFeed.js";
 import { ruleRoutes } from "./http/routes/rules.js";
 import { ErasureRunner } from "./erasure/erasureRunner.js";
 import { erasureRoutes } from "./http/routes/erasure.js";
+import { ExperimentCache } from "./experiments/experimentCache.js";
+import { experimentRoutes } from "./http/routes/experiments.js";
 
 /** An erasure's claim lasts this long unless its holder renews it (each chunk does); erasures nobody holds are looked for this often. */
 const ERASURE_CLAIM_S = 30;
@@ -97,6 +99,8 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
   await retention.start();
   const keys = new KeyCache(pool, connect);
   await keys.start();
+  const experiments = new ExperimentCache(pool, connect);
+  await experiments.start();
   // CLUSTER=1: each batch is logged for the other processes in the transaction that writes it (docs/scaling.md).
   const cluster = config.CLUSTER ? new Cluster(pool, connect) : undefined;
   const quotaLimits = { items: config.ORG_MAX_ITEMS, users: config.ORG_MAX_USERS, attributeBytes: config.ORG_MAX_ATTRIBUTE_BYTES };
@@ -174,6 +178,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     quotas,
     recommender,
     attribution: new Attribution(writers),
+    experiments,
     erasures,
     rules,
     origin,
@@ -191,6 +196,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     ruleRoutes,
     recommendRoutes,
     analyticsRoutes,
+    experimentRoutes,
     dashboardPageRoutes,
     sdkRoutes,
     metricsRoutes,
@@ -219,6 +225,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.cluster?.releaseLeases();
   await r.writers.close();
   await r.services.keys.stop();
+  await r.services.experiments.stop();
   await r.retention.stop();
   r.services.health.stop();
   await r.services.pool.end();

@@ -9,6 +9,7 @@ import type { TokenSigner } from "./auth/tokens.js";
 import type { Config } from "./config.js";
 import type { ErasureRunner } from "./erasure/erasureRunner.js";
 import type { DatabaseHealth } from "./db/health.js";
+import type { ExperimentCache } from "./experiments/experimentCache.js";
 import type { Batcher } from "./ingest/batcher.js";
 import type { OrgQuotas } from "./ingest/quotas.js";
 import type { Attribution } from "./recommend/attribution.js";
@@ -33,6 +34,8 @@ export interface Services {
   quotas: OrgQuotas;
   recommender: RecommenderPool;
   attribution: Attribution;
+  /** Every organisation's running experiments, by scenario. */
+  experiments: ExperimentCache;
   erasures: ErasureRunner;
   /** Every organisation's rules as the recommender threads hold them (README, Rules). */
   rules: RuleFeed;

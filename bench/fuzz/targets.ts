@@ -242,6 +242,26 @@ export const TARGETS: Target[] = [
       rng.pick(["/v1/analytics/strategies", `/v1/analytics/strategies?from=${iso(rng, 2000)}&to=${new Date(Date.now() + 3_600_000).toISOString()}`]),
     ),
   ),
+  // A fresh scenario each time: 201 until the organisation's ORG_MAX_EXPERIMENTS, then 403 (state decides).
+  target("POST /v1/experiments", 1, "token", (rng) =>
+    json("POST", "/v1/experiments", {
+      name: `fuzz ${rng.word()}`,
+      scenario: `fuzz-${rng.word(8, 16)}`,
+      variants: [
+        { name: "A", share: 0.5 },
+        { name: "B", share: 0.5, strategy: rng.pick(STRATEGIES) },
+      ],
+      holdout: rng.pick([0, 0.05, 0.5]),
+    }),
+  ),
+  target("GET /v1/experiments", 2, "token", () => none("GET", "/v1/experiments")),
+  // A random id: stopping the fixture's experiments would change what the recommend cases meet.
+  target("POST /v1/experiments/:id/stop", 1, "token", (rng) =>
+    none("POST", `/v1/experiments/${rng.pick(["00000000-0000-4000-8000-000000000000", rng.word(8, 16)])}/stop`),
+  ),
+  target("GET /v1/analytics/experiments/:id", 1, "token", (rng) =>
+    none("GET", `/v1/analytics/experiments/${rng.pick(["00000000-0000-4000-8000-000000000000", rng.word(8, 16)])}`),
+  ),
   target("GET /dashboard", 2, "none", (rng) => none("GET", rng.pick(["/dashboard", "/dashboard/", "/dashboard/app.js", "/dashboard/style.css"]))),
   target("GET /metrics", 1, "metrics", () => none("GET", "/metrics")),
   target("GET /openapi.json", 1, "none", () => none("GET", "/openapi.json")),

@@ -32,8 +32,19 @@ export const AuditActionSchema = z.enum([
   "rule.deleted",
   "rate_limit.changed",
   "organisation.created",
+  "experiment.created",
+  "experiment.stopped",
 ]);
 export type AuditAction = z.infer<typeof AuditActionSchema>;
+
+/** Who manages an organisation's erasures, rules or experiments, as their audit entries name them. */
+export interface OrgCaller {
+  org: number;
+  actor: AuditActor;
+  /** Named in the audit entry: the key pair of the secret key, or the account's email. */
+  via: string;
+  ip: string;
+}
 
 export interface AuditEntry {
   action: AuditAction;

@@ -21,6 +21,7 @@ import { sql as eventsPartitions } from "./migrations/018_events_partitions.js";
 import { sql as indexSnapshots } from "./migrations/019_index_snapshots.js";
 import { sql as servedScenario } from "./migrations/020_served_scenario.js";
 import { sql as rules } from "./migrations/021_rules.js";
+import { sql as experiments } from "./migrations/022_experiments.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -45,6 +46,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 19, name: "index snapshots", sql: indexSnapshots },
   { id: 20, name: "served scenario", sql: servedScenario },
   { id: 21, name: "rules", sql: rules },
+  { id: 22, name: "experiments", sql: experiments },
 ];
 
 /**

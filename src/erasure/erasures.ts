@@ -1,22 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { fenceSnapshots } from "../db/snapshotFences.js";
 import type pg from "pg";
-import { recordAudit, type AuditActor } from "../accounts/audit.js";
+import { recordAudit, type OrgCaller } from "../accounts/audit.js";
 import { inTransaction, query } from "../db/transaction.js";
 import { appError } from "../errors.js";
 import type { Erasure } from "./schemas.js";
 
 /** CLUSTER=1: the NOTIFY channel of erasures (payload "erasure id origin"), for the other processes' indexes. */
 export const ERASURE_CHANNEL = "recsvc_erasures";
-
-/** Who asked: the organisation (its seq keys the data tables), the audit log's actor, and how they proved it. */
-export interface ErasureCaller {
-  org: number;
-  actor: AuditActor;
-  /** Named in the audit entry: "secret key …a1b2" or the account's email. */
-  via: string;
-  ip: string;
-}
 
 export interface NewErasure {
   id: string;
@@ -32,7 +23,7 @@ export interface NewErasure {
  */
 export async function requestErasure(
   pool: pg.Pool,
-  who: ErasureCaller,
+  who: OrgCaller,
   userIds: readonly string[],
   pendingMax: number,
   origin: string,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ExperimentTagSchema } from "../experiments/schemas.js";
 import type { Mode } from "../wire/rank.js";
 import { STRATEGIES } from "../wire/strategies.js";
 import { LIMIT_MAX } from "./schema.js";
@@ -42,6 +43,7 @@ export const RecommendAnswerSchema = z
     recommended_items: z.array(z.string()).max(LIMIT_MAX).meta({ description: "The results' item ids, in order." }),
     pagination: z.strictObject({ page: z.number().int().min(1), limit: z.number().int().min(1).max(LIMIT_MAX), has_next: z.boolean() }),
     latency_ms: z.number().min(0),
+    experiment: ExperimentTagSchema.optional(),
   })
   .meta({ description: "A page of recommendations." });
 export type RecommendAnswer = z.infer<typeof RecommendAnswerSchema>;

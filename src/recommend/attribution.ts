@@ -2,7 +2,7 @@ import type { WriterPool } from "../ingest/writerPool.js";
 import { log } from "../wire/log.js";
 import { ByteWriter } from "../wire/byteWriter.js";
 import type { Mode, RankRequest } from "../wire/rank.js";
-import { writeServedTuple } from "../wire/servedTuple.js";
+import { writeServedTuple, type ServedEnrolment } from "../wire/servedTuple.js";
 
 const FLUSH_MS = 200;
 const FLUSH_ROWS = 5_000;
@@ -44,9 +44,9 @@ export class Attribution {
     return this.dropped;
   }
 
-  /** `items`: the page's item ids as a JSON array in UTF-8 (RankResult.items). */
-  record(recommendationId: string, req: RankRequest, scenario: string, mode: Mode, items: Uint8Array): void {
-    writeServedTuple(this.open, req.org, recommendationId, req.strategy, scenario, mode, req.userId, req.contextItemId, items, Date.now());
+  /** `items`: the page's item ids as a JSON array in UTF-8 (RankResult.items); `enrolment`: its experiment's variant, if any. */
+  record(recommendationId: string, req: RankRequest, scenario: string, mode: Mode, items: Uint8Array, enrolment?: ServedEnrolment): void {
+    writeServedTuple(this.open, req.org, recommendationId, req.strategy, scenario, mode, req.userId, req.contextItemId, items, Date.now(), enrolment);
     // While a write is in flight the timer's next flush takes these rows: no flush waits per request meanwhile.
     if (++this.openRows >= FLUSH_ROWS && !this.writing) void this.flush();
   }

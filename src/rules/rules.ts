@@ -1,20 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import { recordAudit, type AuditActor } from "../accounts/audit.js";
+import { recordAudit, type OrgCaller } from "../accounts/audit.js";
 import { inTransaction, query } from "../db/transaction.js";
 import { appError } from "../errors.js";
 import type { FilterValue } from "../wire/rank.js";
 import { RULES_CHANNEL, type RuleSet, type RuleWire } from "../wire/rules.js";
 import type { Rule, RuleBody, RuleDefinition } from "./schema.js";
-
-/** Who changes the rules: the organisation (its seq), the audit log's actor, and how they proved it. */
-export interface RuleCaller {
-  org: number;
-  actor: AuditActor;
-  /** Named in the audit entry: the key pair of the secret key, or the account's email. */
-  via: string;
-  ip: string;
-}
 
 interface RuleRow {
   id: string;
@@ -55,7 +46,7 @@ export async function listRules(pool: pg.Pool, org: number): Promise<Rule[]> {
  * on it), its rule set takes the next version, the change is audited, and the other processes are told (the
  * notice leaves at the commit). `max`: RULES_MAX; one more is 403 `quota_exceeded`.
  */
-export async function createRule(pool: pg.Pool, who: RuleCaller, body: RuleBody, max: number, origin: string): Promise<Rule> {
+export async function createRule(pool: pg.Pool, who: OrgCaller, body: RuleBody, max: number, origin: string): Promise<Rule> {
   return inTransaction(pool, async (c) => {
     await lockRules(c, who.org);
     const { rows } = await c.query<{ n: string }>("SELECT count(*) AS n FROM rules WHERE org = $1", [who.org]);
@@ -72,7 +63,7 @@ export async function createRule(pool: pg.Pool, who: RuleCaller, body: RuleBody,
 }
 
 /** Replaces the rule's whole definition (PUT). */
-export async function updateRule(pool: pg.Pool, who: RuleCaller, id: string, body: RuleBody, origin: string): Promise<Rule> {
+export async function updateRule(pool: pg.Pool, who: OrgCaller, id: string, body: RuleBody, origin: string): Promise<Rule> {
   return inTransaction(pool, async (c) => {
     await lockRules(c, who.org);
     const updated = await c.query<RuleRow>(
@@ -86,7 +77,7 @@ export async function updateRule(pool: pg.Pool, who: RuleCaller, id: string, bod
   });
 }
 
-export async function deleteRule(pool: pg.Pool, who: RuleCaller, id: string, origin: string): Promise<Rule> {
+export async function deleteRule(pool: pg.Pool, who: OrgCaller, id: string, origin: string): Promise<Rule> {
   return inTransaction(pool, async (c) => {
     await lockRules(c, who.org);
     const deleted = await c.query<RuleRow>(`DELETE FROM rules WHERE org = $1 AND id = $2 RETURNING ${COLUMNS}`, [who.org, id]);
@@ -103,7 +94,7 @@ async function lockRules(c: pg.PoolClient, org: number): Promise<void> {
 
 async function changed(
   c: pg.PoolClient,
-  who: RuleCaller,
+  who: OrgCaller,
   action: "rule.created" | "rule.updated" | "rule.deleted",
   rule: Rule,
   origin: string,

@@ -7,7 +7,8 @@ import type { ByteWriter } from "./byteWriter.js";
  * and the timestamp (figures in docs/recommender.md, Attribution).
  *
  * Fields, in the COPY's column order: org int4, recommendation_id uuid, strategy text, scenario text, mode text,
- * user_id text, context_item_id text, items json, served_at timestamptz. Each is a 4-byte length (-1: NULL), then its bytes.
+ * user_id text, context_item_id text, items json, served_at timestamptz, experiment_id uuid, variant text. Each is a
+ * 4-byte length (-1: NULL), then its bytes. `enrolment`: the experiment and variant the request was served under, if any.
  */
 export function writeServedTuple(
   w: ByteWriter,
@@ -20,6 +21,7 @@ export function writeServedTuple(
   contextItemId: string | undefined,
   items: Uint8Array,
   servedAtMs: number,
+  enrolment: ServedEnrolment | undefined,
 ): void {
   w.uint16(FIELDS).uint32(4).uint32(org);
   uuid(w.uint32(16), id);
@@ -28,9 +30,20 @@ export function writeServedTuple(
   optionalText(w, contextItemId);
   w.uint32(items.length).bytes(items);
   timestamp(w.uint32(8), servedAtMs);
+  if (enrolment === undefined) w.uint32(NULL_LENGTH).uint32(NULL_LENGTH);
+  else {
+    uuid(w.uint32(16), enrolment.experimentId);
+    w.sizedText(enrolment.variant);
+  }
 }
 
-const FIELDS = 9;
+/** The experiment (its id, a UUID) and the variant's name a served row was shaped by. */
+export interface ServedEnrolment {
+  experimentId: string;
+  variant: string;
+}
+
+const FIELDS = 11;
 const NULL_LENGTH = 0xffffffff;
 /** PostgreSQL counts time in microseconds from 2000-01-01 UTC. */
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);

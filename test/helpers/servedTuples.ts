@@ -9,6 +9,8 @@ export interface ServedTupleRow {
   contextItemId: string | null;
   items: string;
   servedAtMs: number;
+  experimentId: string | null;
+  variant: string | null;
 }
 
 const PG_EPOCH_MS = Date.UTC(2000, 0, 1);
@@ -28,13 +30,20 @@ export function readServedTuples(bytes: Uint8Array): ServedTupleRow[] {
   while (at < b.length) {
     const count = b.readUInt16BE(at);
     at += 2;
-    if (count !== 9) throw new Error(`tuple with ${count} fields at byte ${at - 2}`);
+    if (count !== 11) throw new Error(`tuple with ${count} fields at byte ${at - 2}`);
     const org = field()!.readInt32BE(0);
-    const hex = field()!.toString("hex");
-    const id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+    const id = uuid(field()!);
     const [strategy, scenario, mode, userId, contextItemId, items] = [text()!, text()!, text()!, text(), text(), text()!];
     const servedAtMs = Number(field()!.readBigInt64BE(0) / 1000n) + PG_EPOCH_MS;
-    rows.push({ org, id, strategy, scenario, mode, userId, contextItemId, items, servedAtMs });
+    const experiment = field();
+    const experimentId = experiment === null ? null : uuid(experiment);
+    const variant = text();
+    rows.push({ org, id, strategy, scenario, mode, userId, contextItemId, items, servedAtMs, experimentId, variant });
   }
   return rows;
+}
+
+function uuid(bytes: Buffer): string {
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

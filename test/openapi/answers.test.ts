@@ -244,6 +244,36 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("GET /v1/users/erase/{erasure_id}", 404, `/v1/users/erase/${randomUUID()}`, { apiKey: org.sk });
   });
 
+  it("answers experiments, their results, a recommendation under one, and their errors as documented", async () => {
+    const body = {
+      name: "documented",
+      scenario: "doc-home",
+      variants: [
+        { name: "A", share: 0.5 },
+        { name: "B", share: 0.5, strategy: "trending" },
+      ],
+      holdout: 0.1,
+    };
+    const r = await expectDocumented("POST /v1/experiments", 201, "/v1/experiments", { token: org.token, json: body });
+    const id = r.body.data.experiment_id;
+    await expectDocumented("POST /v1/experiments", 409, "/v1/experiments", { apiKey: org.sk, json: body });
+    await expectDocumented("POST /v1/experiments", 400, "/v1/experiments", { token: org.token, json: { ...body, variants: body.variants.slice(1) } });
+    await expectDocumented("POST /v1/experiments", 403, "/v1/experiments", { apiKey: org.pk, json: body });
+    await expectDocumented("POST /v1/experiments", 401, "/v1/experiments", { json: body });
+    const served = await expectDocumented("POST /v1/recommend", 200, "/v1/recommend", {
+      apiKey: org.pk,
+      json: { strategy: "new-arrivals", user_id: "doc-user", scenario: "doc-home" },
+    });
+    expect(served.body.data.experiment.id).toBe(id);
+    await expectDocumented("GET /v1/experiments", 200, "/v1/experiments", { apiKey: org.sk });
+    await expectDocumented("GET /v1/experiments/{experiment_id}", 200, `/v1/experiments/${id}`, { token: org.token });
+    await expectDocumented("GET /v1/experiments/{experiment_id}", 404, `/v1/experiments/${randomUUID()}`, { token: org.token });
+    await expectDocumented("GET /v1/analytics/experiments/{experiment_id}", 200, `/v1/analytics/experiments/${id}`, { token: org.token });
+    await expectDocumented("GET /v1/analytics/experiments/{experiment_id}", 404, `/v1/analytics/experiments/${randomUUID()}`, { apiKey: org.sk });
+    await expectDocumented("POST /v1/experiments/{experiment_id}/stop", 200, `/v1/experiments/${id}/stop`, { token: org.token });
+    await expectDocumented("POST /v1/experiments/{experiment_id}/stop", 404, `/v1/experiments/nope/stop`, { token: org.token });
+  });
+
   it("answers analytics and its errors as documented", async () => {
     await expectDocumented("GET /v1/analytics/strategies", 200, "/v1/analytics/strategies", { token: org.token });
     await expectDocumented("GET /v1/analytics/strategies", 400, "/v1/analytics/strategies?from=yesterday", { token: org.token });

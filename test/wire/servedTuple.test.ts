@@ -8,7 +8,7 @@ describe("writeServedTuple", () => {
     const w = new ByteWriter();
     const longItems = JSON.stringify(Array.from({ length: 400 }, (_, i) => `item-${i}`));
     const rows = [
-      [7, "0194f0c2-0000-7000-8000-000000000001", "popular", "default", "global", undefined, undefined, '["a","b"]', 1_763_900_000_123],
+      [7, "0194f0c2-0000-7000-8000-000000000001", "popular", "default", "global", undefined, undefined, '["a","b"]', 1_763_900_000_123, undefined],
       [
         300_000,
         "0194F0C2-ABCD-7EF0-9123-456789ABCDEF",
@@ -19,6 +19,7 @@ describe("writeServedTuple", () => {
         "x".repeat(300),
         longItems,
         1_763_900_000_999,
+        { experimentId: "0194F0C2-1111-7EF0-9123-456789ABCDEF", variant: "B ☃" },
       ],
       [
         127,
@@ -30,13 +31,14 @@ describe("writeServedTuple", () => {
         "😀",
         "[]",
         Date.UTC(1999, 11, 31, 23, 59, 59, 999),
+        { experimentId: "00000000-0000-0000-0000-000000000001", variant: "holdout" },
       ],
     ] as const;
-    for (const [org, id, strategy, scenario, mode, user, context, items, at] of rows) {
-      writeServedTuple(w, org, id, strategy, scenario, mode, user, context, new TextEncoder().encode(items), at);
+    for (const [org, id, strategy, scenario, mode, user, context, items, at, enrolment] of rows) {
+      writeServedTuple(w, org, id, strategy, scenario, mode, user, context, new TextEncoder().encode(items), at, enrolment);
     }
     expect(readServedTuples(w.copy())).toEqual(
-      rows.map(([org, id, strategy, scenario, mode, user, context, items, at]) => ({
+      rows.map(([org, id, strategy, scenario, mode, user, context, items, at, enrolment]) => ({
         org,
         id: id.toLowerCase(),
         strategy,
@@ -46,8 +48,31 @@ describe("writeServedTuple", () => {
         contextItemId: context ?? null,
         items,
         servedAtMs: at,
+        experimentId: enrolment?.experimentId.toLowerCase() ?? null,
+        variant: enrolment?.variant ?? null,
       })),
     );
+  });
+
+  it("refuses an experiment id that is not a UUID", () => {
+    expect(() =>
+      writeServedTuple(
+        new ByteWriter(),
+        1,
+        "0194f0c2-0000-7000-8000-000000000001",
+        "popular",
+        "default",
+        "global",
+        "u",
+        undefined,
+        new Uint8Array(2),
+        0,
+        {
+          experimentId: "exp-1",
+          variant: "B",
+        },
+      ),
+    ).toThrow(/not a UUID/);
   });
 
   it("refuses an id that is not a UUID rather than write a tuple PostgreSQL would refuse with the whole batch", () => {
@@ -57,9 +82,9 @@ describe("writeServedTuple", () => {
       "0194f0c2+0000-7000-8000-000000000001",
       `0194f0c2-0000-7000-8000-00000000000${"\u0010"}`,
     ]) {
-      expect(() => writeServedTuple(new ByteWriter(), 1, id, "popular", "default", "global", undefined, undefined, new Uint8Array(2), 0)).toThrow(
-        /not a UUID/,
-      );
+      expect(() =>
+        writeServedTuple(new ByteWriter(), 1, id, "popular", "default", "global", undefined, undefined, new Uint8Array(2), 0, undefined),
+      ).toThrow(/not a UUID/);
     }
   });
 });

@@ -6,7 +6,7 @@ import type { ServedResult, ServedTask } from "../../src/wire/writeTasks.js";
 import { BINARY_HEADER, BINARY_TRAILER } from "./binaryCopy.js";
 import { WriterConnection } from "./connection.js";
 
-const COPY_SERVED = `COPY served_recommendations (org, recommendation_id, strategy, scenario, mode, user_id, context_item_id, items, served_at)
+const COPY_SERVED = `COPY served_recommendations (org, recommendation_id, strategy, scenario, mode, user_id, context_item_id, items, served_at, experiment_id, variant)
   FROM STDIN (FORMAT binary)`;
 
 const connection = new WriterConnection("recsvc-attribution");

@@ -1,34 +1,18 @@
 import { z } from "zod";
-import type { AuditActor } from "../../accounts/audit.js";
-import { authenticateAccount, organisationSeq } from "../../accounts/session.js";
-import { requireRole } from "../../auth/roles.js";
-import { readErasure, requestErasure, type ErasureCaller } from "../../erasure/erasures.js";
+import type { Role } from "../../auth/roles.js";
+import { readErasure, requestErasure } from "../../erasure/erasures.js";
 import { EraseRequestSchema } from "../../erasure/schemas.js";
 import { appError } from "../../errors.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";
+import { orgCaller } from "./orgCaller.js";
 import { parseBody } from "./parse.js";
 
 const ErasureId = z.uuid();
 
-/**
- * The secret key (a server of the organisation), or a dashboard token of an OWNER or ADMIN. A request with an
- * `X-API-KEY` is judged by its key alone.
- */
-async function caller(s: Services, ctx: RequestContext): Promise<ErasureCaller> {
-  if (ctx.apiKey === undefined && ctx.authorization === undefined && ctx.cookie === undefined) {
-    throw appError("missing_api_key", "erasureCredentials");
-  }
-  if (ctx.apiKey !== undefined) {
-    const key = await s.apiKeys.authenticate(ctx, "secret");
-    const actor: AuditActor = { orgId: key.orgId, userId: null, email: null };
-    return { org: key.orgSeq, actor, via: `the secret key of key pair ${key.keyPairId}`, ip: ctx.ip };
-  }
-  const who = await authenticateAccount(s.pool, s.tokens, ctx);
-  requireRole(who.role, ["OWNER", "ADMIN"], "erase users");
-  return { org: await organisationSeq(s.pool, who.orgId), actor: who, via: who.email, ip: ctx.ip };
-}
+const ERASERS: readonly Role[] = ["OWNER", "ADMIN"];
+const caller = (s: Services, ctx: RequestContext) => orgCaller(s, ctx, ERASERS, "erase users");
 
 /** POST /v1/users/erase and GET /v1/users/erase/{id} (CONTRACT 7, README Erasure). */
 export function erasureRoutes(s: Services): Route[] {

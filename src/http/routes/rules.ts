@@ -1,31 +1,15 @@
-import type { AuditActor } from "../../accounts/audit.js";
-import { authenticateAccount, organisationSeq } from "../../accounts/session.js";
-import { requireRole } from "../../auth/roles.js";
+import type { Role } from "../../auth/roles.js";
 import { appError } from "../../errors.js";
-import { createRule, deleteRule, listRules, updateRule, type RuleCaller } from "../../rules/rules.js";
+import { createRule, deleteRule, listRules, updateRule } from "../../rules/rules.js";
 import { RuleBodySchema, RuleIdSchema } from "../../rules/schema.js";
 import type { Services } from "../../services.js";
 import type { RequestContext } from "../context.js";
 import type { Route } from "../router.js";
+import { orgCaller } from "./orgCaller.js";
 import { parseBody } from "./parse.js";
 
-/**
- * The secret key (a server of the organisation), or a dashboard token of an OWNER, ADMIN or DEVELOPER. A
- * request with an `X-API-KEY` is judged by its key alone.
- */
-async function caller(s: Services, ctx: RequestContext, action: string): Promise<RuleCaller> {
-  if (ctx.apiKey === undefined && ctx.authorization === undefined && ctx.cookie === undefined) {
-    throw appError("missing_api_key", "rulesCredentials");
-  }
-  if (ctx.apiKey !== undefined) {
-    const key = await s.apiKeys.authenticate(ctx, "secret");
-    const actor: AuditActor = { orgId: key.orgId, userId: null, email: null };
-    return { org: key.orgSeq, actor, via: `the secret key of key pair ${key.keyPairId}`, ip: ctx.ip };
-  }
-  const who = await authenticateAccount(s.pool, s.tokens, ctx);
-  requireRole(who.role, ["OWNER", "ADMIN", "DEVELOPER"], action);
-  return { org: await organisationSeq(s.pool, who.orgId), actor: who, via: who.email, ip: ctx.ip };
-}
+const EDITORS: readonly Role[] = ["OWNER", "ADMIN", "DEVELOPER"];
+const caller = (s: Services, ctx: RequestContext, action: string) => orgCaller(s, ctx, EDITORS, action);
 
 function ruleId(ctx: RequestContext): string {
   const id = ctx.params[0]!;

@@ -3,6 +3,7 @@ import { ACCOUNT_OPERATIONS } from "./accounts.js";
 import { ANALYTICS_OPERATIONS } from "./analytics.js";
 import { AUTH_OPERATIONS } from "./auth.js";
 import { ERASURE_OPERATIONS } from "./erasure.js";
+import { EXPERIMENT_OPERATIONS } from "./experiments.js";
 import { HEALTH_OPERATIONS } from "./health.js";
 import { INGEST_OPERATIONS } from "./ingest.js";
 import { RECOMMEND_OPERATIONS } from "./recommend.js";
@@ -21,6 +22,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...ERASURE_OPERATIONS,
   ...RECOMMEND_OPERATIONS,
   ...RULE_OPERATIONS,
+  ...EXPERIMENT_OPERATIONS,
   ...ANALYTICS_OPERATIONS,
   ...HEALTH_OPERATIONS,
   ...SERVICE_OPERATIONS,
