@@ -18,6 +18,7 @@ export function eligibility(
   req: RankRequest,
   seen: { has(item: number): boolean } | undefined,
   contexts: readonly number[] = [],
+  listed?: readonly number[],
 ): Eligible {
   const catalog = index.catalog;
   const context = contexts.length === 1 ? contexts[0]! : -1;
@@ -38,14 +39,7 @@ export function eligibility(
     if (i >= 0) excluded.add(i);
   }
   // Only the caller's list, when it sends one (unknown ids have no place in the catalog to rank).
-  let only: Set<number> | undefined;
-  if (req.candidates) {
-    only = new Set();
-    for (const id of req.candidates) {
-      const i = catalog.ids.find(id);
-      if (i >= 0) only.add(i);
-    }
-  }
+  const only = req.candidates ? new Set(listed ?? listedItems(index, req.candidates)) : undefined;
   const filters = Object.entries(req.filters ?? {}).map(([name, want]) => compile(name, want));
   const values = catalog.values;
   return (i) => {
@@ -77,15 +71,32 @@ export function compile(name: string, want: FilterValue): Filter {
   return f;
 }
 
-/** Whether the item holds one of the filter's values (each probe a binary search, counted in the request's work). */
-export function passes(values: AttributeValues, i: number, f: Filter): boolean {
+/**
+ * Whether the item holds one of the filter's values (each probe a binary search, counted in the request's work
+ * unless `counted` is false: work done once and shared by requests).
+ */
+export function passes(values: AttributeValues, i: number, f: Filter, counted = true): boolean {
+  const probe = counted ? 1 : 0;
   for (const key of f.keys) {
-    work.filterProbes++;
+    work.filterProbes += probe;
     if (values.hasKey(i, key)) return true;
   }
   for (let r = 0; r < f.ranges.length; r += 2) {
-    work.filterProbes++;
+    work.filterProbes += probe;
     if (values.hasNumber(i, f.name, f.ranges[r]!, f.ranges[r + 1]!)) return true;
   }
   return false;
+}
+
+/** The caller's `candidates` the catalog knows, interned, each once, in the caller's order. */
+export function listedItems(index: OrgIndex, ids: readonly string[]): number[] {
+  const out: number[] = [];
+  const taken = new Set<number>();
+  for (const id of ids) {
+    const i = index.catalog.ids.find(id);
+    if (i < 0 || taken.has(i)) continue;
+    taken.add(i);
+    out.push(i);
+  }
+  return out;
 }

@@ -2,6 +2,7 @@ import { ownedResult, type RankResult } from "../../src/wire/rank.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { TopK } from "../model/topK.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";
+import { work } from "./workBudget.js";
 
 /** Rankings shared by all requests of an organisation are cached this deep and reused while data is unchanged. */
 const CACHE_DEPTH = 2_000;
@@ -18,6 +19,8 @@ interface Cached {
   scores: Float64Array;
   /** True when every item with a score is in the list (no need to scan the catalog behind it). */
   complete: boolean;
+  /** The scores it was built from: what a scan behind it, or the caller's list, is ranked by (a scorer may cost a pass over the items). */
+  score: (item: number) => number;
   /** Rendered answers to requests with nothing of their own (same page, limit and fields): they die with the ranking. */
   pages: Map<string, RankResult>;
 }
@@ -38,7 +41,8 @@ const PAGES_MAX = 64;
  * and scans the whole catalog only when filters exhaust that top.
  */
 function globalRanking(name: string, reason: string, scorer: Scorer, version: (index: OrgIndex) => string): GlobalStrategy {
-  const run: StrategyFn = (ctx) => {
+  /** The eligible items of the cached top, and whether the top was all there is to find. */
+  const fromTop = (ctx: RankContext): { ranking: Ranking | undefined; whole: boolean } => {
     const cached = cachedRanking(ctx.index, name, scorer, version(ctx.index), ctx.nowS);
     const items: number[] = [];
     const scores: number[] = [];
@@ -48,9 +52,15 @@ function globalRanking(name: string, reason: string, scorer: Scorer, version: (i
       items.push(i);
       scores.push(cached.scores[k]!);
     }
-    if (items.length < ctx.want && !cached.complete) return scanAll(ctx, scorer, reason);
-    return items.length === 0 ? undefined : { items, scores, reasons: reason };
+    return { ranking: items.length === 0 ? undefined : { items, scores, reasons: reason }, whole: items.length >= ctx.want || cached.complete };
   };
+  const run: StrategyFn = (ctx) => {
+    // The caller's candidates are all there is to rank: scored one by one, not looked for in the top or the catalog.
+    if (ctx.listed) return rankListed(ctx, cachedRanking(ctx.index, name, scorer, version(ctx.index), ctx.nowS).score, reason, ctx.listed);
+    const { ranking, whole } = fromTop(ctx);
+    return whole ? ranking : scanAll(ctx, cachedRanking(ctx.index, name, scorer, version(ctx.index), ctx.nowS).score, reason);
+  };
+  const top = (index: OrgIndex, nowS: number): Int32Array => cachedRanking(index, name, scorer, version(index), nowS).items;
   const shared: SharedPages = (index, key, nowS, render) => {
     const pages = cachedRanking(index, name, scorer, version(index), nowS).pages;
     let page = pages.get(key);
@@ -60,7 +70,7 @@ function globalRanking(name: string, reason: string, scorer: Scorer, version: (i
     }
     return page;
   };
-  return { run, shared };
+  return { run, shared, top };
 }
 
 /** The answer shared by requests with the same sharedAnswerKey: rendered once while the shared ranking stands. */
@@ -69,6 +79,8 @@ type SharedPages = (index: OrgIndex, key: string, nowS: number, render: () => Ra
 export interface GlobalStrategy {
   run: StrategyFn;
   shared: SharedPages;
+  /** The cached top of the ranking (CACHE_DEPTH items, best first): the same array while the ranking stands. */
+  top: (index: OrgIndex, nowS: number) => Int32Array;
 }
 
 function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: string, nowS: number): Cached {
@@ -95,16 +107,29 @@ function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: s
     items: Int32Array.from(items),
     scores: Float64Array.from(scores),
     complete: scored <= CACHE_DEPTH,
+    score,
     pages: new Map(),
   };
   byName.set(name, built);
   return built;
 }
 
-function scanAll(ctx: RankContext, scorer: Scorer, reason: string): Ranking | undefined {
-  const { score } = scorer(ctx.index, ctx.nowS);
+function scanAll(ctx: RankContext, score: (item: number) => number, reason: string): Ranking | undefined {
   const top = new TopK(ctx.want);
   for (let i = 0; i < ctx.index.catalog.size; i++) {
+    const s = score(i);
+    if (s > 0 && top.wouldTake(s, i) && ctx.eligible(i)) top.offer(s, i);
+    // Past the request's filter budget no item still to check can pass a filter or a block rule: the answer is what was found.
+    if (!work.filterProbesLeft()) break;
+  }
+  if (top.size === 0) return undefined;
+  return { ...top.sorted(), reasons: reason };
+}
+
+/** The eligible items of the caller's list (`candidates`, at most 500 ids), by the ranking's score. */
+function rankListed(ctx: RankContext, score: (item: number) => number, reason: string, listed: readonly number[]): Ranking | undefined {
+  const top = new TopK(ctx.want);
+  for (const i of listed) {
     const s = score(i);
     if (s > 0 && top.wouldTake(s, i) && ctx.eligible(i)) top.offer(s, i);
   }

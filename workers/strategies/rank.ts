@@ -2,7 +2,7 @@ import { sharedAnswerKey, type Mode, type RankRequest, type RankResult } from ".
 import type { Strategy } from "../../src/wire/strategies.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { Marks } from "../index/marks.js";
-import { eligibility } from "./eligibility.js";
+import { eligibility, listedItems } from "./eligibility.js";
 import { overContexts } from "./cart.js";
 import { diversified, rankingDepth } from "./diversify.js";
 import { filled, scored } from "./fill.js";
@@ -69,8 +69,9 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number, rules: Reque
   const contexts = contextsOf(index, req);
   const context = contexts.length > 0 ? contexts[0]! : -1;
   const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
-  const eligible = rules.eligible(eligibility(index, req, seen, contexts));
-  const ctx: RankContext = { index, req, user, context, eligible, want: rules.depth(rankingDepth(req)), nowS };
+  const listed = req.candidates && listedItems(index, req.candidates);
+  const eligible = rules.eligible(eligibility(index, req, seen, contexts, listed));
+  const ctx: RankContext = { index, req, user, context, eligible, want: rules.depth(rankingDepth(req)), nowS, listed };
   const chosen = rules.strategy(STRATEGY[req.strategy]);
   const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
   const ranking = hidden

@@ -17,6 +17,8 @@ export interface RankContext {
    */
   want: number;
   nowS: number;
+  /** The request's `candidates` the catalog knows, interned: the only items it may return (undefined: any). */
+  listed?: readonly number[];
 }
 
 /** Best first; `reasons` per item, or one reason for all. */

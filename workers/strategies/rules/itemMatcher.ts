@@ -44,6 +44,16 @@ export class ItemMatcher {
     return true;
   }
 
+  /** matches() outside any request's budget: for what is found once and shared by requests (a bounded list). */
+  matchesUnbounded(index: OrgIndex, i: number): boolean {
+    if (this.resolvedFor !== index || this.resolvedSize !== index.catalog.size + index.catalog.types.size) this.resolve(index);
+    if (this.idSet !== undefined && !this.idSet.has(i)) return false;
+    if (this.typeSet !== undefined && !this.typeSet.has(index.catalog.type[i]!)) return false;
+    const values = index.catalog.values;
+    for (const f of this.filters) if (!passes(values, i, f, false)) return false;
+    return true;
+  }
+
   private resolve(index: OrgIndex): void {
     const { catalog } = index;
     this.resolvedFor = index;

@@ -224,24 +224,37 @@ function pin(ctx: RankContext, rules: readonly CompiledRule[], list: List): void
 
 /**
  * Up to `n` items of the rule outside `exclude`, each one the request may return (ctx.eligible: active, not
- * blocked, excluded or filtered out): its listed ids in order, then the most popular, then the newest.
+ * blocked, excluded or filtered out): its listed ids in order, then the most popular, then the newest (among the
+ * organisation's 2,000 most popular and 2,000 newest: a bounded search, never a scan of the catalog).
  */
 function outsiders(ctx: RankContext, rule: CompiledRule, exclude: ReadonlySet<number>, n: number): number[] {
   const out: number[] = [];
   if (n <= 0) return out;
   const { index } = ctx;
-  const fits = (i: number): boolean => !exclude.has(i) && !out.includes(i) && ctx.eligible(i) && rule.items.matches(index, i, false);
+  const fits = (i: number): boolean => !exclude.has(i) && !out.includes(i) && ctx.eligible(i);
   for (const id of rule.items.listed) {
     if (out.length >= n) return out;
     const i = index.catalog.ids.find(id);
-    if (i >= 0 && fits(i)) out.push(i);
+    if (i >= 0 && fits(i) && rule.items.matches(index, i, false)) out.push(i);
   }
-  for (const source of [popular.run, newArrivals.run]) {
-    if (out.length >= n) break;
-    const more = source({ ...ctx, eligible: fits, want: n - out.length });
-    if (more) for (let k = 0; k < more.items.length && out.length < n; k++) out.push(more.items[k]!);
+  for (const source of [popular, newArrivals]) {
+    for (const i of matchingIn(source.top(index, ctx.nowS), rule, index)) {
+      if (out.length >= n) return out;
+      if (fits(i)) out.push(i);
+    }
   }
   return out;
+}
+
+/** Each rule's items within a cached top, found once while that top stands (a request then checks only those). */
+const matching = new WeakMap<Int32Array, Map<CompiledRule, Int32Array>>();
+
+function matchingIn(top: Int32Array, rule: CompiledRule, index: OrgIndex): Int32Array {
+  let byRule = matching.get(top);
+  if (!byRule) matching.set(top, (byRule = new Map()));
+  let found = byRule.get(rule);
+  if (!found) byRule.set(rule, (found = top.filter((i) => rule.items.matchesUnbounded(index, i))));
+  return found;
 }
 
 /** An item from outside the ranking takes the score of the item after it (before it when last): the page stays in score order. */
