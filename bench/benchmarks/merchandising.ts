@@ -93,6 +93,13 @@ async function measure(url: string, m: Manifest, pid: number | undefined, dataDi
   return { reqPerS: closed.reqPerS, p99: fixed.p99, non2xx: closed.non2xx + fixed.non2xx };
 }
 
+async function deleteAllRules(url: string, sk: string): Promise<void> {
+  const listed = await call(`${url}/v1/rules`, { headers: { "x-api-key": sk } });
+  if (listed.status !== 200) throw new Error(`GET /v1/rules: ${listed.status} ${listed.text}`);
+  for (const r of (listed.json.data as { rules: Array<{ rule_id: string }> }).rules)
+    await call(`${url}/v1/rules/${r.rule_id}`, { method: "DELETE", headers: { "x-api-key": sk } });
+}
+
 async function withServer<T>(storage: Storage, main: string | undefined, use: (server: Child, url: string) => Promise<T>): Promise<T> {
   const { server, url } = await startServer(storage, { LOG_LEVEL: "info" }, MODEL_TIMEOUT_MS, main);
   try {
@@ -118,6 +125,8 @@ async function main(): Promise<void> {
         log(`round ${round}, ${build} build: restarting on the data, waiting for the model`);
         await withServer(storage, entry, async (server, url) => {
           const variants: Variant[] = build === "this" ? ["plain", "20 rules", "diversity 0.5", "500 candidates"] : ["plain"];
+          // Rules an interrupted run left behind would make "plain" a run with rules.
+          if (build === "this") await deleteAllRules(url, manifest.sk);
           for (const variant of variants) {
             const ruleIds: string[] = [];
             if (variant === "20 rules")

@@ -8,6 +8,9 @@ import { work } from "../workBudget.js";
  * filter (the recommend filter grammar, compiled as eligibility.ts compiles a request's). Ids and types are
  * interned per index, and again when its catalog has grown (a rule may name an item before it is ingested).
  */
+/** How long a rule's answers about items are kept while the catalog keeps changing (a request's rules stay cheap under item upserts). */
+const MEMO_MS = 1_000;
+
 export class ItemMatcher {
   private readonly ids: readonly string[] | undefined;
   private readonly typeNames: readonly string[] | undefined;
@@ -16,6 +19,15 @@ export class ItemMatcher {
   private resolvedSize = -1;
   private idSet: Set<number> | undefined;
   private typeSet: Set<number> | undefined;
+  /**
+   * What the attribute filters answered for each item (1 matches, 0 not, −1 not asked yet), kept while the
+   * catalog is unchanged and, while items keep changing, for at most MEMO_MS: a rule's test of an item is then
+   * a read, whatever the number of requests, and an item's new attributes count within MEMO_MS.
+   */
+  private memo = new Int8Array(0);
+  private memoIndex: OrgIndex | undefined;
+  private memoVersion = -1;
+  private memoAt = 0;
 
   constructor(items: Record<string, FilterValue>) {
     const { item_id: ids, item_type: types, ...attributes } = items;
@@ -38,10 +50,28 @@ export class ItemMatcher {
     if (this.idSet !== undefined && !this.idSet.has(i)) return false;
     if (this.typeSet !== undefined && !this.typeSet.has(index.catalog.type[i]!)) return false;
     if (this.filters.length === 0) return true;
+    const memo = this.memoFor(index);
+    if (i < memo.length && memo[i] !== -1) return memo[i] === 1;
     if (!work.filterProbesLeft()) return whenOver;
     const values = index.catalog.values;
-    for (const f of this.filters) if (!passes(values, i, f)) return false;
-    return true;
+    let found = true;
+    for (const f of this.filters) if (!passes(values, i, f)) found = false;
+    if (i < memo.length) memo[i] = found ? 1 : 0;
+    return found;
+  }
+
+  private memoFor(index: OrgIndex): Int8Array {
+    const { catalog } = index;
+    const held = this.memoIndex === index && this.memo.length >= catalog.size;
+    if (held && this.memoVersion === catalog.version) return this.memo;
+    const now = Date.now();
+    if (held && now - this.memoAt < MEMO_MS) return this.memo;
+    if (this.memo.length < catalog.size) this.memo = new Int8Array(Math.max(catalog.size, this.memo.length * 2));
+    this.memo.fill(-1);
+    this.memoIndex = index;
+    this.memoVersion = catalog.version;
+    this.memoAt = now;
+    return this.memo;
   }
 
   /** matches() outside any request's budget: for what is found once and shared by requests (a bounded list). */
