@@ -2,6 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { call, newOrg, type Org } from "../helpers/api.js";
 import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../helpers/recommend.js";
 import { startServer, type TestServer } from "../helpers/server.js";
+import { fromBuild } from "../helpers/build.js";
+import type * as FencesModule from "../../src/db/snapshotFences.js";
+import type * as SnapshotsWire from "../../src/wire/indexSnapshots.js";
+
+const { fenceSnapshotsNow } = await fromBuild<typeof FencesModule>("src/db/snapshotFences.ts");
+const { ALL_ORGS } = await fromBuild<typeof SnapshotsWire>("src/wire/indexSnapshots.ts");
 
 /**
  * Snapshots of the recommender index (docs/operations.md, Snapshots): one server writes them every second; the
@@ -178,5 +184,37 @@ describe("an erasure and the snapshots taken before it", () => {
     const again = await recommend(after.url, org, { strategy: "recently-viewed", user_id: "u3", limit: 10 });
     expect(again.status).toBe(200);
     expect(again.body.data.mode).toBe("fallback");
+  }, 180_000);
+
+  it("stops writing snapshots of an index whose load a retention drop outlived, and says so once, until a restart loads it again", async () => {
+    const s = await restart(WRITING);
+    await eventually(snapshotEvents, (n) => n > 0, 20_000);
+    // What a retention round that drops a week records (src/db/retention.ts): every snapshot of an older load is refused.
+    const client = await s.db().connect();
+    try {
+      await fenceSnapshotsNow(client as unknown as Parameters<typeof fenceSnapshotsNow>[0], ALL_ORGS, "retention");
+    } finally {
+      client.release();
+    }
+    await sendEvents(s.url, org, [{ user: "u1", item: "i2" }]);
+    const said = "index snapshots stop until the organisation is loaded again";
+    await eventually(
+      async () => s.output().split(said).length - 1,
+      (n) => n >= 1,
+      20_000,
+    );
+    await sendEvents(s.url, org, [{ user: "u2", item: "i3" }]);
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // two more rounds
+    expect(s.output().split(said).length - 1).toBe(1);
+    const written = await s
+      .db()
+      .query<{ n: string }>("SELECT count(*) AS n FROM org_index_snapshots WHERE org = $1 AND taken_at > now() - interval '2 seconds'", [seq]);
+    expect(Number(written.rows[0]!.n)).toBe(0);
+    const after = await restart(WRITING);
+    await eventually(
+      async () => (await after.db().query<{ n: string }>("SELECT count(*) AS n FROM org_index_snapshots WHERE org = $1", [seq])).rows[0]!.n,
+      (n) => Number(n) > 0,
+      20_000,
+    );
   }, 180_000);
 });

@@ -49,6 +49,8 @@ export interface Snapshotted {
 export class SnapshotRounds {
   private writing = false;
   private readonly snapshotted = new Map<number, Snapshotted>();
+  /** Organisations whose load (this lineage) a retention round has outlived: no snapshot of them is usable, none is copied. */
+  private readonly outlived = new Map<number, number>();
 
   constructor(private readonly opts: SnapshotRoundsOptions) {}
 
@@ -69,6 +71,7 @@ export class SnapshotRounds {
     const moved: string[] = [];
     for (const org of new Set([...owned, ...held.keys()])) {
       if (fresh.has(org)) continue;
+      if (this.outlived.get(org) === this.opts.lineageAtS(org)) continue;
       const index = held.get(org);
       const last = this.snapshotted.get(org);
       const applied = index?.applied ?? 0;
@@ -126,6 +129,13 @@ export class SnapshotRounds {
         );
         outcome = written.outcome;
         if (written.id !== undefined) this.snapshotted.set(org, { id: written.id, applied: c.applied });
+        if (written.outlived) {
+          this.outlived.set(org, this.opts.lineageAtS(org));
+          log.info("index snapshots stop until the organisation is loaded again: its load predates a retention drop", {
+            shard: this.opts.shard,
+            org,
+          });
+        }
       } catch (err) {
         outcome = "failed";
         log.error("index snapshot not stored", { shard: this.opts.shard, org, error: (err as Error).message });

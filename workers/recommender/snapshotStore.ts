@@ -1,6 +1,6 @@
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
-import { SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED, THIS_DATABASE } from "../../src/wire/indexSnapshots.js";
+import { ALL_ORGS, SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED, THIS_DATABASE } from "../../src/wire/indexSnapshots.js";
 import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
 import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
 import { sha256 } from "../index/snapshotBytes.js";
@@ -71,10 +71,17 @@ export async function writeSnapshot(
   parts: readonly Buffer[],
   bytes: number,
   digest: string,
-): Promise<{ outcome: WriteOutcome; id?: string }> {
+): Promise<{ outcome: WriteOutcome; id?: string; outlived?: true }> {
   const c = new pg.Client({ connectionString: databaseUrl, application_name: `recsvc-recommender-${shard}-snapshot` });
   await c.connect();
   try {
+    // A retention round since the index's load refuses every snapshot of it (the index holds expired events):
+    // known before its bytes are written, which would only be rolled back.
+    const outlived = await c.query(
+      `SELECT 1 FROM index_snapshot_fences WHERE (org = $1 OR org = ${ALL_ORGS}) AND kind = 'retention' AND at > to_timestamp($2)`,
+      [meta.org, meta.lineageAtS],
+    );
+    if ((outlived.rowCount ?? 0) > 0) return { outcome: "fenced", outlived: true };
     await c.query("BEGIN");
     const { rows } = await c.query<{ id: string }>(
       `INSERT INTO org_index_snapshots (org, taken_at, position, lineage_at, format, bytes, parts, sha256, events, database, extra_xids)
