@@ -47,6 +47,7 @@ import type { Services } from "./services.js";
 import { Cluster } from "./cluster/cluster.js";
 import { RuleFeed } from "./rules/ruleFeed.js";
 import { ruleRoutes } from "./http/routes/rules.js";
+import { previewRoutes } from "./http/routes/preview.js";
 import { ErasureRunner } from "./erasure/erasureRunner.js";
 import { erasureRoutes } from "./http/routes/erasure.js";
 import { ExperimentCache } from "./experiments/experimentCache.js";
@@ -194,6 +195,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     ingestRoutes,
     erasureRoutes,
     ruleRoutes,
+    previewRoutes,
     recommendRoutes,
     analyticsRoutes,
     experimentRoutes,

@@ -1,0 +1,45 @@
+import { authenticateAccount, organisationSeq } from "../../accounts/session.js";
+import { toRankRequest } from "../../recommend/schema.js";
+import { validateRecommend } from "../../recommend/validate.js";
+import type { Services } from "../../services.js";
+import { jsonBody } from "../body.js";
+import type { Route } from "../router.js";
+
+const utf8 = new TextDecoder();
+
+/**
+ * POST /v1/recommend/preview (CONTRACT 7): a dashboard token of any role, the recommend body validated as
+ * /v1/recommend validates it, the page that request would get, and why (src/wire/explanation.ts). Nothing is
+ * logged as served: no recommendation id, no served row, so the dashboard's tries never count in analytics.
+ */
+export function previewRoutes(s: Services): Route[] {
+  return [
+    {
+      method: "POST",
+      pattern: "/v1/recommend/preview",
+      body: "json",
+      handler: async (ctx) => {
+        const who = await authenticateAccount(s.pool, s.tokens, ctx);
+        const body = validateRecommend(jsonBody(ctx));
+        const req = toRankRequest(await organisationSeq(s.pool, who.orgId), body);
+        const { result, explanation } = await s.recommender.explain(req);
+        return {
+          status: 200,
+          message: `${result.count} recommendations (preview)`,
+          data: {
+            tenant_id: who.orgId,
+            domain: req.itemType ?? "all",
+            strategy: req.strategy,
+            scenario: body.scenario,
+            mode: result.mode,
+            results: JSON.parse(utf8.decode(result.results)) as unknown[],
+            recommended_items: JSON.parse(utf8.decode(result.items)) as string[],
+            pagination: { page: req.page, limit: req.limit, has_next: result.hasNext },
+            latency_ms: Math.round((performance.now() - ctx.startedAt) * 1000) / 1000,
+            explanation,
+          },
+        };
+      },
+    },
+  ];
+}
