@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PreviewAnswerSchema } from "../../src/recommend/answer.js";
 import { call, newOrg, type ApiResponse, type Org } from "../helpers/api.js";
 import { memberToken } from "../helpers/members.js";
 import { eventually, recommend, sendEvents, upsertItems, type EventSpec } from "../helpers/recommend.js";
@@ -51,6 +52,7 @@ describe("POST /v1/recommend/preview", () => {
     expect(p.body.data.mode).toBe(r.body.data.mode);
     expect(p.body.data.pagination).toEqual(r.body.data.pagination);
     expect(p.body.data.recommendation_id).toBeUndefined();
+    expect(PreviewAnswerSchema.safeParse(p.body.data).error).toBeUndefined();
     const x = p.body.data.explanation;
     expect(x.model).toBe("popularity");
     expect(x.catalog_items).toBe(13);
