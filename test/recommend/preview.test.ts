@@ -137,6 +137,31 @@ describe("POST /v1/recommend/preview", () => {
     }
   });
 
+  it("counts the items a block rule, the candidates list and the excluded ids removed", async () => {
+    const rule = await call(server.url, "POST", "/v1/rules", {
+      apiKey: shop.sk,
+      json: { name: "no p01", enabled: true, action: "block", items: { item_id: ["p01"] } },
+    });
+    expect(rule.status).toBe(201);
+    try {
+      const p = await preview({ strategy: "popular", candidates: ["p00", "p01", "p02", "p03", "off", "nope"], exclude_item_ids: ["p02"] });
+      expect(p.status, JSON.stringify(p.body)).toBe(200);
+      expect(p.body.data.recommended_items).toEqual(["p00", "p03"]);
+      const x = p.body.data.explanation;
+      expect(x.removed).toEqual([
+        { reason: "not_in_candidates", count: 8 },
+        { reason: "inactive", count: 1 },
+        { reason: "excluded", count: 1 },
+        { reason: "blocked:no p01", count: 1 },
+      ]);
+      expect(x.eligible_items).toBe(2);
+      expect(x.rules).toEqual([{ name: "no p01", action: "block" }]);
+      expect(x.results.map((e: { rules: unknown[] }) => e.rules)).toEqual([[], []]);
+    } finally {
+      await call(server.url, "DELETE", `/v1/rules/${rule.body.data.rule_id}`, { apiKey: shop.sk });
+    }
+  });
+
   it("explains a fallback: an unknown user's page comes from popular", async () => {
     const p = await preview({ strategy: "personalized", user_id: "nobody", limit: 3 });
     expect(p.status).toBe(200);
