@@ -162,6 +162,32 @@ describe("POST /v1/recommend/preview", () => {
     }
   });
 
+  it("shapes the page by the user's variant of the scenario's running experiment, as recommend does, and names it", async () => {
+    const created = await call(server.url, "POST", "/v1/experiments", {
+      apiKey: shop.sk,
+      json: {
+        name: "newest or popular",
+        scenario: "exp-probe",
+        variants: [
+          { name: "control", share: 0.5 },
+          { name: "newest", share: 0.5, strategy: "new-arrivals" },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    for (const user of ["u0", "u1", "u2", "u3"]) {
+      const body = { strategy: "popular", scenario: "exp-probe", user_id: user, limit: 4 };
+      const r = await recommend(server.url, shop, body);
+      const p = await preview(body);
+      expect(p.status).toBe(200);
+      expect(p.body.data.experiment).toMatchObject({ id: created.body.data.experiment_id });
+      expect(p.body.data.experiment).toEqual(r.body.data.experiment);
+      expect(p.body.data.strategy).toBe(r.body.data.strategy);
+      expect(p.body.data.results).toEqual(r.body.data.results);
+    }
+    await call(server.url, "POST", `/v1/experiments/${created.body.data.experiment_id}/stop`, { apiKey: shop.sk });
+  });
+
   it("explains a fallback: an unknown user's page comes from popular", async () => {
     const p = await preview({ strategy: "personalized", user_id: "nobody", limit: 3 });
     expect(p.status).toBe(200);

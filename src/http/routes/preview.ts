@@ -1,4 +1,5 @@
 import { authenticateAccount, organisationSeq } from "../../accounts/session.js";
+import { enrol } from "../../experiments/enrolment.js";
 import { toRankRequest } from "../../recommend/schema.js";
 import { validateRecommend } from "../../recommend/validate.js";
 import type { Services } from "../../services.js";
@@ -10,7 +11,8 @@ const utf8 = new TextDecoder();
 /**
  * POST /v1/recommend/preview (CONTRACT 7): a dashboard token of any role, the recommend body validated as
  * /v1/recommend validates it, the page that request would get, and why (src/wire/explanation.ts). Nothing is
- * logged as served: no recommendation id, no served row, so the dashboard's tries never count in analytics.
+ * logged as served: no recommendation id, no served row, so the dashboard's tries never count in analytics
+ * (nor in an experiment, whose variant for the user still shapes the page and is named as recommend names it).
  */
 export function previewRoutes(s: Services): Route[] {
   return [
@@ -20,8 +22,12 @@ export function previewRoutes(s: Services): Route[] {
       body: "json",
       handler: async (ctx) => {
         const who = await authenticateAccount(s.pool, s.tokens, ctx);
-        const body = validateRecommend(jsonBody(ctx));
-        const req = toRankRequest(await organisationSeq(s.pool, who.orgId), body);
+        const sent = validateRecommend(jsonBody(ctx));
+        const org = await organisationSeq(s.pool, who.orgId);
+        // The scenario's running experiment shapes the page as it would the user's recommend request.
+        const enrolled = enrol(s.experiments.running(org, sent.scenario), sent);
+        const body = enrolled?.body ?? sent;
+        const req = toRankRequest(org, body);
         const { result, explanation } = await s.recommender.explain(req);
         return {
           status: 200,
@@ -36,6 +42,7 @@ export function previewRoutes(s: Services): Route[] {
             recommended_items: JSON.parse(utf8.decode(result.items)) as string[],
             pagination: { page: req.page, limit: req.limit, has_next: result.hasNext },
             latency_ms: Math.round((performance.now() - ctx.startedAt) * 1000) / 1000,
+            ...(enrolled && { experiment: { id: enrolled.arm.enrolment.experimentId, variant: enrolled.arm.enrolment.variant } }),
             explanation,
           },
         };
