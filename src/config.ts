@@ -32,6 +32,9 @@ export const ConfigSchema = z.object({
   /** Member invitations per organisation per window (each may send a mail). */
   MEMBERS_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(30),
   MEMBERS_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(900),
+  /** Previews (POST /v1/recommend/preview) per organisation and window: each explains a ranking on a recommender thread. */
+  PREVIEW_RATE_LIMIT_MAX: z.coerce.number().int().positive().default(120),
+  PREVIEW_RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(60),
   /** Password hashes run at once in this process, and how many may wait; beyond, 503 (scrypt: 32 MiB and a threadpool thread each). */
   PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(2),
   PASSWORD_HASH_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(32),

@@ -161,6 +161,7 @@ export const ERRORS = {
       signIns: "too many sign-in attempts from this address; retry later",
       failedSignIns: "too many failed sign-ins for this email; retry later",
       memberAdditions: "too many member additions for this organisation; retry later",
+      previews: "too many previews for this organisation; retry after the window resets",
       erasures: "{running} erasures of this organisation are still running (ERASURES_PENDING_MAX); retry when one is done",
       uploads: "this organisation already has {running} uploads running; at most {max} at once (UPLOAD_MAX_PER_ORG)",
     },

@@ -47,6 +47,7 @@ import type { Services } from "./services.js";
 import { Cluster } from "./cluster/cluster.js";
 import { RuleFeed } from "./rules/ruleFeed.js";
 import { ruleRoutes } from "./http/routes/rules.js";
+import { previewRoutes } from "./http/routes/preview.js";
 import { ErasureRunner } from "./erasure/erasureRunner.js";
 import { erasureRoutes } from "./http/routes/erasure.js";
 import { ExperimentCache } from "./experiments/experimentCache.js";
@@ -171,6 +172,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     apiKeys: createApiKeyAuth(keys, limiter("organisation"), { max: config.RATE_LIMIT_MAX, windowS: config.RATE_LIMIT_WINDOW_S }),
     authLimiter: limiter("sign-in"),
     membersLimiter: limiter("members"),
+    previewLimiter: limiter("previews"),
     loginThrottle: new LoginThrottle(pool, { max: config.LOGIN_FAILURES_MAX, windowS: config.LOGIN_FAILURES_WINDOW_S }),
     passwords: new PasswordHasher({ concurrency: config.PASSWORD_HASH_CONCURRENCY, queueMax: config.PASSWORD_HASH_QUEUE_MAX }),
     mailer: new LogMailer(),
@@ -194,6 +196,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     ingestRoutes,
     erasureRoutes,
     ruleRoutes,
+    previewRoutes,
     recommendRoutes,
     analyticsRoutes,
     experimentRoutes,

@@ -27,6 +27,8 @@ export interface Services {
   authLimiter: Limiter;
   /** POST /v1/members per organisation. */
   membersLimiter: Limiter;
+  /** POST /v1/recommend/preview per organisation: each ranks on a recommender thread outside its fair shares. */
+  previewLimiter: Limiter;
   loginThrottle: LoginThrottle;
   passwords: PasswordHasher;
   mailer: Mailer;

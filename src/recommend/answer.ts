@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ExperimentTagSchema } from "../experiments/schemas.js";
+import type { Explanation } from "../wire/explanation.js";
 import type { Mode } from "../wire/rank.js";
 import { STRATEGIES } from "../wire/strategies.js";
 import { LIMIT_MAX } from "./schema.js";
@@ -47,3 +48,63 @@ export const RecommendAnswerSchema = z
   })
   .meta({ description: "A page of recommendations." });
 export type RecommendAnswer = z.infer<typeof RecommendAnswerSchema>;
+
+const RuleRefSchema = z.strictObject({ name: z.string(), action: z.enum(["block", "boost", "bury", "pin", "promote"]) });
+
+export const ExplanationSchema = z
+  .strictObject({
+    strategy: z.enum(STRATEGIES),
+    model: z.string().meta({
+      description:
+        "What ranked: for `personalized` the organisation's model (`EASE`, `item-item co-occurrence`, `ALS vectors`, or none yet), else the strategy's own signal (`popularity`, `co-purchases …`).",
+    }),
+    mode: ModeSchema,
+    catalog_items: z.number().int().min(0),
+    eligible_items: z.number().int().min(0).meta({ description: "Items the request may return, after every reason in `removed`." }),
+    removed: z.array(z.strictObject({ reason: z.string(), count: z.number().int().min(1), note: z.string().optional() })).meta({
+      description:
+        "Items each reason removed, in the order they are checked (an item counts under the first): `not_in_candidates`, `inactive`, `item_type`, `context_item`, `excluded`, `seen`, `filter:{attribute}`, `blocked:{rule}`. Reasons that removed nothing are left out.",
+    }),
+    emptied_by: z.string().nullable().meta({ description: "The reason after which no item was left (for example `filter:colour`), else null." }),
+    candidates_considered: z.number().int().min(0).meta({ description: "Distinct items the strategy and its fallbacks checked while ranking." }),
+    fallback: z.strictObject({
+      reason: z
+        .enum(["no_user", "unknown_user", "hidden_user", "unknown_context_item", "no_signal", "page_short"])
+        .nullable()
+        .meta({ description: "Why the fallbacks ranked some or all of the page; null when they did not." }),
+      own_results: z.number().int().min(0).meta({ description: "Items the strategy itself scored above 0." }),
+      wanted: z.number().int().min(0).meta({ description: "Items the page and what follows it needed." }),
+      filled_by: z.array(z.enum(STRATEGIES)).meta({ description: "The fallbacks whose items are on the page, in order." }),
+    }),
+    rules: z.array(RuleRefSchema).meta({ description: "The rules that apply to this request (scenario, strategy, validity window), in order." }),
+    results: z
+      .array(
+        z.strictObject({
+          item_id: z.string(),
+          source: z.string().meta({ description: "The strategy or fallback that placed it, or `rule` for an item a pin or promote brought in." }),
+          score: z.number().nullable().meta({ description: "Its score from that strategy, before boost and bury; null for `rule`." }),
+          position_before_rules: z
+            .number()
+            .int()
+            .min(1)
+            .nullable()
+            .meta({ description: "1-based, in the same request's ranking without rules; null when that ranking did not hold it." }),
+          rules: z.array(RuleRefSchema).meta({ description: "The rules that changed its score or placed it." }),
+        }),
+      )
+      .max(LIMIT_MAX)
+      .meta({ description: "One per result, in the page's order." }),
+  })
+  .meta({ description: "Why the page is what it is." });
+
+/** The threads build the explanation without zod (src/wire/explanation.ts): the two must agree. */
+const explanationAgrees: [z.infer<typeof ExplanationSchema>] extends [Explanation] ? true : false = true;
+void explanationAgrees;
+
+export const PreviewAnswerSchema = RecommendAnswerSchema.omit({ recommendation_id: true })
+  .extend({
+    scenario: z.string(),
+    explanation: ExplanationSchema,
+  })
+  .meta({ description: "The page `/v1/recommend` would answer for the same body, not logged as served, and why." });
+export type PreviewAnswer = z.infer<typeof PreviewAnswerSchema>;

@@ -20,6 +20,7 @@ import {
 import { sharedAnswerKey, type RankRequest, type RankResult } from "../wire/rank.js";
 import { SharedAnswers } from "./sharedAnswers.js";
 import type { RuleSet } from "../wire/rules.js";
+import type { Explanation } from "../wire/explanation.js";
 
 const SHARD_FILE = new URL("../../workers/recommender/recommenderThread.js", import.meta.url);
 
@@ -161,6 +162,17 @@ export class RecommenderPool {
         this.outboxScheduled = true;
         setImmediate(() => this.sendOutbox());
       }
+    });
+  }
+
+  /** The preview: the page `rank` would answer, with its explanation, ranked on the shard at once (not logged, not shared). */
+  explain(req: RankRequest): Promise<{ result: RankResult; explanation: Explanation }> {
+    return new Promise((resolve, reject) => {
+      this.ask(
+        req.org,
+        (err, answer) => (err ? reject(err) : resolve(answer as { result: RankResult; explanation: Explanation })),
+        (thread, id, deadline) => post(thread, { t: "explain", id, ask: askToWire({ id, req, deadline: performance.timeOrigin + deadline }) }),
+      );
     });
   }
 
@@ -366,6 +378,12 @@ export class RecommenderPool {
       case "stats":
         thread.pending.take(m.id)?.(undefined, m.stats);
         return;
+      case "explained": {
+        const done = thread.pending.take(m.id);
+        if (m.result && m.explanation) done?.(undefined, { result: m.result, explanation: m.explanation });
+        else done?.(appError("internal_error", "recommenderFailed"), undefined);
+        return;
+      }
       case "settled":
         thread.settling.get(m.id)?.();
         thread.settling.delete(m.id);

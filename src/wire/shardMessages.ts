@@ -1,5 +1,6 @@
 import { Packr } from "msgpackr";
-import type { FilterValue, RankRequest } from "./rank.js";
+import type { Explanation } from "./explanation.js";
+import type { FilterValue, RankRequest, RankResult } from "./rank.js";
 import type { RuleSet } from "./rules.js";
 import type { Strategy } from "./strategies.js";
 
@@ -101,6 +102,8 @@ export type ToShard =
    */
   | { t: "batch"; payload: Uint8Array; notStored: readonly number[] | null; xid: string | null }
   | { t: "stats"; id: number; org: number }
+  /** The preview (POST /v1/recommend/preview): one ask ranked at once with its explanation, outside the asks' batches. */
+  | { t: "explain"; id: number; ask: AskWire }
   /** Answered with `settled` once every batch sent before it is applied (batches are applied in slices, between requests). */
   | { t: "settle"; id: number }
   /** CLUSTER=1: another process stored the organisation's model, this version (the shard loads it). */
@@ -141,6 +144,8 @@ export interface ShardSizes {
 
 export type FromShard =
   | { t: "stats"; id: number; stats: OrgStats | undefined }
+  /** `result` undefined: the ranking failed (logged by the shard). */
+  | { t: "explained"; id: number; result: RankResult | undefined; explanation: Explanation | undefined }
   | { t: "settled"; id: number }
   /** Loading: items and users are read; the events of `pending`'s organisations are being read, in that order. */
   | { t: "loading"; pending: number[] }

@@ -294,6 +294,12 @@ describe("real answers against the OpenAPI document", () => {
     await expectDocumented("DELETE /v1/rules/{rule_id}", 404, path, { apiKey: org.sk });
   });
 
+  it("answers the recommend preview and its errors as documented", async () => {
+    await expectDocumented("POST /v1/recommend/preview", 200, "/v1/recommend/preview", { token: org.token, json: { strategy: "popular", limit: 2 } });
+    await expectDocumented("POST /v1/recommend/preview", 400, "/v1/recommend/preview", { token: org.token, json: { strategy: "popular", limit: 0 } });
+    await expectDocumented("POST /v1/recommend/preview", 401, "/v1/recommend/preview", { apiKey: org.pk, json: { strategy: "popular" } });
+  });
+
   it("answers an unknown path 404 and a known path's other method 405 as the shared responses say", async () => {
     const missing = await call(server.url, "GET", "/v1/no-such-thing");
     expect(missing.status).toBe(404);

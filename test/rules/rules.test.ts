@@ -104,9 +104,10 @@ describe("rules: managing them", () => {
     expect(entries.find((e) => e.action === "rule.created")!.target).toContain('"Acme up" (boost)');
   });
 
-  it("answers 403 to a MEMBER's token and to the publishable key, and 401 without credentials", async () => {
+  it("lets a MEMBER's token read the rules but not change them, answers 403 to the publishable key, and 401 without credentials", async () => {
     const token = await memberToken(server, shop, "MEMBER");
-    const member = await call(server.url, "GET", "/v1/rules", { token });
+    expect((await call(server.url, "GET", "/v1/rules", { token })).status).toBe(200);
+    const member = await call(server.url, "POST", "/v1/rules", { token, json: { name: "m", enabled: true, action: "block", items: { brand: "A" } } });
     expect(member.status).toBe(403);
     expect(member.body.error).toBe("forbidden_role");
     const publishable = await call(server.url, "GET", "/v1/rules", { apiKey: shop.pk });

@@ -218,7 +218,7 @@ describe("web dashboard", () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: "Generate key pair" }).click();
     await page.getByLabel("Secret key", { exact: true }).waitFor();
-    for (const view of ["start", "keys", "members", "upload", "analytics", "identity", "retention", "limits", "audit"]) {
+    for (const view of ["start", "keys", "members", "upload", "analytics", "try", "rules", "identity", "retention", "limits", "audit"]) {
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: 800 });
         await page.goto(`${dashboard()}#${view}`);
@@ -304,7 +304,7 @@ describe("web dashboard", () => {
     const dev = await addMember(server, org, "DEVELOPER");
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
     await logIn(dev.email);
-    expect(await navLinks()).toEqual(["Quick start", "API keys", "Members", "Upload", "Analytics"]);
+    expect(await navLinks()).toEqual(["Quick start", "API keys", "Members", "Upload", "Analytics", "Try it", "Rules"]);
     await expect.poll(() => page.locator("#start-pk").textContent()).toBe(org.pk);
     await page.getByRole("link", { name: "API keys" }).click();
     await expect.poll(() => page.locator("#keys-rows").textContent()).toContain(org.pk);
@@ -353,7 +353,7 @@ describe("web dashboard", () => {
     const org = await newOrg(server.url);
     const member = await addMember(server, org, "MEMBER");
     await logIn(member.email);
-    expect(await navLinks()).toEqual(["Quick start", "Members", "Analytics"]);
+    expect(await navLinks()).toEqual(["Quick start", "Members", "Analytics", "Try it", "Rules"]);
     expect(await page.locator("#start-pk").textContent()).toContain("ask an OWNER or ADMIN");
     await page.getByRole("link", { name: "Members" }).click();
     await expect.poll(() => page.locator("#members-rows").textContent()).toContain(org.email);
@@ -599,5 +599,133 @@ describe("web dashboard rough edges (issue 39)", () => {
     await expect.poll(() => page.locator("#limits-status").textContent()).toContain("(the service's");
     await page.getByRole("link", { name: "Audit log" }).click();
     await expect.poll(() => page.locator("#audit-rows").textContent()).toContain("rate_limit=5000;w=600");
+  });
+
+  describe("Try it and Rules", () => {
+    /** A shop of three items, `popular` ranking shoe, hat, sock; only the shoe and the hat have a title. */
+    async function shop() {
+      const org = await newOrg(server.url);
+      await upsertItems(server.url, org, [
+        { item_id: "shoe", attributes: { title: "Red shoe", brand: "A" } },
+        { item_id: "hat", attributes: { title: "Blue hat", brand: "B" } },
+        { item_id: "sock", attributes: { brand: "B" } },
+      ]);
+      await sendEvents(server.url, org, [
+        ...[0, 1, 2].map((u) => ({ user: `u${u}`, item: "shoe", hoursAgo: 1 })),
+        ...[0, 1].map((u) => ({ user: `u${u}`, item: "hat", hoursAgo: 1 })),
+        { user: "u0", item: "sock", hoursAgo: 1 },
+      ]);
+      await eventually(
+        async () => (await recommend(server.url, org, { strategy: "popular" })).body.data?.recommended_items,
+        (ids) => JSON.stringify(ids) === JSON.stringify(["shoe", "hat", "sock"]),
+        15_000,
+      );
+      return org;
+    }
+
+    const tryIt = () => page.locator("#view-try");
+    const rules = () => page.locator("#view-rules");
+    const resultTexts = (id: string) => page.locator(`#${id} .preview-results li`).allTextContents();
+
+    it("shows a preview's results with their titles and explanation, and says which filter removed everything", async () => {
+      const org = await shop();
+      await logIn(org.email, org.password);
+      await page.getByRole("link", { name: "Try it" }).click();
+      await tryIt().getByLabel("Strategy").selectOption("popular");
+      await tryIt().getByLabel("Scenario").fill("try-it");
+      await tryIt().getByRole("button", { name: "Preview" }).click();
+      await expect.poll(() => resultTexts("try-result")).toHaveLength(3);
+      const rows = await resultTexts("try-result");
+      expect(rows[0]).toContain("Red shoe");
+      expect(rows[0]).toContain("from popular");
+      expect(rows[0]).toContain("position before rules 1");
+      expect(rows[2]).toContain("sock");
+      expect(await page.locator("#try-result").textContent()).toContain("model: popularity");
+      await screenshots(page, "try-it");
+      await tryIt()
+        .getByLabel(/^Filters/)
+        .fill('{"colour": "red"}');
+      await tryIt().getByRole("button", { name: "Preview" }).click();
+      await expect.poll(() => page.locator("#try-result").textContent()).toContain("No item was left after filter:colour");
+      expect(await page.locator("#try-result").textContent()).toContain("No results.");
+      await tryIt()
+        .getByLabel(/^Filters/)
+        .fill("{not json");
+      await tryIt().getByRole("button", { name: "Preview" }).click();
+      await expect.poll(() => page.locator("#try-form [data-error]").textContent()).toContain("filters");
+      // Served rows are written in order: once a later recommend's row is there, the previews' would be too.
+      expect((await recommend(server.url, org, { strategy: "popular", scenario: "after-try" })).status).toBe(200);
+      const servedRows = async (scenario: string) =>
+        (await server.db().query<{ n: number }>("SELECT count(*)::int AS n FROM served_recommendations WHERE scenario = $1", [scenario])).rows[0]!.n;
+      await eventually(
+        () => servedRows("after-try"),
+        (n) => n === 1,
+        10_000,
+      );
+      expect(await servedRows("try-it")).toBe(0);
+    });
+
+    it("creates a rule on the Rules page and shows it applied in the preview beside the form, then disables and deletes it", async () => {
+      const org = await shop();
+      await logIn(org.email, org.password);
+      await page.getByRole("link", { name: "Rules" }).click();
+      await expect.poll(() => page.locator("#rules-rows").textContent()).toContain("No rules yet.");
+      await expect.poll(() => resultTexts("rule-preview-result")).toHaveLength(3);
+      expect((await resultTexts("rule-preview-result"))[0]).toContain("Red shoe");
+      await rules().getByLabel("Name", { exact: true }).fill("Hat first");
+      await rules().getByLabel("Action").selectOption("pin");
+      await rules()
+        .getByLabel(/^Items/)
+        .fill('{"item_id": ["hat"]}');
+      await rules().getByLabel("Position").fill("1");
+      await page.getByRole("button", { name: "Create rule" }).click();
+      await expect.poll(() => page.locator("#rules-rows").textContent()).toContain("Hat first");
+      await expect.poll(async () => (await resultTexts("rule-preview-result"))[0]).toContain("Blue hat");
+      const first = (await resultTexts("rule-preview-result"))[0]!;
+      expect(first).toContain("pinned:Hat first");
+      expect(first).toContain('pin "Hat first"');
+      expect(first).toContain("position before rules 2");
+      await screenshots(page, "rules");
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: 800 });
+        expect(await overflowsHorizontally(page), `rules at ${width}px`).toBe(false);
+      }
+      await page.setViewportSize({ width: 1280, height: 900 });
+
+      await page.getByRole("button", { name: "Disable the rule Hat first" }).click();
+      await expect.poll(async () => (await resultTexts("rule-preview-result"))[0]).toContain("Red shoe");
+      expect(await page.locator("#rules-rows").textContent()).toContain("no");
+      await page.getByRole("button", { name: "Edit the rule Hat first" }).click();
+      expect(await rules().getByLabel("Name", { exact: true }).inputValue()).toBe("Hat first");
+      await rules().getByLabel("Position").fill("2");
+      await rules().getByLabel("Enabled").check();
+      await page.getByRole("button", { name: "Save rule" }).click();
+      await expect.poll(async () => (await resultTexts("rule-preview-result"))[1]).toContain("pinned:Hat first");
+      const listed = await call(server.url, "GET", "/v1/rules", { apiKey: org.sk });
+      expect(listed.body.data.rules).toMatchObject([{ name: "Hat first", enabled: true, action: "pin", position: 2, items: { item_id: ["hat"] } }]);
+
+      await page.getByRole("button", { name: "Delete the rule Hat first" }).click();
+      await page.getByRole("button", { name: "Delete rule" }).click();
+      await expect.poll(() => page.locator("#rules-rows").textContent()).toContain("No rules yet.");
+      expect((await call(server.url, "GET", "/v1/rules", { apiKey: org.sk })).body.data.rules).toEqual([]);
+    });
+
+    it("shows a MEMBER the rules read-only, and lets them preview", async () => {
+      const org = await shop();
+      const created = await call(server.url, "POST", "/v1/rules", {
+        apiKey: org.sk,
+        json: { name: "No socks", enabled: true, action: "block", items: { item_id: ["sock"] } },
+      });
+      expect(created.status).toBe(201);
+      const member = await addMember(server, org, "MEMBER");
+      await logIn(member.email);
+      await page.getByRole("link", { name: "Rules" }).click();
+      await expect.poll(() => page.locator("#rules-rows").textContent()).toContain("No socks");
+      expect(await page.locator("#rule-form").isVisible()).toBe(false);
+      expect(await page.locator("#rules-rows button").count()).toBe(0);
+      expect(await page.getByText("Only an OWNER, ADMIN or DEVELOPER changes rules.").isVisible()).toBe(true);
+      await expect.poll(() => resultTexts("rule-preview-result")).toHaveLength(2);
+      expect(await page.locator("#rule-preview-result").textContent()).toContain("blocked:No socks removed 1");
+    });
   });
 });

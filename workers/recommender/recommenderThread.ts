@@ -110,6 +110,17 @@ function queueAsks(asks: AskWire[]): void {
   }
 }
 
+/** A preview: ranked at once, between the scheduler's slices (a dashboard's occasional ask, not traffic). */
+function explain(id: number, wire: AskWire): void {
+  try {
+    const { result, explanation } = shard.explain(askFromWire(wire).req);
+    send({ t: "explained", id, result, explanation });
+  } catch (err) {
+    log.error("recommender thread could not explain a ranking", { shard: data.shard, error: (err as Error).stack });
+    send({ t: "explained", id, result: undefined, explanation: undefined });
+  }
+}
+
 /** One message, contained: a message that fails is logged and dropped, and the thread serves every other organisation. */
 function handle(m: ToShard, loaded: (org: number) => boolean): void {
   try {
@@ -130,6 +141,9 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         return;
       case "stats":
         send({ t: "stats", id: m.id, stats: shard.stats(m.org) });
+        return;
+      case "explain":
+        explain(m.id, m.ask);
         return;
       case "model":
         if (ownsOrg(m.org)) shared?.notice(m.org, m.version);

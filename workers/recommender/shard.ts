@@ -10,6 +10,8 @@ import { epochSeconds, IndexEvent } from "../index/indexEvent.js";
 import { OrgIndex } from "../index/orgIndex.js";
 import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.js";
 import { rank } from "../strategies/rank.js";
+import { explainRank } from "../strategies/explain.js";
+import type { Explanation } from "../../src/wire/explanation.js";
 import { log } from "../../src/wire/log.js";
 import { Skips } from "./skips.js";
 
@@ -54,6 +56,11 @@ export class Shard {
 
   rank(req: RankRequest): RankResult {
     return rank(this.org(req.org), req);
+  }
+
+  /** The preview's ranking and its explanation (workers/strategies/explain.ts). */
+  explain(req: RankRequest): { result: RankResult; explanation: Explanation } {
+    return explainRank(this.org(req.org), req);
   }
 
   /**

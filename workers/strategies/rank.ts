@@ -12,7 +12,8 @@ import { page } from "./page.js";
 import { personalized } from "./personalized.js";
 import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
 import { similar } from "./similar.js";
-import type { RankContext, StrategyFn } from "./types.js";
+import type { Eligible } from "./eligibility.js";
+import type { RankContext, Ranking, StrategyFn } from "./types.js";
 import { work } from "./workBudget.js";
 import { rulesFor, type RequestRules } from "./rules/requestRules.js";
 
@@ -22,7 +23,7 @@ import { rulesFor, type RequestRules } from "./rules/requestRules.js";
  */
 const FALLBACK = [popular.run, newArrivals.run];
 
-interface StrategyRow {
+export interface StrategyRow {
   run: StrategyFn;
   mode: Mode;
   needsUser: boolean;
@@ -63,16 +64,28 @@ export function rank(index: OrgIndex, req: RankRequest, nowS = Date.now() / 1000
   return rankFresh(index, req, nowS, rules);
 }
 
+/**
+ * What the preview's explanation (explain.ts) watches of one ranking; normal requests pass none, and pay a
+ * branch for it.
+ */
+export interface RankTap {
+  /** The strategy's row, its ranking functions wrapped to record what each placed (before boost and bury). */
+  row(row: StrategyRow): StrategyRow;
+  eligible(base: Eligible): Eligible;
+  done(ctx: RankContext, facts: { user: number; hidden: boolean; own: number; mode: Mode; ranking: Ranking | undefined }): void;
+}
+
 /** Rules (workers/strategies/rules/): block in eligibility, boost/bury on each strategy's scores, promote/pin before the page. */
-function rankFresh(index: OrgIndex, req: RankRequest, nowS: number, rules: RequestRules): RankResult {
+export function rankFresh(index: OrgIndex, req: RankRequest, nowS: number, rules: RequestRules, tap?: RankTap): RankResult {
   const user = req.userId === undefined ? -1 : index.people.find(req.userId);
   const contexts = contextsOf(index, req);
   const context = contexts.length > 0 ? contexts[0]! : -1;
   const seen = req.excludeSeen && user >= 0 ? seenBy(index, user) : undefined;
   const listed = req.candidates && listedItems(index, req.candidates);
-  const eligible = rules.eligible(eligibility(index, req, seen, contexts, listed));
+  const ruled = rules.eligible(eligibility(index, req, seen, contexts, listed));
+  const eligible = tap ? tap.eligible(ruled) : ruled;
   const ctx: RankContext = { index, req, user, context, eligible, want: rules.depth(rankingDepth(req)), nowS, listed };
-  const chosen = rules.strategy(STRATEGY[req.strategy]);
+  const chosen = rules.strategy(tap ? tap.row(STRATEGY[req.strategy]) : STRATEGY[req.strategy]);
   const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
   const ranking = hidden
     ? undefined
@@ -83,12 +96,22 @@ function rankFresh(index: OrgIndex, req: RankRequest, nowS: number, rules: Reque
   const own = !ranking ? 0 : chosen.record ? ranking.items.length : scored(ranking);
   const mode = own > 0 ? chosen.mode : "fallback";
   // Boost and bury re-scored each ranking (rules.strategy); variety re-ranks; promote and pin place last.
-  if (chosen.record && own > 0) return page(index, req, mode, rules.arranged(ctx, diversified(ctx, ranking)));
-  return page(index, req, mode, rules.arranged(ctx, diversified(ctx, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks))));
+  const final =
+    chosen.record && own > 0
+      ? rules.arranged(ctx, diversified(ctx, ranking))
+      : rules.arranged(ctx, diversified(ctx, filled(ctx, own > 0 ? ranking : undefined, chosen.fallbacks)));
+  tap?.done(ctx, { user, hidden, own, mode, ranking: final });
+  return page(index, req, mode, final);
 }
 
+/** The fallbacks' names, for the preview's explanation. */
+export const FALLBACK_NAMES = new Map<StrategyFn, Strategy>([
+  [popular.run, "popular"],
+  [newArrivals.run, "new-arrivals"],
+]);
+
 /** The request's context items the catalog knows, interned, each once (unknown ones leave the request without them). */
-function contextsOf(index: OrgIndex, req: RankRequest): number[] {
+export function contextsOf(index: OrgIndex, req: RankRequest): number[] {
   const ids = req.contextItemIds ?? (req.contextItemId === undefined ? [] : [req.contextItemId]);
   const out: number[] = [];
   for (const id of ids) {
@@ -102,7 +125,7 @@ function contextsOf(index: OrgIndex, req: RankRequest): number[] {
 const seenMarks = new Marks();
 
 /** Items the user engaged with or converted on (positively), in their history or before it: what `exclude_seen` leaves out. */
-function seenBy(index: OrgIndex, user: number): Marks {
+export function seenBy(index: OrgIndex, user: number): Marks {
   const h = index.people.history;
   seenMarks.clear();
   // Columns read once: RowStores of several shapes make `h.cols.…` a megamorphic load inside the loop.

@@ -11,7 +11,7 @@ const WEB_DIR = fileURLToPath(new URL("../../../../src/web/dashboard/", import.m
 const PAGE_HEADERS: ReadonlyArray<readonly [string, string]> = [
   [
     "content-security-policy",
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: https:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   ],
   ["x-content-type-options", "nosniff"],
   ["referrer-policy", "no-referrer"],

@@ -1,4 +1,4 @@
-import type { Role } from "../../auth/roles.js";
+import { RoleSchema, type Role } from "../../auth/roles.js";
 import { appError } from "../../errors.js";
 import { createRule, deleteRule, listRules, updateRule } from "../../rules/rules.js";
 import { RuleBodySchema, RuleIdSchema } from "../../rules/schema.js";
@@ -28,7 +28,8 @@ export function ruleRoutes(s: Services): Route[] {
       pattern: "/v1/rules",
       body: "none",
       handler: async (ctx) => {
-        const who = await caller(s, ctx, "read rules");
+        // Any member reads them (the dashboard's Rules page, read-only for a MEMBER); changing them takes EDITORS.
+        const who = await orgCaller(s, ctx, RoleSchema.options, "read rules");
         const rules = await listRules(s.pool, who.org);
         return { status: 200, message: `${rules.length} rules`, data: { rules, max: s.config.RULES_MAX } };
       },

@@ -32,7 +32,9 @@ export const RULE_OPERATIONS: Operation[] = [
     operationId: "listRules",
     tag: "Rules",
     summary: "List the organisation's merchandising rules",
-    description: `${WHO} Every rule, enabled or not, oldest first, and \`max\` (RULES_MAX) the organisation may have.`,
+    description:
+      "Takes the secret key (`svc_sk_…`; the publishable key is 403 `wrong_key_type`), counted against the organisation's rate limit, or a dashboard token of any role (a MEMBER reads rules, and changes none). " +
+      "Every rule, enabled or not, oldest first, and `max` (RULES_MAX) the organisation may have.",
     auth: ["secretKey", "bearer"],
     success: {
       kind: "envelope",
@@ -42,7 +44,7 @@ export const RULE_OPERATIONS: Operation[] = [
       data: { name: "RuleList", schema: RuleListSchema },
       example: { rules: [RULE_EXAMPLE], max: 100 },
     },
-    errors: [...CALLER_ERRORS, ...DATABASE_ERRORS],
+    errors: [...API_KEY_ERRORS, "invalid_token", ...DATABASE_ERRORS],
   },
   {
     method: "post",

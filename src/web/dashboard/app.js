@@ -4,6 +4,8 @@
 const $ = (id) => document.getElementById(id);
 let me = null;
 let auditBefore = null;
+/** The rule the Rules form edits (null: a new one). */
+let editingRule = null;
 
 class ApiError extends Error {
   constructor(status, code, message) {
@@ -126,6 +128,11 @@ const LOADERS = {
   members: loadMembers,
   upload: () => undefined,
   analytics: loadAnalytics,
+  try: () => undefined,
+  rules: async () => {
+    await loadRules();
+    await refreshRulePreview();
+  },
   identity: loadIdentity,
   retention: loadRetention,
   limits: loadLimits,
@@ -171,7 +178,11 @@ function resetPage({ leaveSection }) {
   for (const id of ["new-pk", "new-sk", "identity-secret"]) $(id).value = "";
   $("new-key").hidden = true;
   $("identity-new").hidden = true;
-  for (const id of ["keys-rows", "members-rows", "audit-rows", "analytics-chart"]) $(id).replaceChildren();
+  for (const id of ["keys-rows", "members-rows", "audit-rows", "analytics-chart", "rules-rows", "try-result", "rule-preview-result"]) {
+    $(id).replaceChildren();
+  }
+  editingRule = null;
+  showRuleForm();
   auditBefore = null;
   $("start-pk").textContent = "…";
   for (const id of ["identity-status", "retention-status", "limits-status"]) $(id).textContent = "…";
@@ -738,6 +749,263 @@ function bar(share, label, kind) {
   return el("span", { class: "bar" }, el("span", { class: "track", "aria-hidden": "true" }, fill), el("span", { class: "value", text: label }));
 }
 
+// --- Try it and Rules: previews ---------------------------------------------------------------------------
+
+/** Ids typed comma-separated, or undefined when none. */
+function idList(text) {
+  const ids = (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  return ids.length > 0 ? ids : undefined;
+}
+
+/** A JSON field of a form, or undefined when empty; a 400 naming the field when it is not JSON. */
+function jsonField(field, text) {
+  if (!text || text.trim() === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, "invalid_json", `${field}: is not valid JSON`);
+  }
+}
+
+/** The recommend body the preview forms describe (the API validates it as /v1/recommend does). */
+function previewBody(v) {
+  const body = { strategy: v.strategy };
+  if (v.scenario?.trim()) body.scenario = v.scenario.trim();
+  if (v.user_id?.trim()) body.user_id = v.user_id.trim();
+  const items = idList(v.items);
+  if (items?.length === 1) body.context_item_id = items[0];
+  else if (items) body.context_item_ids = items;
+  const candidates = idList(v.candidates);
+  if (candidates) body.candidates = candidates;
+  if (v.limit) body.limit = Number(v.limit);
+  if (v.diversity !== undefined && v.diversity !== "") body.diversity = Number(v.diversity);
+  const maxPer = jsonField("max_per", v.max_per);
+  if (maxPer !== undefined) body.max_per = maxPer;
+  const filters = jsonField("filters", v.filters);
+  if (filters !== undefined) body.filters = filters;
+  return body;
+}
+
+const FALLBACK_WHY = {
+  no_user: "no user was named",
+  unknown_user: "the user is unknown",
+  hidden_user: "the user is hidden",
+  unknown_context_item: "the context items are unknown",
+  no_signal: "the strategy had no signal for this request",
+  page_short: "the strategy ranked fewer items than the page needs",
+};
+
+const rulesText = (rules) => rules.map((r) => `${r.action} "${r.name}"`).join(", ");
+
+/** A picture attribute worth showing: an https (or same-site) address. */
+function imageOf(metadata) {
+  for (const key of ["image", "image_url", "thumbnail", "picture"]) {
+    const v = metadata?.[key];
+    if (typeof v === "string" && /^(https:\/\/|\/)/.test(v)) return v;
+  }
+  return undefined;
+}
+
+function renderPreview(container, data) {
+  const x = data.explanation;
+  const summary = [
+    `Mode ${data.mode}; model: ${x.model}.`,
+    `${x.eligible_items} of ${x.catalog_items} items may be returned; ${x.candidates_considered} were considered.`,
+  ];
+  for (const r of x.removed) summary.push(`${r.reason} removed ${r.count}${r.note ? ` (${r.note})` : ""}.`);
+  if (x.emptied_by) summary.push(`No item was left after ${x.emptied_by}: it removed everything.`);
+  if (x.fallback.reason) {
+    const by = x.fallback.filled_by.length > 0 ? `, filled by ${x.fallback.filled_by.join(" then ")}` : "";
+    summary.push(`Fallback: ${FALLBACK_WHY[x.fallback.reason] ?? x.fallback.reason}${by}.`);
+  }
+  summary.push(x.rules.length > 0 ? `Rules that apply: ${rulesText(x.rules)}.` : "No rule applies.");
+  const list =
+    data.results.length === 0
+      ? el("p", { class: "muted", text: "No results." })
+      : el(
+          "ol",
+          { class: "preview-results", "aria-label": "Results" },
+          ...data.results.map((r, k) => {
+            const why = x.results[k];
+            const title = r.metadata?.title ?? r.metadata?.name ?? r.item_id;
+            const image = imageOf(r.metadata);
+            const facts = [
+              `score ${r.score} · ${r.reason}`,
+              `from ${why.source}${why.score === null ? "" : ` (score ${why.score})`}`,
+              why.position_before_rules === null ? "not in the ranking before rules" : `position before rules ${why.position_before_rules}`,
+            ];
+            if (why.rules.length > 0) facts.push(`rules: ${rulesText(why.rules)}`);
+            return el(
+              "li",
+              {},
+              el("span", { class: "rank", text: String((data.pagination.page - 1) * data.pagination.limit + k + 1) }),
+              ...(image ? [el("img", { src: image, alt: "", loading: "lazy" })] : []),
+              el(
+                "div",
+                { class: "item" },
+                el("strong", { text: String(title) }),
+                title === r.item_id ? "" : el("span", { class: "muted", text: ` ${r.item_id}` }),
+                el("p", { class: "why", text: facts.join(" · ") }),
+              ),
+            );
+          }),
+        );
+  container.replaceChildren(
+    el("h2", { text: "Explanation" }),
+    el("ul", { class: "preview-summary" }, ...summary.map((t) => el("li", { text: t }))),
+    list,
+  );
+}
+
+async function preview(values, container) {
+  const data = await api("POST", "/v1/recommend/preview", previewBody(values));
+  renderPreview(container, data);
+}
+
+const canEditRules = () => ["OWNER", "ADMIN", "DEVELOPER"].includes(me.user.role);
+
+async function loadRules() {
+  $("rules-readonly").hidden = canEditRules();
+  const { rules } = await api("GET", "/v1/rules");
+  $("rules-rows").replaceChildren(
+    ...(rules.length === 0
+      ? [el("tr", {}, el("td", { colspan: 5, class: "muted", text: "No rules yet." }))]
+      : rules.map((r) => {
+          const detail = r.action === "pin" ? ` at ${r.position}` : r.action === "promote" ? ` ${r.share}` : r.factor ? ` × ${r.factor}` : "";
+          const row = el(
+            "tr",
+            {},
+            el("th", { scope: "row", text: r.name }),
+            el("td", { text: `${r.action}${detail}` }),
+            el("td", {}, el("code", { text: JSON.stringify(r.items) })),
+            el("td", { text: r.enabled ? "yes" : "no" }),
+          );
+          if (canEditRules()) {
+            row.append(
+              el(
+                "td",
+                { class: "row-actions" },
+                el(
+                  "button",
+                  { type: "button", class: "secondary small", "aria-label": `Edit the rule ${r.name}`, onclick: () => editRule(r) },
+                  "Edit",
+                ),
+                el(
+                  "button",
+                  {
+                    type: "button",
+                    class: "secondary small",
+                    "aria-label": `${r.enabled ? "Disable" : "Enable"} the rule ${r.name}`,
+                    onclick: () => saveRule(r.rule_id, { ...ruleBody(r), enabled: !r.enabled }).catch((err) => toast(err.message)),
+                  },
+                  r.enabled ? "Disable" : "Enable",
+                ),
+                el(
+                  "button",
+                  { type: "button", class: "danger small", "aria-label": `Delete the rule ${r.name}`, onclick: () => deleteRule(r) },
+                  "Delete",
+                ),
+              ),
+            );
+          }
+          return row;
+        })),
+  );
+}
+
+/** A stored rule as PUT takes it back (without its id and times). */
+function ruleBody(r) {
+  const body = { ...r };
+  for (const stored of ["rule_id", "created_at", "updated_at"]) delete body[stored];
+  return body;
+}
+
+/** Shows the fields of the chosen action only. */
+function showRuleForm() {
+  const action = $("rule-action").value;
+  for (const node of document.querySelectorAll("[data-for-action]")) node.hidden = !node.dataset.forAction.split(" ").includes(action);
+  $("rule-form-title").textContent = editingRule ? `Edit rule ${editingRule.name}` : "New rule";
+  $("rule-save").textContent = editingRule ? "Save rule" : "Create rule";
+}
+
+function editRule(r) {
+  editingRule = r;
+  const form = $("rule-form");
+  showError(form, null);
+  $("rule-name").value = r.name;
+  $("rule-action").value = r.action;
+  $("rule-items").value = JSON.stringify(r.items);
+  $("rule-factor").value = r.factor ?? "";
+  $("rule-position").value = r.position ?? "";
+  $("rule-share").value = r.share ?? "";
+  $("rule-scenarios").value = (r.scenarios ?? []).join(", ");
+  $("rule-strategies").value = (r.strategies ?? []).join(", ");
+  $("rule-starts").value = r.starts_at ?? "";
+  $("rule-ends").value = r.ends_at ?? "";
+  $("rule-enabled").checked = r.enabled;
+  showRuleForm();
+  $("rule-name").focus();
+}
+
+function newRule() {
+  editingRule = null;
+  $("rule-form").reset();
+  showError($("rule-form"), null);
+  showRuleForm();
+}
+
+/** The rule form's values as the rules API takes them. */
+function ruleFromForm(v) {
+  const body = { name: v.name ?? "", enabled: $("rule-enabled").checked, action: v.action, items: jsonField("items", v.items) ?? {} };
+  const number = (field) => (v[field] !== undefined && v[field] !== "" ? Number(v[field]) : undefined);
+  if (["boost", "bury"].includes(v.action)) body.factor = number("factor");
+  if (v.action === "pin") body.position = number("position");
+  if (v.action === "promote") body.share = number("share");
+  const scenarios = idList(v.scenarios);
+  if (scenarios) body.scenarios = scenarios;
+  const strategies = idList(v.strategies);
+  if (strategies) body.strategies = strategies;
+  if (v.starts_at?.trim()) body.starts_at = v.starts_at.trim();
+  if (v.ends_at?.trim()) body.ends_at = v.ends_at.trim();
+  return body;
+}
+
+/** Creates (no id) or replaces a rule, then shows the list and the preview with it. */
+async function saveRule(id, body) {
+  if (id) await api("PUT", `/v1/rules/${id}`, body);
+  else await api("POST", "/v1/rules", body);
+  toast(id ? `Rule ${body.name} saved.` : `Rule ${body.name} created.`);
+  await loadRules();
+  await refreshRulePreview();
+}
+
+async function deleteRule(r) {
+  if (!(await confirmAction(`Delete the rule ${r.name}? Recommendations stop applying it within a second.`, "Delete rule"))) return;
+  try {
+    await api("DELETE", `/v1/rules/${r.rule_id}`);
+    if (editingRule?.rule_id === r.rule_id) newRule();
+    toast(`Rule ${r.name} deleted.`);
+    await loadRules();
+    await refreshRulePreview();
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+/** The preview beside the rule form, run again with its current request. */
+async function refreshRulePreview() {
+  const form = $("rule-preview-form");
+  showError(form, null);
+  try {
+    await preview(formValues(form), $("rule-preview-result"));
+  } catch (err) {
+    showError(form, err);
+  }
+}
+
 // --- Audit log --------------------------------------------------------------------------------------------
 
 async function loadAudit(fromStart) {
@@ -808,6 +1076,14 @@ $("identity-toggle").addEventListener("click", toggleIdentity);
 $("identity-rotate").addEventListener("click", rotateIdentity);
 $("identity-done").addEventListener("click", hideIdentitySecret);
 for (const b of document.querySelectorAll("[data-copy]")) b.addEventListener("click", () => copyField(b.dataset.copy));
+onSubmit($("try-form"), (v) => preview(v, $("try-result")));
+onSubmit($("rule-preview-form"), (v) => preview(v, $("rule-preview-result")));
+onSubmit($("rule-form"), async (v) => {
+  await saveRule(editingRule?.rule_id, ruleFromForm(v));
+  newRule();
+});
+$("rule-action").addEventListener("change", showRuleForm);
+$("rule-new").addEventListener("click", newRule);
 $("audit-more").addEventListener("click", () => loadAudit(false).catch((err) => toast(err.message)));
 window.addEventListener("hashchange", route);
 
