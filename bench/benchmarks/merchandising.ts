@@ -18,6 +18,7 @@ import { waitForLog } from "../kit/serverLog.js";
 import { log } from "../kit/settings.js";
 import { prepareStorage, type Storage } from "../kit/storage.js";
 import { itemId, type SyntheticSpec } from "../kit/synthetic.js";
+import { mixedRules } from "./recommend/mixedRules.js";
 import { median, table } from "../kit/table.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 import { readManifest, type Manifest } from "./recommend/manifest.js";
@@ -46,18 +47,6 @@ interface Row {
   reqPerS: number;
   p99: number;
   non2xx: number;
-}
-
-/** 20 rules over the synthetic catalog's attributes (50 brands, its topics): every action, none matching most items. */
-function mixedRules(spec: SyntheticSpec): object[] {
-  const rules: object[] = [];
-  for (let k = 0; k < 4; k++) rules.push({ name: `block ${k}`, enabled: true, action: "block", items: { brand: `brand-${k}` } });
-  for (let k = 0; k < 5; k++) rules.push({ name: `boost ${k}`, enabled: true, action: "boost", factor: 2, items: { topic: `topic-${k}` } });
-  for (let k = 0; k < 5; k++) rules.push({ name: `bury ${k}`, enabled: true, action: "bury", factor: 0.5, items: { brand: `brand-${10 + k}` } });
-  for (let k = 0; k < 3; k++) rules.push({ name: `promote ${k}`, enabled: true, action: "promote", share: 0.1, items: { topic: `topic-${20 + k}` } });
-  for (let k = 0; k < 3; k++)
-    rules.push({ name: `pin ${k}`, enabled: true, action: "pin", position: 2 + k, items: { item_id: [itemId(((k + 1) * 7919) % spec.items)] } });
-  return rules;
 }
 
 /** A body maker that adds `extra` (JSON members) to each body the plain maker makes. */

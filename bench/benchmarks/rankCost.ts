@@ -6,8 +6,10 @@
  * front thread and the network, which `bench:recommend` measures together.
  *
  * Flags: --scale X (default 0.2; 1 = 100,000 items, 50,000 users, 5,000,000 events), --calls N per round (2,000),
- * --rounds N (5), --strategies a,b (default personalized,similar,because-you-viewed).
- * Prints per strategy the median and best round's µs of CPU time per call.
+ * --rounds N (5), --strategies a,b (default personalized,similar,because-you-viewed), --variants a,b (default
+ * plain; also `rules`: the merchandising benchmark's 20 rules of mixed actions, `diversity`: 0.5, `candidates`: 500
+ * random ids a request).
+ * Prints per strategy and variant the median and best round's µs of CPU time per call.
  */
 import { toRankRequest } from "../../src/recommend/schema.js";
 import { eventWeight } from "../../src/ingest/schemas.js";
@@ -23,12 +25,19 @@ import { itemId, syntheticEvents, syntheticItems, userId } from "../kit/syntheti
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { readFlags } from "../kit/flags.js";
 import { median } from "../kit/table.js";
+import { ruleBook } from "../../workers/strategies/rules/ruleBook.js";
+import { mixedRuleWires } from "./recommend/mixedRules.js";
 
-const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {} });
+const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {}, variants: {} });
 const scale = flags.number("scale", 0.2, { min: Number.MIN_VALUE });
 const calls = flags.number("calls", 2000, { min: 1, integer: true });
 const rounds = flags.number("rounds", 5, { min: 1, integer: true });
 const strategies = flags.text("strategies", "personalized,similar,because-you-viewed")!.split(",") as Strategy[];
+const VARIANTS = ["plain", "rules", "diversity", "candidates"] as const;
+type Variant = (typeof VARIANTS)[number];
+const variants = flags.text("variants", "plain")!.split(",") as Variant[];
+for (const v of variants) if (!VARIANTS.includes(v)) throw new Error(`--variants: ${v} is not one of ${VARIANTS.join(", ")}`);
+const CANDIDATES = 500;
 
 const spec = benchSpec(scale);
 const nowS = Date.now() / 1000;
@@ -57,30 +66,36 @@ console.error(`model trained in ${((performance.now() - t) / 1000).toFixed(1)} s
 
 const random = seededRandom(7);
 console.log(`rank() cost, ${specLine(spec)}; ${calls} calls per round, ${rounds} rounds (µs per call)`);
-console.log("strategy             median    best");
-for (const strategy of strategies) {
-  const perRound: number[] = [];
-  for (let r = 0; r <= rounds; r++) {
-    const bodies = Array.from({ length: calls }, () =>
-      toRankRequest(index.org, {
-        strategy,
-        limit: LIMIT,
-        page: 1,
-        fields: [],
-        ...(USER_STRATEGIES.has(strategy)
-          ? { user_id: userId(Math.floor(random() * spec.users)) }
-          : { context_item_id: itemId(Math.floor(random() * spec.items)) }),
-      } as never),
+console.log("strategy             variant      median    best");
+let ruleVersion = 0;
+for (const variant of variants) {
+  ruleBook.set(index.org, ++ruleVersion, variant === "rules" ? mixedRuleWires(spec) : []);
+  for (const strategy of strategies) {
+    const perRound: number[] = [];
+    for (let r = 0; r <= rounds; r++) {
+      const bodies = Array.from({ length: calls }, () =>
+        toRankRequest(index.org, {
+          strategy,
+          limit: LIMIT,
+          page: 1,
+          fields: [],
+          ...(USER_STRATEGIES.has(strategy)
+            ? { user_id: userId(Math.floor(random() * spec.users)) }
+            : { context_item_id: itemId(Math.floor(random() * spec.items)) }),
+          ...(variant === "diversity" ? { diversity: 0.5 } : {}),
+          ...(variant === "candidates" ? { candidates: Array.from({ length: CANDIDATES }, () => itemId(Math.floor(random() * spec.items))) } : {}),
+        } as never),
+      );
+      // CPU time, not wall time: on a shared machine the thread's share of a core varies, its work does not.
+      const started = process.cpuUsage();
+      for (const body of bodies) rank(index, body, nowS);
+      const used = process.cpuUsage(started);
+      if (r > 0) perRound.push((used.user + used.system) / calls); // round 0 warms up
+    }
+    console.log(
+      `${strategy.padEnd(20)} ${variant.padEnd(10)} ${median(perRound).toFixed(1).padStart(8)}  ${Math.min(...perRound)
+        .toFixed(1)
+        .padStart(6)}`,
     );
-    // CPU time, not wall time: on a shared machine the thread's share of a core varies, its work does not.
-    const started = process.cpuUsage();
-    for (const body of bodies) rank(index, body, nowS);
-    const used = process.cpuUsage(started);
-    if (r > 0) perRound.push((used.user + used.system) / calls); // round 0 warms up
   }
-  console.log(
-    `${strategy.padEnd(20)} ${median(perRound).toFixed(1).padStart(6)}  ${Math.min(...perRound)
-      .toFixed(1)
-      .padStart(6)}`,
-  );
 }

@@ -1,5 +1,6 @@
 import type { FilterValue, RankRequest } from "../../src/wire/rank.js";
 import { type AttributeValues, nameKey, valueKey } from "../index/attributeValues.js";
+import { Marks } from "../index/marks.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { work } from "./workBudget.js";
 
@@ -24,8 +25,13 @@ export function eligibility(
   const context = contexts.length === 1 ? contexts[0]! : -1;
   // Most requests set none of these: their test runs for every candidate a search hands back.
   if (req.itemType === undefined && !req.excludeItemIds?.length && req.filters === undefined && !req.candidates && contexts.length <= 1) {
-    if (!seen) return (i) => i !== context && catalog.isActive(i);
+    if (!seen)
+      return (i) => {
+        work.itemsVisited++;
+        return i !== context && catalog.isActive(i);
+      };
     return (i) => {
+      work.itemsVisited++;
       // Both read before either decides: two likely cache misses then overlap instead of following each other.
       const active = catalog.isActive(i);
       const unseen = !seen.has(i);
@@ -39,10 +45,11 @@ export function eligibility(
     if (i >= 0) excluded.add(i);
   }
   // Only the caller's list, when it sends one (unknown ids have no place in the catalog to rank).
-  const only = req.candidates ? new Set(listed ?? listedItems(index, req.candidates)) : undefined;
+  const only = req.candidates ? marked(listed ?? listedItems(index, req.candidates)) : undefined;
   const filters = Object.entries(req.filters ?? {}).map(([name, want]) => compile(name, want));
   const values = catalog.values;
   return (i) => {
+    work.itemsVisited++;
     if (only !== undefined && !only.has(i)) return false;
     if (!catalog.isActive(i)) return false;
     if (type !== -2 && catalog.type[i] !== type) return false;
@@ -88,14 +95,23 @@ export function passes(values: AttributeValues, i: number, f: Filter, counted = 
   return false;
 }
 
+/** The request's `candidates` (one thread ranks one request at a time): no set built per request. */
+const listedMarks = new Marks();
+
+function marked(listed: readonly number[]): Marks {
+  listedMarks.clear();
+  for (const i of listed) listedMarks.add(i);
+  return listedMarks;
+}
+
 /** The caller's `candidates` the catalog knows, interned, each once, in the caller's order. */
 export function listedItems(index: OrgIndex, ids: readonly string[]): number[] {
   const out: number[] = [];
-  const taken = new Set<number>();
+  listedMarks.clear();
   for (const id of ids) {
     const i = index.catalog.ids.find(id);
-    if (i < 0 || taken.has(i)) continue;
-    taken.add(i);
+    if (i < 0 || listedMarks.has(i)) continue;
+    listedMarks.add(i);
     out.push(i);
   }
   return out;

@@ -117,6 +117,7 @@ function cachedRanking(index: OrgIndex, name: string, scorer: Scorer, version: s
 function scanAll(ctx: RankContext, score: (item: number) => number, reason: string): Ranking | undefined {
   const top = new TopK(ctx.want);
   for (let i = 0; i < ctx.index.catalog.size; i++) {
+    work.itemsVisited++;
     const s = score(i);
     if (s > 0 && top.wouldTake(s, i) && ctx.eligible(i)) top.offer(s, i);
     // Past the request's filter budget no item still to check can pass a filter or a block rule: the answer is what was found.

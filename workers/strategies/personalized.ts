@@ -86,7 +86,12 @@ function closedFormQuery(ctx: RankContext, model: ClosedForm): boolean {
 function byClosedForm(ctx: RankContext, model: ClosedForm): TopK | undefined {
   if (!closedFormQuery(ctx, model)) return undefined;
   const top = new TopK(ctx.want);
-  for (let j = 0; j < model.items; j++) if (top.wouldTake(scratch[j]!, j) && ctx.eligible(j)) top.take(j);
+  // The caller's candidates are all there is to rank: only they are read.
+  if (ctx.listed) {
+    for (const j of ctx.listed) if (j < model.items && top.wouldTake(scratch[j]!, j) && ctx.eligible(j)) top.take(j);
+  } else {
+    for (let j = 0; j < model.items; j++) if (top.wouldTake(scratch[j]!, j) && ctx.eligible(j)) top.take(j);
+  }
   return top;
 }
 
@@ -108,6 +113,15 @@ function byItemItem(ctx: RankContext, model: ItemItem, want = ctx.want, skip?: R
   }
   const count = itemItemScores(model, query.items, query.weights, sums, touched);
   const top = new TopK(want);
+  if (ctx.listed) {
+    // The caller's candidates are all there is to rank: only they are read, not every item the rows reach.
+    for (const j of ctx.listed) {
+      const s = sums[j]!;
+      if (s !== 0 && top.wouldTake(s, j) && ctx.eligible(j) && !skip?.has(j)) top.take(j);
+    }
+    for (let t = 0; t < count; t++) sums[touched[t]!] = 0;
+    return top;
+  }
   for (let t = 0; t < count; t++) {
     const j = touched[t]!;
     const s = sums[j]!;

@@ -17,12 +17,18 @@ export const WORK_BUDGET = {
 /** The work of the request being ranked (one thread ranks one request at a time). */
 export class Work {
   filterProbes = 0;
+  /**
+   * Items the request asked about: each eligibility test and each item a catalog scan passes. Not a budget: what
+   * tests read to show that a request looks at a bounded number of items, never the whole catalog.
+   */
+  itemsVisited = 0;
   /** Merge steps of similarities: counted by the attribute index through this object. */
   readonly comparisons = { n: 0, max: WORK_BUDGET.comparisonSteps };
 
   /** A new request begins. */
   reset(): void {
     this.filterProbes = 0;
+    this.itemsVisited = 0;
     this.comparisons.n = 0;
   }
 

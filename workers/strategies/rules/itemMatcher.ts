@@ -3,13 +3,14 @@ import type { OrgIndex } from "../../index/orgIndex.js";
 import { compile, passes, type Filter } from "../eligibility.js";
 import { work } from "../workBudget.js";
 
+/** How long a rule's answers about items are kept while the catalog keeps changing (a request's rules stay cheap under item upserts). */
+const MEMO_MS = 1_000;
+
 /**
  * A rule's `items` as a test of one interned item: any of `item_id`, any of `item_type`, and every attribute
  * filter (the recommend filter grammar, compiled as eligibility.ts compiles a request's). Ids and types are
  * interned per index, and again when its catalog has grown (a rule may name an item before it is ingested).
  */
-/** How long a rule's answers about items are kept while the catalog keeps changing (a request's rules stay cheap under item upserts). */
-const MEMO_MS = 1_000;
 
 export class ItemMatcher {
   private readonly ids: readonly string[] | undefined;
@@ -20,9 +21,9 @@ export class ItemMatcher {
   private idSet: Set<number> | undefined;
   private typeSet: Set<number> | undefined;
   /**
-   * What the attribute filters answered for each item (1 matches, 0 not, −1 not asked yet), kept while the
-   * catalog is unchanged and, while items keep changing, for at most MEMO_MS: a rule's test of an item is then
-   * a read, whatever the number of requests, and an item's new attributes count within MEMO_MS.
+   * The rule's answer for each item (1 matches, 0 not, −1 not asked yet), kept while the catalog is unchanged
+   * and, while items keep changing, for at most MEMO_MS: a rule's test of an item is then a read, whatever the
+   * number of requests, and an item's new attributes count within MEMO_MS.
    */
   private memo = new Int8Array(0);
   private memoIndex: OrgIndex | undefined;
@@ -46,22 +47,18 @@ export class ItemMatcher {
    * the answer is `whenOver` (block: true, so an item not checked is never shown; the others: false).
    */
   matches(index: OrgIndex, i: number, whenOver: boolean): boolean {
-    if (this.resolvedFor !== index || this.resolvedSize !== index.catalog.size + index.catalog.types.size) this.resolve(index);
-    if (this.idSet !== undefined && !this.idSet.has(i)) return false;
-    if (this.typeSet !== undefined && !this.typeSet.has(index.catalog.type[i]!)) return false;
-    if (this.filters.length === 0) return true;
-    const memo = this.memoFor(index);
-    if (i < memo.length && memo[i] !== -1) return memo[i] === 1;
-    if (!work.filterProbesLeft()) return whenOver;
-    const values = index.catalog.values;
-    let found = true;
-    for (const f of this.filters) if (!passes(values, i, f)) found = false;
-    if (i < memo.length) memo[i] = found ? 1 : 0;
-    return found;
+    const memo = this.answers(index);
+    const known = i < memo.length ? memo[i]! : -1;
+    return known === -1 ? this.decide(index, i, whenOver) : known === 1;
   }
 
-  private memoFor(index: OrgIndex): Int8Array {
+  /**
+   * The answers known so far, for a caller testing many items against one rule: a −1 is decided by decide().
+   * Valid for the request being ranked (the thread's next request may find another array).
+   */
+  answers(index: OrgIndex): Int8Array {
     const { catalog } = index;
+    if (this.resolvedFor !== index || this.resolvedSize !== catalog.size + catalog.types.size) this.resolve(index);
     const held = this.memoIndex === index && this.memo.length >= catalog.size;
     if (held && this.memoVersion === catalog.version) return this.memo;
     const now = Date.now();
@@ -72,6 +69,18 @@ export class ItemMatcher {
     this.memoVersion = catalog.version;
     this.memoAt = now;
     return this.memo;
+  }
+
+  /** Tests the item (answers() came first) and keeps the answer, unless the budget ran out before it was known. */
+  decide(index: OrgIndex, i: number, whenOver: boolean): boolean {
+    let found = (this.idSet === undefined || this.idSet.has(i)) && (this.typeSet === undefined || this.typeSet.has(index.catalog.type[i]!));
+    if (found && this.filters.length > 0) {
+      if (!work.filterProbesLeft()) return whenOver;
+      const values = index.catalog.values;
+      for (let k = 0; k < this.filters.length && found; k++) found = passes(values, i, this.filters[k]!);
+    }
+    if (i < this.memo.length) this.memo[i] = found ? 1 : 0;
+    return found;
   }
 
   /** matches() outside any request's budget: for what is found once and shared by requests (a bounded list). */

@@ -1,3 +1,5 @@
+import { ensureLength } from "../../index/growable.js";
+import { Marks } from "../../index/marks.js";
 import type { OrgIndex } from "../../index/orgIndex.js";
 import type { Eligible } from "../eligibility.js";
 import { newArrivals, popular } from "../global.js";
@@ -44,14 +46,18 @@ export function rulesFor(index: OrgIndex, req: RankRequest, nowS: number): Reque
 }
 
 function requestRules(index: OrgIndex, rules: readonly CompiledRule[]): RequestRules {
-  const blocks = rules.filter((r) => r.rule.action === "block");
-  const weights = rules.filter((r) => r.rule.action === "boost" || r.rule.action === "bury");
-  const promotes = rules.filter((r) => r.rule.action === "promote");
-  const pins = rules.filter((r) => r.rule.action === "pin");
+  const blocks: CompiledRule[] = [];
+  const weights: CompiledRule[] = [];
+  const promotes: CompiledRule[] = [];
+  const pins: CompiledRule[] = [];
+  for (const r of rules) {
+    const action = r.rule.action;
+    (action === "block" ? blocks : action === "pin" ? pins : action === "promote" ? promotes : weights).push(r);
+  }
   const reorders = weights.length + promotes.length + pins.length > 0;
   return {
     none: false,
-    eligible: (base) => (blocks.length === 0 ? base : (i) => base(i) && !blocks.some((b) => b.items.matches(index, i, true))),
+    eligible: (base) => (blocks.length === 0 ? base : unblocked(index, blocks, base)),
     depth: (want) => (reorders ? Math.max(want, RULES_DEPTH) : want),
     strategy: (row) => {
       if (weights.length === 0) return row;
@@ -65,26 +71,80 @@ function requestRules(index: OrgIndex, rules: readonly CompiledRule[]): RequestR
   };
 }
 
-/** Each item's score × the factors of the boost and bury rules it matches (a negative score ÷), re-sorted; ties keep their order. */
+function unblocked(index: OrgIndex, blocks: readonly CompiledRule[], base: Eligible): Eligible {
+  return (i) => {
+    if (!base(i)) return false;
+    for (let b = 0; b < blocks.length; b++) if (blocks[b]!.items.matches(index, i, true)) return false;
+    return true;
+  };
+}
+
+/** Per ranking position, for the request being re-scored (one thread ranks one request at a time). */
+let factors = new Float64Array(0);
+let changedAt = new Int32Array(0);
+
+/**
+ * Each item's score × the factors of the boost and bury rules it matches (a negative score ÷), re-sorted; ties
+ * keep their order. A ranking comes best first, so only the items a rule changed move: they are sorted among
+ * themselves and merged back into the others, which keep their order.
+ */
 function rescore(index: OrgIndex, weights: readonly CompiledRule[], r: Ranking | undefined): Ranking | undefined {
   if (!r) return r;
   const n = r.items.length;
-  const scores = new Float64Array(n);
-  let changed = false;
-  for (let k = 0; k < n; k++) {
-    let f = 1;
-    for (const w of weights) if (w.items.matches(index, r.items[k]!, false)) f *= w.rule.factor!;
-    const s = r.scores[k]!;
-    scores[k] = f === 1 ? s : s >= 0 ? s * f : s / f;
-    if (f !== 1) changed = true;
+  if (factors.length < n) {
+    factors = ensureLength(factors, n);
+    changedAt = ensureLength(changedAt, n);
   }
-  if (!changed) return r;
-  const order = Array.from({ length: n }, (_, k) => k).sort((a, b) => scores[b]! - scores[a]! || a - b);
-  return {
-    items: order.map((k) => r.items[k]!),
-    scores: order.map((k) => scores[k]!),
-    reasons: typeof r.reasons === "string" ? r.reasons : order.map((k) => r.reasons[k]!),
+  factors.fill(1, 0, n);
+  for (const w of weights) {
+    const answers = w.items.answers(index);
+    const factor = w.rule.factor!;
+    for (let k = 0; k < n; k++) {
+      const i = r.items[k]!;
+      const known = i < answers.length ? answers[i]! : -1;
+      if (known === 1 || (known === -1 && w.items.decide(index, i, false))) factors[k]! *= factor;
+    }
+  }
+  let changed = 0;
+  let ordered = true;
+  for (let k = 0; k < n; k++) {
+    if (factors[k] !== 1) changedAt[changed++] = k;
+    if (k > 0 && r.scores[k]! > r.scores[k - 1]!) ordered = false;
+  }
+  if (changed === 0) return r;
+  const scoreAt = (k: number): number => {
+    const s = r.scores[k]!;
+    const f = factors[k]!;
+    return f === 1 ? s : s >= 0 ? s * f : s / f;
   };
+  const byScore = (a: number, b: number): number => scoreAt(b) - scoreAt(a) || a - b;
+  const order = ordered ? mergeMoved(n, changed, byScore) : Array.from({ length: n }, (_, k) => k).sort(byScore);
+  const items = new Int32Array(n);
+  const scores = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    items[k] = r.items[order[k]!]!;
+    scores[k] = scoreAt(order[k]!);
+  }
+  return { items, scores, reasons: typeof r.reasons === "string" ? r.reasons : Array.from(order, (k) => r.reasons[k]!) };
+}
+
+/** Positions 0…n−1 in `byScore` order, when the positions not in changedAt[0, changed) are in it already. */
+function mergeMoved(n: number, changed: number, byScore: (a: number, b: number) => number): Int32Array {
+  const moved = changedAt.slice(0, changed).sort(byScore);
+  const order = new Int32Array(n);
+  let next = 0;
+  let c = 0;
+  let out = 0;
+  for (let k = 0; k < n; k++) {
+    if (c < changed && changedAt[c] === k) {
+      c++;
+      continue;
+    }
+    while (next < changed && byScore(moved[next]!, k) < 0) order[out++] = moved[next++]!;
+    order[out++] = k;
+  }
+  while (next < changed) order[out++] = moved[next++]!;
+  return order;
 }
 
 /** A ranking being arranged; a score of NaN marks an item from outside it (scored from its neighbours at the end). */
@@ -94,18 +154,29 @@ interface List {
   reasons: string[];
 }
 
+/** Items of the list being arranged, items placed, items pinned (one thread ranks one request at a time). */
+const inList = new Marks();
+const used = new Marks();
+const taken = new Marks();
+
 function arrange(ctx: RankContext, promotes: readonly CompiledRule[], pins: readonly CompiledRule[], r: Ranking | undefined): Ranking | undefined {
   let list: List = r
     ? {
         items: Array.from(r.items),
         scores: Array.from(r.scores),
-        reasons: typeof r.reasons === "string" ? Array.from(r.items, () => r.reasons as string) : [...r.reasons],
+        reasons: typeof r.reasons === "string" ? new Array<string>(r.items.length).fill(r.reasons) : [...r.reasons],
       }
     : { items: [], scores: [], reasons: [] };
   if (promotes.length > 0) list = promote(ctx, promotes, list);
   if (pins.length > 0) pin(ctx, pins, list);
   scoreOutsiders(list.scores);
   return list.items.length === 0 ? undefined : list;
+}
+
+function markAll(marks: Marks, items: readonly number[]): Marks {
+  marks.clear();
+  for (const i of items) marks.add(i);
+  return marks;
 }
 
 /**
@@ -133,61 +204,75 @@ function promote(ctx: RankContext, rules: readonly CompiledRule[], list: List): 
       reservedBy[s] = ri;
     }
   });
-  const used = new Set<number>();
-  const inList = new Set(list.items);
-  const scoreOf = new Map<number, number>();
-  list.items.forEach((item, k) => scoreOf.set(item, list.scores[k]!));
-  const streams = rules.map((rule, ri) => {
-    const mine = list.items.filter((i) => rule.items.matches(index, i, false));
-    let outside: number[] | undefined;
-    let k = 0;
-    return (): number | undefined => {
-      for (; k < mine.length; k++) if (!used.has(mine[k]!)) return mine[k++];
-      outside ??= outsiders(ctx, rule, inList, quota[ri]! * pages);
-      for (; k - mine.length < outside.length; k++) if (!used.has(outside[k - mine.length]!)) return outside[k++ - mine.length];
-      return undefined;
-    };
-  });
-  let organic = 0;
-  const nextOrganic = (): number | undefined => {
-    while (organic < list.items.length && used.has(list.items[organic]!)) organic++;
-    return organic < list.items.length ? organic++ : undefined;
-  };
+  used.clear();
+  markAll(inList, list.items);
+  const n = list.items.length;
   const out: List = { items: [], scores: [], reasons: [] };
-  const place = (item: number, reason: string): void => {
+  const place = (item: number, score: number, reason: string): void => {
     used.add(item);
     out.items.push(item);
-    out.scores.push(scoreOf.get(item) ?? NaN);
+    out.scores.push(score);
     out.reasons.push(reason);
   };
+  // Each rule's matching positions in the list, found before anything else is looked for (what the work budget
+  // leaves for them does not depend on the order the slots are filled in); then its outsiders.
+  const mine = rules.map((rule) => {
+    const at: number[] = [];
+    for (let k = 0; k < n; k++) if (rule.items.matches(index, list.items[k]!, false)) at.push(k);
+    return at;
+  });
+  const mineAt = new Int32Array(rules.length);
+  const outsideAt = new Int32Array(rules.length);
+  const outside: (number[] | undefined)[] = new Array(rules.length);
+  const placeNext = (ri: number): boolean => {
+    const rule = rules[ri]!;
+    const at = mine[ri]!;
+    for (let m = mineAt[ri]!; m < at.length; m++) {
+      const k = at[m]!;
+      if (used.has(list.items[k]!)) continue;
+      mineAt[ri] = m + 1;
+      place(list.items[k]!, list.scores[k]!, rule.reason);
+      return true;
+    }
+    mineAt[ri] = at.length;
+    const theirs = (outside[ri] ??= outsiders(ctx, rule, inList, quota[ri]! * pages));
+    for (let m = outsideAt[ri]!; m < theirs.length; m++) {
+      if (used.has(theirs[m]!)) continue;
+      outsideAt[ri] = m + 1;
+      place(theirs[m]!, Number.NaN, rule.reason);
+      return true;
+    }
+    outsideAt[ri] = theirs.length;
+    return false;
+  };
+  let organic = 0;
+  const owed = new Int32Array(rules.length);
   for (let p = 0; p < pages; p++) {
-    const owed = quota.slice();
+    owed.set(quota);
     for (let s = 0; s < limit; s++) {
       const ri = reservedBy[s]!;
-      const promoted = ri >= 0 && owed[ri]! > 0 ? streams[ri]!() : undefined;
-      if (promoted !== undefined) {
+      if (ri >= 0 && owed[ri]! > 0 && placeNext(ri)) {
         owed[ri]!--;
-        place(promoted, rules[ri]!.reason);
         continue;
       }
-      const k = nextOrganic();
-      if (k !== undefined) {
+      while (organic < n && used.has(list.items[organic]!)) organic++;
+      if (organic < n) {
+        const k = organic++;
         const item = list.items[k]!;
-        const counts = rules.findIndex((rule, rj) => owed[rj]! > 0 && rule.items.matches(index, item, false));
+        let counts = -1;
+        for (let rj = 0; rj < rules.length && counts < 0; rj++) if (owed[rj]! > 0 && rules[rj]!.items.matches(index, item, false)) counts = rj;
         if (counts >= 0) owed[counts]!--;
-        place(item, counts >= 0 ? rules[counts]!.reason : list.reasons[k]!);
+        place(item, list.scores[k]!, counts >= 0 ? rules[counts]!.reason : list.reasons[k]!);
         continue;
       }
       // The ranking is spent: what the rules still owe this page fills it, then the list ends.
-      const owing = rules.findIndex((_, rj) => owed[rj]! > 0);
-      const last = owing >= 0 ? streams[owing]!() : undefined;
-      if (last === undefined) return out;
+      const owing = owed.findIndex((o) => o > 0);
+      if (owing < 0 || !placeNext(owing)) return out;
       owed[owing]!--;
-      place(last, rules[owing]!.reason);
     }
   }
   // The rest of the ranking follows, as it was: pin looks for its item in the whole of it, whatever the page.
-  for (let k = nextOrganic(); k !== undefined; k = nextOrganic()) place(list.items[k]!, list.reasons[k]!);
+  for (let k = organic; k < n; k++) if (!used.has(list.items[k]!)) place(list.items[k]!, list.scores[k]!, list.reasons[k]!);
   return out;
 }
 
@@ -197,23 +282,27 @@ function promote(ctx: RankContext, rules: readonly CompiledRule[], list: List): 
  */
 function pin(ctx: RankContext, rules: readonly CompiledRule[], list: List): void {
   const ordered = [...rules].sort((a, b) => a.rule.position! - b.rule.position!);
-  const taken = new Set<number>();
-  const inList = new Set(list.items);
+  taken.clear();
+  markAll(inList, list.items);
+  const outside = { has: (i: number) => inList.has(i) || taken.has(i) };
   const chosen: Array<{ rule: CompiledRule; item: number; score: number }> = [];
   for (const rule of ordered) {
-    const k = list.items.findIndex((i) => !taken.has(i) && rule.items.matches(ctx.index, i, false));
-    const item = k >= 0 ? list.items[k] : outsiders(ctx, rule, new Set([...inList, ...taken]), 1)[0];
+    let k = 0;
+    while (k < list.items.length && (taken.has(list.items[k]!) || !rule.items.matches(ctx.index, list.items[k]!, false))) k++;
+    const item = k < list.items.length ? list.items[k] : outsiders(ctx, rule, outside, 1)[0];
     if (item === undefined) continue;
     taken.add(item);
-    chosen.push({ rule, item, score: k >= 0 ? list.scores[k]! : NaN });
+    chosen.push({ rule, item, score: k < list.items.length ? list.scores[k]! : NaN });
   }
   if (chosen.length === 0) return;
-  for (let k = list.items.length - 1; k >= 0; k--) {
-    if (!taken.has(list.items[k]!)) continue;
-    list.items.splice(k, 1);
-    list.scores.splice(k, 1);
-    list.reasons.splice(k, 1);
+  let kept = 0;
+  for (let k = 0; k < list.items.length; k++) {
+    if (taken.has(list.items[k]!)) continue;
+    list.items[kept] = list.items[k]!;
+    list.scores[kept] = list.scores[k]!;
+    list.reasons[kept++] = list.reasons[k]!;
   }
+  list.items.length = list.scores.length = list.reasons.length = kept;
   for (const c of chosen) {
     const at = Math.min(c.rule.rule.position! - 1, list.items.length);
     list.items.splice(at, 0, c.item);
@@ -227,7 +316,7 @@ function pin(ctx: RankContext, rules: readonly CompiledRule[], list: List): void
  * blocked, excluded or filtered out): its listed ids in order, then the most popular, then the newest (among the
  * organisation's 2,000 most popular and 2,000 newest: a bounded search, never a scan of the catalog).
  */
-function outsiders(ctx: RankContext, rule: CompiledRule, exclude: ReadonlySet<number>, n: number): number[] {
+function outsiders(ctx: RankContext, rule: CompiledRule, exclude: { has(item: number): boolean }, n: number): number[] {
   const out: number[] = [];
   if (n <= 0) return out;
   const { index } = ctx;
