@@ -1,11 +1,13 @@
 /**
- * `npm run bench:merchandising -- --data-dir DIR [--baseline DIST] [--rounds 2] [--duration 5] [--rate 2000]`:
+ * `npm run bench:merchandising -- --data-dir DIR [--baseline DIST [--baseline-variants all]] [--rounds 2] [--duration 5]
+ * [--rate 2000]`:
  * what rules and the per-request controls cost. It runs on the organisation `npm run bench:recommend -- --data-dir
  * DIR` loaded there (load it first). Each round restarts the server of this build on it, and of the build whose
  * `dist/` is `--baseline` (an older one, without rules; alternated with this one), waits for the model, then for
  * `popular` and `personalized`: closed-loop req/s (autocannon, 50 connections) and the p99 at a fixed rate (our
  * paced client), each `--duration` seconds, as requests come with nothing more (both builds); then, on this
- * build only, with 20 rules of mixed actions stored, with `diversity` 0.5, and with 500 `candidates`.
+ * build only (both with `--baseline-variants all`), with 20 rules of mixed actions stored, with `diversity` 0.5,
+ * and with 500 `candidates`.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
@@ -26,9 +28,11 @@ import { bodyMaker } from "./recommend/bodies.js";
 import { drive } from "./traffic/drive.js";
 import { paced } from "./traffic/paced.js";
 
-const flags = readFlags({ "data-dir": {}, baseline: {}, rounds: {}, duration: {}, rate: {} });
+const flags = readFlags({ "data-dir": {}, baseline: {}, "baseline-variants": {}, rounds: {}, duration: {}, rate: {} });
 const DATA_DIR = flags.text("data-dir");
 const BASELINE = flags.text("baseline");
+/** `all`: the baseline build runs every variant too (it must know rules and the controls); else only `plain`. */
+const BASELINE_VARIANTS = flags.text("baseline-variants", "plain");
 const ROUNDS = flags.number("rounds", 2, { min: 1, integer: true });
 const DURATION_S = flags.number("duration", 5, { min: 1 });
 const RATE = flags.number("rate", 2000, { min: 1 });
@@ -113,9 +117,10 @@ async function main(): Promise<void> {
       for (const { build, main: entry } of builds) {
         log(`round ${round}, ${build} build: restarting on the data, waiting for the model`);
         await withServer(storage, entry, async (server, url) => {
-          const variants: Variant[] = build === "this" ? ["plain", "20 rules", "diversity 0.5", "500 candidates"] : ["plain"];
+          const all = build === "this" || BASELINE_VARIANTS === "all";
+          const variants: Variant[] = all ? ["plain", "20 rules", "diversity 0.5", "500 candidates"] : ["plain"];
           // Rules an interrupted run left behind would make "plain" a run with rules.
-          if (build === "this") await deleteAllRules(url, manifest.sk);
+          if (all) await deleteAllRules(url, manifest.sk);
           for (const variant of variants) {
             const ruleIds: string[] = [];
             if (variant === "20 rules")
@@ -139,14 +144,14 @@ async function main(): Promise<void> {
     const key = `${r.build}|${r.variant}|${r.strategy}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
-  const plainOf = (strategy: string) => groups.get(`this|plain|${strategy}`)!;
+  const plainOf = (build: string, strategy: string) => groups.get(`${build}|plain|${strategy}`)!;
   console.log(
     `Merchandising cost — ${ROUNDS} rounds, ${DURATION_S} s per run, closed loop -c ${CONNECTIONS}, p99 at ${RATE} req/s (paced)\n` +
       table(
-        ["build", "variant", "strategy", "req/s (each round)", "median vs plain", "p99 ms (each round)", "non-2xx"],
+        ["build", "variant", "strategy", "req/s (each round)", "median vs the build's plain", "p99 ms (each round)", "non-2xx"],
         [...groups.values()].map((g) => {
           const { build, variant, strategy } = g[0]!;
-          const ratio = median(g.map((r) => r.reqPerS)) / median(plainOf(strategy).map((r) => r.reqPerS));
+          const ratio = median(g.map((r) => r.reqPerS)) / median(plainOf(build, strategy).map((r) => r.reqPerS));
           return [
             build,
             variant,

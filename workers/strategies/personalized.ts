@@ -133,10 +133,11 @@ function byItemItem(ctx: RankContext, model: ItemItem, want = ctx.want, skip?: R
 
 /**
  * The user's list kept from training (userTop.ts), read while it stands for their current history and the
- * request leaves their own items out: its first `want` eligible items, followed, when a full list runs out of
- * them (a deep page, a narrow filter), by the fresh item-item ranking of the items it does not hold, scaled as
- * the list's scores are, so that every page of one ranking reads from one order. Undefined when it cannot
- * answer: no list, or a moved-on history.
+ * request leaves their own items out: its first `want` eligible items, followed, when a full list holds fewer
+ * than the page `need`s (a deep page, a narrow filter), by the fresh item-item ranking of the items it does not
+ * hold, scaled as the list's scores are, so that every page of one ranking reads from one order. Rules asking
+ * for more than the page needs re-rank the list's eligible items alone: they are the candidates whose scores are
+ * at hand. Undefined when it cannot answer: no list, or a moved-on history.
  */
 function byUserTop(ctx: RankContext, model: Model, itemItem: ItemItem, lists: UserTop): Sorted | undefined {
   const u = ctx.user;
@@ -155,7 +156,7 @@ function byUserTop(ctx: RankContext, model: Model, itemItem: ItemItem, lists: Us
     scores[n++] = lists.scores[k]!;
   }
   // A full list that ran out of eligible items may have left more out; a shorter one held all the rows reach.
-  if (n < ctx.want && count === lists.perUser) {
+  if (n < ctx.need && count === lists.perUser) {
     const rest = byItemItem(ctx, itemItem, ctx.want - n, new Set(lists.items.subarray(start, start + count)))?.sorted();
     if (!rest) return { items: items.subarray(0, n), scores: scores.subarray(0, n) };
     const scale = lists.tailScales[u]!;

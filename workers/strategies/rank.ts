@@ -84,7 +84,8 @@ export function rankFresh(index: OrgIndex, req: RankRequest, nowS: number, rules
   const listed = req.candidates && listedItems(index, req.candidates);
   const ruled = rules.eligible(eligibility(index, req, seen, contexts, listed));
   const eligible = tap ? tap.eligible(ruled) : ruled;
-  const ctx: RankContext = { index, req, user, context, eligible, want: rules.depth(rankingDepth(req)), nowS, listed };
+  const need = rankingDepth(req);
+  const ctx: RankContext = { index, req, user, context, eligible, need, want: rules.depth(need), nowS, listed };
   const chosen = rules.strategy(tap ? tap.row(STRATEGY[req.strategy]) : STRATEGY[req.strategy]);
   const hidden = chosen.needsUser && user >= 0 && index.people.isHidden(user);
   const ranking = hidden

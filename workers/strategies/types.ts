@@ -15,6 +15,11 @@ export interface RankContext {
    * How many ranked items the page needs: everything before it, the page, and one more for `has_next`; with
    * `diversity` or `max_per`, also the candidates past them the re-ranking reaches (diversify.ts).
    */
+  need: number;
+  /**
+   * How many ranked items to ask for: `need`, or more when rules re-rank (RULES_DEPTH). A strategy whose
+   * ranking is kept in memory to a fixed depth (personalized's lists) may give fewer, never fewer than `need`.
+   */
   want: number;
   nowS: number;
   /** The request's `candidates` the catalog knows, interned: the only items it may return (undefined: any). */

@@ -7,15 +7,17 @@ import { TopK } from "../model/topK.js";
 import { USER_USER, UserUserTerm, type UserUserParams } from "./userUser.js";
 
 /**
- * Items kept per user: a first page of 20 (and the one more that says whether a next page exists) with room
- * for some of them to be filtered out or excluded by the request. A request that needs more is summed afresh.
+ * Items kept per user: the candidates merchandising rules re-rank (RULES_DEPTH, workers/strategies/rules/) and
+ * those `diversity` weighs for a page of up to 23 (each place chooses among the three pages' worth after it),
+ * so that neither needs a fresh sum of the user's rows; a plain page of 20 reads the first 21. A request that
+ * needs more is summed afresh.
  */
-export const USER_TOP_PER_USER = 48;
+export const USER_TOP_PER_USER = 96;
 /**
- * At most this many kept items in all (8 bytes each: 32 MB); an organisation with more users keeps lists for
- * its first users only, and the rest are summed afresh at each request.
+ * At most this many kept items in all (8 bytes each: 64 MB); an organisation with more users keeps lists for
+ * its first 83,333 users only, and the rest are summed afresh at each request.
  */
-export const USER_TOP_MAX_ENTRIES = 4_000_000;
+export const USER_TOP_MAX_ENTRIES = 8_000_000;
 
 /**
  * The lists, from the training matrix (rows as RowReader reads them) and its recency codes. The user's own items
@@ -60,8 +62,8 @@ export function fitUserTop(
     const top = new TopK(perUser);
     if (term) {
       const otherCount = term.scores(u, query, weights.subarray(0, to - from), other, otherTouched);
-      // An item only the item-item sum reaches scores scaleI·ii, below each of the 48 best by ii (whose user-user
-      // part is ≥ 0): so those 48 and the items the user-user term reaches are every candidate, and the long tail
+      // An item only the item-item sum reaches scores scaleI·ii, below each of the perUser best by ii (whose
+      // user-user part is ≥ 0): so those and the items the user-user term reaches are every candidate, and the long tail
       // of item-item sums is passed over once, as without the term.
       const byItemItem = new TopK(perUser);
       let maxI = 0;

@@ -9,6 +9,8 @@ import { recencyWeight } from "../../../workers/training/query.js";
 import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { DEFAULT_ALS } from "../../../src/wire/als.js";
 import { rankOnIndex, type Ranked } from "../../helpers/rankOnIndex.js";
+import type { RuleWire } from "../../../src/wire/rules.js";
+import { ruleBook } from "../../../workers/strategies/rules/ruleBook.js";
 
 // Past both closed-form limits (2,000 items, 1,500 users), so the model is item-item with kept lists.
 const ITEMS = 2_400;
@@ -53,6 +55,16 @@ function keptAndFresh(index: OrgIndex, body: Record<string, unknown>): { kept: R
 }
 
 const ids = (r: Ranked[]) => r.map((x) => x.item_id);
+const RULE: Omit<RuleWire, "name" | "action" | "items"> = {
+  scenarios: null,
+  strategies: null,
+  factor: 1,
+  position: null,
+  share: null,
+  startsS: null,
+  endsS: null,
+};
+let ruleVersion = 0;
 
 describe("personalized's kept lists (item-item model)", () => {
   let index: OrgIndex;
@@ -146,12 +158,44 @@ describe("personalized's kept lists (item-item model)", () => {
       expect(ids(pages)).toEqual(ids(kept));
       expect(new Set(ids(pages)).size).toBe(pages.length);
       for (let k = 1; k < pages.length; k++) expect(pages[k]!.score, `u${u} #${k}`).toBeLessThanOrEqual(pages[k - 1]!.score + 1e-6);
-      // One shelf in ten: a list of 48 rarely holds 21 of it, so the page goes on past the list.
-      const filtered = keptAndFresh(index, { strategy: "personalized", user_id: `u${u}`, limit: 20, filters: { shelf: "s3" } });
+      // One shelf in ten: a list of 96 rarely holds 41 of it, so the page goes on past the list.
+      const filtered = keptAndFresh(index, { strategy: "personalized", user_id: `u${u}`, limit: 40, filters: { shelf: "s3" } });
       const onShelf = listed.filter((id) => !seen.has(id) && Number(id.slice(1)) % 10 === 3);
-      expect(onShelf.length).toBeLessThan(20);
-      expect(ids(filtered.kept)).toEqual([...onShelf, ...ids(filtered.fresh).filter((id) => !listed.includes(id))].slice(0, 20));
+      expect(onShelf.length).toBeLessThan(40);
+      expect(ids(filtered.kept)).toEqual([...onShelf, ...ids(filtered.fresh).filter((id) => !listed.includes(id))].slice(0, 40));
       expect(filtered.kept.every((r) => Number(r.item_id.slice(1)) % 10 === 3)).toBe(true);
+    }
+  });
+
+  it("lets rules re-rank the list's own eligible items, with nothing summed afresh past it: pages continue each other", () => {
+    const rules: RuleWire[] = [
+      { ...RULE, name: "b", action: "block", items: { shelf: "s1" } },
+      { ...RULE, name: "up", action: "boost", factor: 4, items: { shelf: "s2" } },
+      { ...RULE, name: "down", action: "bury", factor: 0.25, items: { shelf: "s4" } },
+    ];
+    ruleBook.set(index.org, ++ruleVersion, rules);
+    try {
+      const lists = index.model!.userTop!;
+      for (let u = 1; u < USERS; u += 97) {
+        if (u % 5 === 0 || lists.counts[u]! < lists.perUser) continue;
+        const start = u * lists.perUser;
+        const listed = Array.from(lists.items.subarray(start, start + lists.counts[u]!), (j) => index.catalog.ids.name(j));
+        const shelf = (id: string) => Number(id.slice(1)) % 10;
+        const seen = new Set(ids(rankOnIndex(index, { strategy: "recently-viewed", user_id: `u${u}`, limit: 100 }, 100)));
+        // The list's eligible items, re-scored by the rules (× 4, × 0.25), in the order that gives.
+        const scoreOf = new Map(
+          Array.from(lists.items.subarray(start, start + lists.counts[u]!), (j, k) => [index.catalog.ids.name(j), lists.scores[start + k]!]),
+        );
+        const expected = listed
+          .filter((id) => !seen.has(id) && shelf(id) !== 1)
+          .map((id, k) => ({ id, k, s: scoreOf.get(id)! * (shelf(id) === 2 ? 4 : shelf(id) === 4 ? 0.25 : 1) }))
+          .sort((a, b) => b.s - a.s || a.k - b.k)
+          .map((e) => e.id);
+        const pages = [1, 2, 3].flatMap((page) => rankOnIndex(index, { strategy: "personalized", user_id: `u${u}`, limit: 20, page }, 100));
+        expect(ids(pages), `u${u}`).toEqual(expected.slice(0, 60));
+      }
+    } finally {
+      ruleBook.set(index.org, ++ruleVersion, []);
     }
   });
 

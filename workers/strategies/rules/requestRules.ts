@@ -10,9 +10,11 @@ import { ruleBook, type CompiledRule } from "./ruleBook.js";
 
 /**
  * Candidates ranked when a boost, bury, promote or pin applies, at least: enough beyond the page for a boosted
- * item to rise into it, and the same for every page up to this depth, so that page 2 continues page 1.
+ * item to rise into it (almost five pages of 20), and the same for every page up to this depth, so that page 2
+ * continues page 1. The length of `personalized`'s kept lists (USER_TOP_PER_USER), so that rules re-rank a list
+ * read from memory rather than a fresh sum of the user's rows.
  */
-export const RULES_DEPTH = 200;
+export const RULES_DEPTH = 96;
 
 /**
  * What the rules that apply to one request do to its ranking (README, Rules), in this order: block (in
