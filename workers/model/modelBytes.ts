@@ -1,6 +1,6 @@
 import { Packr } from "msgpackr";
 import type { AlsParams } from "../../src/wire/als.js";
-import type { ClosedForm } from "./closedForm.js";
+import type { ClosedForm } from "./ease.js";
 import type { ItemItem } from "./itemItem.js";
 import type { Model } from "./model.js";
 

@@ -1,6 +1,6 @@
 import { trainAls, type SparseRows } from "./als.js";
 import type { AlsParams } from "../../src/wire/als.js";
-import { binaryPattern, closedFormFits, trainClosedForm } from "./closedForm.js";
+import { binaryPattern, closedFormFits, trainClosedForm } from "./ease.js";
 import { fitItemItem } from "./itemItem.js";
 import { buildIvf } from "./ivf.js";
 import { gram } from "../model/linalg.js";

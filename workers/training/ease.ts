@@ -1,7 +1,7 @@
-// Fitting EASE, with λ chosen on validation splits: the fitted form, and how a query is scored by it, are workers/model/closedForm.ts.
+// Fitting EASE, with λ chosen on validation splits: the fitted form, and how a query is scored by it, are workers/model/ease.ts.
 import type { SparseRows } from "./als.js";
 import { transpose } from "./als.js";
-import { closedFormScores, dualScores, type ClosedForm, type DualForm, type PrimalForm } from "../model/closedForm.js";
+import { closedFormScores, dualScores, type ClosedForm, type DualForm, type PrimalForm } from "../model/ease.js";
 import { invertSpd } from "../model/linalg.js";
 import { seededRandom } from "../model/seededRandom.js";
 
