@@ -17,7 +17,7 @@ import { RetentionTask } from "./db/retention.js";
 import { SnapshotTrigger } from "./recommend/indexSnapshots.js";
 import { createPool } from "./db/pool.js";
 import { DEFAULT_ALS } from "./wire/als.js";
-import { jwtSecret } from "./db/settings.js";
+import { jwtSecret } from "./db/jwtSecret.js";
 import { Router } from "./http/router.js";
 import { authRoutes } from "./http/routes/auth.js";
 import { accountRoutes } from "./http/routes/accounts.js";
