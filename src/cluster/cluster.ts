@@ -53,7 +53,7 @@ export class Cluster {
     await this.feed.listen();
     await this.models.listen();
     await this.erasures.attach(recommender);
-    await recommender.settled();
+    await recommender.caughtUp();
   }
 
   /** A batch this process's writer logged has committed: the others hear of it. */

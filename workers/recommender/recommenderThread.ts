@@ -162,9 +162,9 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         if (loadResult === undefined || m.t !== "snapshot") return;
         snapshots.round(m.position, m.takenAtS, m.orgs, foreignXids.after(parseSnapshot(m.position)), new Set(m.fresh));
         return;
-      case "settle":
+      case "catchUp":
         // A job of no steps, queued behind the batches: it is done when they are.
-        batches.add([].values(), () => send({ t: "settled", id: m.id }));
+        batches.add([].values(), () => send({ t: "caughtUp", id: m.id }));
         return;
     }
   } catch (err) {
@@ -267,7 +267,7 @@ async function start(): Promise<void> {
   if (shared) {
     shared.start(training);
     for (const [org, version] of stored) shared.notice(org, version);
-    await shared.settled();
+    await shared.caughtUp();
   }
   // First models are trained after serving starts: until then user strategies fall back to popular.
   for (const index of [...shard.all()]) {

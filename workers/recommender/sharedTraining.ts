@@ -131,7 +131,7 @@ export class SharedTraining implements TrainingShare {
   }
 
   /** Resolves once every model announced so far is loaded (or given up). */
-  async settled(): Promise<void> {
+  async caughtUp(): Promise<void> {
     while (this.loading) await this.loading;
   }
 
