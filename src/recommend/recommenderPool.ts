@@ -235,7 +235,7 @@ export class RecommenderPool {
   }
 
   /** Resolves once every shard has applied the batches published so far, not merely queued them. */
-  caughtUp(): Promise<void> {
+  catchUp(): Promise<void> {
     return Promise.all(
       this.threads.map(
         (t) =>

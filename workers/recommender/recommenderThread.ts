@@ -267,7 +267,7 @@ async function start(): Promise<void> {
   if (shared) {
     shared.start(training);
     for (const [org, version] of stored) shared.notice(org, version);
-    await shared.caughtUp();
+    await shared.catchUp();
   }
   // First models are trained after serving starts: until then user strategies fall back to popular.
   for (const index of [...shard.all()]) {

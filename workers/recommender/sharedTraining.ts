@@ -131,7 +131,7 @@ export class SharedTraining implements TrainingShare {
   }
 
   /** Resolves once every model announced so far is loaded (or given up). */
-  async caughtUp(): Promise<void> {
+  async catchUp(): Promise<void> {
     while (this.loading) await this.loading;
   }
 
