@@ -30,7 +30,7 @@ import type { LoadResult, SnapshotOutcome } from "./loader.js";
 const data = workerData as RecommenderThreadData;
 setLogLevel(data.logLevel);
 /**
- * A lane's share of a round: a few cheap asks (0.03-0.3 ms each); an expensive one overruns it and leaves its
+ * A lane's share of a round: a few cheap asks; an expensive one overruns it and leaves its
  * organisation in debt until the others have had as much time.
  */
 const QUANTUM_MS = 0.5;

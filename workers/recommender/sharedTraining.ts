@@ -219,7 +219,7 @@ export class SharedTraining implements TrainingShare {
 
 /**
  * This process's number of each of the trainer's items (−1: not seen here), a few milliseconds at a time with the
- * requests that came meanwhile answered in between: 100,000 names took 100–190 ms in all on a busy machine.
+ * requests that came meanwhile answered in between: a large catalog's names take far longer than one request.
  */
 async function localNumbers(index: OrgIndex, names: StoredNames): Promise<Int32Array> {
   const local = new Int32Array(names.count);
