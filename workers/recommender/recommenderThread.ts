@@ -12,7 +12,7 @@ import {
 } from "../../src/wire/shardMessages.js";
 import { log, setLogLevel } from "../../src/wire/log.js";
 import type { RecommenderThreadData } from "../../src/wire/threadData.js";
-import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
+import { committedBefore, parseXidSnapshot, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
 import { loadShard, type LoadHooks } from "./loader.js";
 import { BatchQueue } from "./batchQueue.js";
 import { FairScheduler } from "./fairScheduler.js";
@@ -51,8 +51,8 @@ const shared =
   new SharedTraining({ databaseUrl: data.databaseUrl, ...data.cluster, shard: data.shard, shards: data.shards, index: (org) => shard.org(org) });
 /** CLUSTER=1: the transactions of the other processes' batches applied lately (an index snapshot names those past its position). */
 const foreignXids = new RecentXids();
-/** The load's snapshot: another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
-let loadSnapshot: Snapshot | undefined;
+/** The load's position (its PostgreSQL snapshot): another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
+let loadPosition: XidSnapshot | undefined;
 
 function send(m: FromShard): void {
   const packed = packMessage(m);
@@ -129,7 +129,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         queueAsks(m.asks);
         return;
       case "batch":
-        if (m.xid !== null && loadSnapshot !== undefined && committedBefore(loadSnapshot, BigInt(m.xid))) return;
+        if (m.xid !== null && loadPosition !== undefined && committedBefore(loadPosition, BigInt(m.xid))) return;
         if (m.xid !== null) foreignXids.add(BigInt(m.xid));
         batches.add(
           shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)),
@@ -160,7 +160,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
       case "snapshot":
         // While loading, the index is not yet at any one position: the next round takes it.
         if (loadResult === undefined || m.t !== "snapshot") return;
-        snapshots.round(m.position, m.takenAtS, m.orgs, foreignXids.after(parseSnapshot(m.position)), new Set(m.fresh));
+        snapshots.round(m.position, m.takenAtS, m.orgs, foreignXids.after(parseXidSnapshot(m.position)), new Set(m.fresh));
         return;
       case "catchUp":
         // A job of no steps, queued behind the batches: it is done when they are.
@@ -211,8 +211,8 @@ function loadHooks(): LoadHooks {
   let unsent: number[] = [];
   let sentAt = 0;
   return {
-    snapshotTaken: () => inbox.snapshotTaken(),
-    snapshot: (text) => (loadSnapshot = parseSnapshot(text)),
+    positionTaken: () => inbox.positionTaken(),
+    position: (text) => (loadPosition = parseXidSnapshot(text)),
     catalogLoaded: (order) => {
       progress.catalogLoaded(order);
       send({ t: "loading", pending: order });
