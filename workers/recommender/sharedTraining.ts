@@ -4,7 +4,7 @@ import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { readHeader, storedNames, type StoredNames } from "../model/modelBytes.js";
 import type { TrainingScheduler, TrainingShare } from "./trainingScheduler.js";
-import { storedModelBytes } from "./copyBinary.js";
+import { storedModelBytes } from "./storedModelBytes.js";
 
 /**
  * A stored model naming items this process has not seen yet (their batch is on its way: the batch feed delivers
