@@ -17,7 +17,7 @@ import { RetentionTask } from "./db/retention.js";
 import { SnapshotTrigger } from "./recommend/indexSnapshots.js";
 import { createPool } from "./db/pool.js";
 import { DEFAULT_ALS } from "./wire/als.js";
-import { jwtSecret } from "./db/settings.js";
+import { jwtSecret } from "./db/jwtSecret.js";
 import { Router } from "./http/router.js";
 import { authRoutes } from "./http/routes/auth.js";
 import { accountRoutes } from "./http/routes/accounts.js";
@@ -29,7 +29,7 @@ import { startMetricsServer } from "./http/metricsServer.js";
 import { collectProcessMetrics, readQueuesFrom, zeroShardSeries } from "./metrics/registry.js";
 import { shardMetrics } from "./metrics/shardMetrics.js";
 import { uploadRoutes } from "./http/routes/upload.js";
-import { dashboardPageRoutes } from "./http/routes/dashboardPage.js";
+import { dashboardRoutes } from "./http/routes/dashboard.js";
 import { sdkRoutes } from "./http/routes/sdk.js";
 import { startHttpServer, type HttpServer } from "./http/server.js";
 import { Batcher } from "./ingest/batcher.js";
@@ -200,7 +200,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     recommendRoutes,
     analyticsRoutes,
     experimentRoutes,
-    dashboardPageRoutes,
+    dashboardRoutes,
     sdkRoutes,
     metricsRoutes,
     openapiRoutes,

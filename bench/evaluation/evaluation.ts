@@ -5,7 +5,7 @@ import type { Interaction } from "./csv.js";
 import type { GivenSplit } from "./lightGcnSplit.js";
 import { Scoreboard } from "./metrics.js";
 import { serverRankers, type Ranker } from "./rankers.js";
-import { binaryPattern } from "../../workers/training/closedForm.js";
+import { binaryPattern } from "../../workers/training/ease.js";
 import { fitItemItem, ITEM_ITEM } from "../../workers/training/itemItem.js";
 import { trainingSet } from "../../workers/training/trainingSet.js";
 import { USER_USER } from "../../workers/training/userUser.js";

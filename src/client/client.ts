@@ -4,13 +4,13 @@ import { familyOf } from "./families.js";
 import { Identity } from "./identity.js";
 import { platformRandom, uuid, type RandomSource } from "./ids.js";
 import { resolveOptions, type ClientOptions, type ResolvedOptions } from "./options.js";
-import { watchPage } from "./page.js";
+import { watchLifecycle } from "./lifecycle.js";
 import { isClosedQueue, PersistedQueue } from "./persistedQueue.js";
 import { EventQueue } from "./queue.js";
 import { requestBodies } from "./records.js";
 import { verdict } from "./retry.js";
 import { ServedItems } from "./served.js";
-import { MemoryStore, pageStorage } from "./storage.js";
+import { MemoryStore, browserStorage } from "./storage.js";
 import { post, type TransportOptions } from "./transport.js";
 import type { Item, RecommendRequest, Recommendations, TrackedEvent, TrackInput, User } from "./types.js";
 
@@ -32,7 +32,7 @@ export class RecommendationClient {
     this.o = resolveOptions(options);
     this.t = { baseUrl: this.o.baseUrl, fetch: this.o.fetch, requestTimeoutMs: this.o.requestTimeoutMs };
     this.random = options.crypto ?? platformRandom();
-    const store = this.o.storage ?? pageStorage() ?? new MemoryStore();
+    const store = this.o.storage ?? browserStorage() ?? new MemoryStore();
     const prefix = this.o.storageKey;
     this.identity = new Identity(store, prefix, this.random, this.o.userId, this.o.userHash);
     this.served = new ServedItems(store, `${prefix}:served`, this.o.attributionWindowMs);
@@ -42,7 +42,7 @@ export class RecommendationClient {
       new PersistedQueue(store, prefix, uuid(this.random)),
     );
     const flushOnHide = this.o.flushOnPageHide;
-    this.detach = watchPage({
+    this.detach = watchLifecycle({
       hidden: () => {
         if (flushOnHide) this.queue.flushOnUnload();
       },

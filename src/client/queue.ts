@@ -92,13 +92,13 @@ export class EventQueue {
     const batch = this.take(this.opts.unloadBatchBytes - inFlight, (q) => !this.keptAlive.has(q));
     if (batch.length === 0 || bytesOf(batch) + inFlight > this.opts.unloadBatchBytes) return;
     for (const q of batch) this.keptAlive.add(q);
-    const settle = () => batch.forEach((q) => this.keptAlive.delete(q));
+    const release = () => batch.forEach((q) => this.keptAlive.delete(q));
     this.hooks.send(body(batch), true).then(
       () => {
-        settle();
+        release();
         this.remove(batch);
       },
-      settle, // still queued and saved: the next drain, or the next page, sends it again
+      release, // still queued and saved: the next drain, or the next page, sends it again
     );
   }
 

@@ -9,7 +9,7 @@ export interface KeyValueStore {
 }
 
 /** The page's localStorage, or undefined where there is none or it refuses use (Node, some private modes, sandboxed frames). */
-export function pageStorage(): KeyValueStore | undefined {
+export function browserStorage(): KeyValueStore | undefined {
   try {
     const s = (globalThis as { localStorage?: KeyValueStore }).localStorage;
     s?.getItem("recsvc:probe");

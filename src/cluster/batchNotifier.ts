@@ -37,7 +37,7 @@ export class BatchNotifier {
   }
 
   /** Resolves once the notices due so far are sent (or given up). */
-  async drain(): Promise<void> {
+  async catchUp(): Promise<void> {
     while (this.sending) await this.sending;
   }
 

@@ -53,7 +53,7 @@ export class Cluster {
     await this.feed.listen();
     await this.models.listen();
     await this.erasures.attach(recommender);
-    await recommender.settled();
+    await recommender.catchUp();
   }
 
   /** A batch this process's writer logged has committed: the others hear of it. */
@@ -74,7 +74,7 @@ export class Cluster {
   }
 
   async stop(): Promise<void> {
-    await this.notifier.drain();
+    await this.notifier.catchUp();
     await this.feed.stop();
     // The quota this process holds unspent goes back to the processes that stay.
     await Promise.all(this.limiters.map((l) => l.stop()));

@@ -8,9 +8,8 @@ import { log } from "../wire/log.js";
 /**
  * Server settings for the embedded cluster: durable (fsync, full page writes) but sized for bulk ingest.
  * wal_compression is off: this build offers only pglz, and the full-page images it would compress are mostly
- * leaves of the random-uuid event index, which barely compress. Measured right after a checkpoint, 500
- * commits of 43 events: pglz 5.1-6.1 ms of backend CPU per commit and 1,977-2,013 WAL bytes per event, off
- * 0.76-0.96 ms and 2,347-2,404 bytes (+19% WAL for a sixth of the CPU).
+ * leaves of the random-uuid event index, which barely compress: pglz saves little WAL for several times the
+ * backend CPU of a commit (docs/operations.md, "PostgreSQL settings").
  */
 const TUNING = `
 listen_addresses = '127.0.0.1'

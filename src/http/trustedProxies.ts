@@ -18,7 +18,7 @@ interface Range {
  * The addresses whose X-Forwarded-For is believed (TRUSTED_PROXIES), and the client address they vouch for.
  * Only the entries the trusted proxies appended are believed: everything left of the first untrusted entry was
  * written by the client, or by a proxy nobody vouches for. Addresses are parsed here rather than by node:net
- * (isIP, BlockList): that cost about 30 µs an entry, and a header of a few kilobytes holds hundreds.
+ * (isIP, BlockList), which costs far more per entry, and a header of a few kilobytes holds hundreds.
  */
 export class TrustedProxies {
   private constructor(

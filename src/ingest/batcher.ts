@@ -283,7 +283,7 @@ export class Batcher {
     if (result.ok) {
       metrics.ingestCommitSeconds.observe((performance.now() - batch.sentAt) / 1000);
       if (result.usage) this.opts.onUsage?.(result.usage);
-      this.settle(batch);
+      this.retire(batch);
       this.publish(batch, result);
       // The next batch leaves before the answers are written, so the database works while they go out.
       this.dispatch();
@@ -319,7 +319,7 @@ export class Batcher {
       }, RETRY_MS).unref();
       return;
     }
-    this.settle(batch);
+    this.retire(batch);
     for (const p of batch.parts) p.waiter?.reject(UNAVAILABLE());
   }
 
@@ -337,7 +337,7 @@ export class Batcher {
     }
     if (quotaExceeded) log.info("ingest request refused: quota", { records: batch.size, error: message });
     else log.error("ingest request refused by the database", { records: batch.size, error: message });
-    this.settle(batch);
+    this.retire(batch);
     const part = batch.parts[0]!;
     if (part.waiter) {
       part.waiter.reject(quotaExceeded ? appError("quota_exceeded", "refused", { reason: message }) : appError("internal_error", "recordsRefused"));
@@ -346,7 +346,8 @@ export class Batcher {
     }
   }
 
-  private settle(batch: Batch): void {
+  /** The batch is answered: it no longer counts as pending, and its submissions release what they held. */
+  private retire(batch: Batch): void {
     for (const p of batch.parts) p.submission.release?.();
     this.pending -= batch.size;
     if (this.pending === 0) {

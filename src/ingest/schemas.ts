@@ -24,8 +24,8 @@ const FUTURE_SLACK_MS = 24 * 60 * 60 * 1000;
 
 /**
  * How deep a free-form value may nest. JSON.parse takes any depth, but JSON.stringify and msgpackr recurse:
- * a `context` nested 3,000 levels deep (6 KB) overflowed msgpackr's stack while packing the batch, outside any
- * request, and ended the process.
+ * a `context` nested a few thousand levels deep (a few kilobytes) overflows msgpackr's stack while the batch is
+ * packed, outside any request, and ends the process.
  */
 export const MAX_FREEFORM_DEPTH = 100;
 /**

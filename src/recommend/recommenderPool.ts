@@ -76,8 +76,8 @@ interface ShardThread {
   queued: Map<number, number>;
   /** Rank requests of the current event-loop turn: they leave together, in one message. */
   outbox: AskWire[];
-  /** `settle` messages not answered yet, by id: resolved when answered, or when the thread exits. */
-  settling: Map<number, () => void>;
+  /** `catchUp` messages not answered yet, by id: resolved when answered, or when the thread exits. */
+  catchingUp: Map<number, () => void>;
 }
 
 /** Whether the thread holds the organisation in full: loaded, or loading and past it. */
@@ -101,7 +101,7 @@ export class RecommenderPool {
   /** Per shard: when it was last started and how many times in a row it died soon after. */
   private readonly restarts: Array<{ startedAt: number; failures: number }> = [];
   private outboxScheduled = false;
-  private settleIds = 0;
+  private catchUpIds = 0;
   private closing = false;
   private readonly sweeper: NodeJS.Timeout;
   private readonly shared = new SharedAnswers();
@@ -235,14 +235,14 @@ export class RecommenderPool {
   }
 
   /** Resolves once every shard has applied the batches published so far, not merely queued them. */
-  settled(): Promise<void> {
+  catchUp(): Promise<void> {
     return Promise.all(
       this.threads.map(
         (t) =>
           new Promise<void>((resolve) => {
-            const id = ++this.settleIds;
-            t.settling.set(id, resolve);
-            post(t, { t: "settle", id });
+            const id = ++this.catchUpIds;
+            t.catchingUp.set(id, resolve);
+            post(t, { t: "catchUp", id });
           }),
       ),
     ).then(() => undefined);
@@ -310,13 +310,13 @@ export class RecommenderPool {
       pending: new PendingRequests<Done<unknown>>(),
       queued: new Map(),
       outbox: [],
-      settling: new Map(),
+      catchingUp: new Map(),
     };
     this.threads[shard] = thread;
     for (const set of this.opts.ruleSets?.(shard, this.opts.shards) ?? []) post(thread, { t: "rules", ...set });
     const restarts = (this.restarts[shard] ??= { startedAt: 0, failures: 0 });
     restarts.startedAt = performance.now();
-    const settleAnswer = (id: number, result: RankResult | undefined): void => {
+    const answer = (id: number, result: RankResult | undefined): void => {
       const done = thread.pending.take(id);
       if (!done) return;
       if (result) done(undefined, result);
@@ -325,7 +325,7 @@ export class RecommenderPool {
     return new Promise((resolve, reject) => {
       worker.on("message", (raw: Uint8Array | ArrayBuffer) => {
         if (raw instanceof ArrayBuffer) {
-          readAnswers(raw, settleAnswer);
+          readAnswers(raw, answer);
           return;
         }
         const m = unpackMessage<FromShard>(raw);
@@ -336,7 +336,7 @@ export class RecommenderPool {
           if (m.skipped > 0) this.opts.observer?.skipped(shard, m.skipped);
           resolve();
         } else {
-          this.settle(thread, shard, m);
+          this.receive(thread, shard, m);
         }
       });
       worker.on("error", (err) => log.error("recommender thread failed", { shard, error: err.stack }));
@@ -344,8 +344,8 @@ export class RecommenderPool {
         thread.ready = false;
         thread.loading = undefined;
         // What it had not applied is gone with it; its successor loads the tables afresh.
-        for (const resolve of thread.settling.values()) resolve();
-        thread.settling.clear();
+        for (const resolve of thread.catchingUp.values()) resolve();
+        thread.catchingUp.clear();
         if (this.closing || this.threads[shard] !== thread) return;
         reject(new Error(`recommender shard ${shard} exited with code ${code} while loading`));
         this.restart(shard, thread, code);
@@ -372,7 +372,7 @@ export class RecommenderPool {
     else setTimeout(again, delayMs).unref();
   }
 
-  private settle(thread: ShardThread, shard: number, m: FromShard): void {
+  private receive(thread: ShardThread, shard: number, m: FromShard): void {
     const observer = this.opts.observer;
     switch (m.t) {
       case "stats":
@@ -384,9 +384,9 @@ export class RecommenderPool {
         else done?.(appError("internal_error", "recommenderFailed"), undefined);
         return;
       }
-      case "settled":
-        thread.settling.get(m.id)?.();
-        thread.settling.delete(m.id);
+      case "caughtUp":
+        thread.catchingUp.get(m.id)?.();
+        thread.catchingUp.delete(m.id);
         return;
       case "loading":
         thread.loading = new Set(m.pending);

@@ -175,15 +175,15 @@ export class UploadStream {
 
   /** Waits for every chunk's commit; the counts (the parse thread's and the quota's refusals together), or the error that stopped the upload. */
   async finish(parsed: { rejected: number; errors: UploadError[] }): Promise<UploadResult> {
-    await this.settled();
+    await this.catchUp();
     if (this.failure) throw this.failure;
     const errors = [...parsed.errors, ...this.errors].sort((a, b) => a.line - b.line).slice(0, MAX_REPORTED_ERRORS);
     return { accepted: this.accepted, rejected: parsed.rejected + this.rejected, errors };
   }
 
   /** Waits for the chunks already sent (an upload stopped early still reports what it stored). */
-  async settled(): Promise<number> {
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]); // each settling sends a waiting chunk
+  async catchUp(): Promise<number> {
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]); // each commit sends a waiting chunk
     return this.accepted;
   }
 

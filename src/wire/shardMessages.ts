@@ -104,8 +104,8 @@ export type ToShard =
   | { t: "stats"; id: number; org: number }
   /** The preview (POST /v1/recommend/preview): one ask ranked at once with its explanation, outside the asks' batches. */
   | { t: "explain"; id: number; ask: AskWire }
-  /** Answered with `settled` once every batch sent before it is applied (batches are applied in slices, between requests). */
-  | { t: "settle"; id: number }
+  /** Answered with `caughtUp` once every batch sent before it is applied (batches are applied in slices, between requests). */
+  | { t: "catchUp"; id: number }
   /** CLUSTER=1: another process stored the organisation's model, this version (the shard loads it). */
   | { t: "model"; org: number; version: number }
   /**
@@ -146,7 +146,7 @@ export type FromShard =
   | { t: "stats"; id: number; stats: OrgStats | undefined }
   /** `result` undefined: the ranking failed (logged by the shard). */
   | { t: "explained"; id: number; result: RankResult | undefined; explanation: Explanation | undefined }
-  | { t: "settled"; id: number }
+  | { t: "caughtUp"; id: number }
   /** Loading: items and users are read; the events of `pending`'s organisations are being read, in that order. */
   | { t: "loading"; pending: number[] }
   /** Loading: these organisations are read in full (the shard handles their requests from now on). */

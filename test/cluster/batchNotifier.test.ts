@@ -37,7 +37,7 @@ describe("BatchNotifier", () => {
       await sleep(1);
     }
     const lastCommitAt = performance.now();
-    await notifier.drain();
+    await notifier.catchUp();
     await pool.end();
     // A notice sent after the last commit reaches the listener a round trip later.
     for (let i = 0; i < 100 && !heard.some((h) => h.at >= lastCommitAt); i++) await sleep(20);

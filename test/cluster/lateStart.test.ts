@@ -3,7 +3,7 @@ import { call, newOrg, type Org } from "../helpers/api.js";
 import { event, eventually, upsertItems } from "../helpers/recommend.js";
 import { popularScores, storedSums, total } from "../helpers/eventCounts.js";
 import { startServer, type TestServer } from "../helpers/server.js";
-import { committedBefore, parseSnapshot } from "../../src/wire/snapshot.js";
+import { committedBefore, parseXidSnapshot } from "../../src/wire/xidSnapshot.js";
 
 /**
  * A process that starts while another ingests without pause: every batch must count once in its recommender,
@@ -80,7 +80,7 @@ describe("a process started while another ingests (CLUSTER=1)", () => {
       const live = (await db.query<{ s: string }>("SELECT pg_current_snapshot()::text AS s")).rows[0]!.s;
       expect(live).toContain(running);
       for (const text of [live, "100:100:", "100:120:105,110,119", "5000000000:5000000007:5000000001"]) {
-        const snapshot = parseSnapshot(text);
+        const snapshot = parseXidSnapshot(text);
         const ids = [1n, 99n, 100n, 104n, 105n, 106n, 110n, 119n, 120n, 121n, 4999999999n, 5000000001n, 5000000002n, 5000000007n];
         ids.push(...[snapshot.xmin - 1n, snapshot.xmin, snapshot.xmax - 1n, snapshot.xmax, ...snapshot.inProgress].filter((x) => x > 0n));
         const { rows } = await db.query<{ x: string; visible: boolean }>(

@@ -81,10 +81,10 @@ export { pointer };
  * build, and the reference page rendered from the description with its stylesheet. A route is such a file when
  * its path is one of these prefixes or lies under one; any other route, JSON or not, must be in the description.
  */
-const PAGE_PREFIXES = ["/dashboard", "/docs", "/sdk"] as const;
+const BROWSER_FILE_PREFIXES = ["/dashboard", "/docs", "/sdk"] as const;
 
-export function isPage(pattern: string): boolean {
-  return pattern === "/" || PAGE_PREFIXES.some((p) => pattern === p || pattern.startsWith(`${p}/`));
+export function isBrowserFile(pattern: string): boolean {
+  return pattern === "/" || BROWSER_FILE_PREFIXES.some((p) => pattern === p || pattern.startsWith(`${p}/`));
 }
 
 /** A router pattern (`/v1/keys/:id/revoke`) as a document path (`/v1/keys/{id}/revoke`). */

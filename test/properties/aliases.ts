@@ -6,7 +6,7 @@ import type { Scenario } from "./arbitraries/records.js";
  * the user's own alias target, is already an alias, absorbed another id, or is an upserted user. An accepted
  * alias names the user's own target when the user is itself an alias.
  */
-export function settledAliases(s: Pick<Scenario, "users" | "events">): Map<string, string> {
+export function aliasesOf(s: Pick<Scenario, "users" | "events">): Map<string, string> {
   const upserted = new Set(s.users.map((u) => u.user_id));
   const aliases = new Map<string, string>();
   const targets = new Set<string>();

@@ -1,6 +1,6 @@
 import type { Scenario } from "./arbitraries/records.js";
 import { contractWeight } from "./arbitraries/records.js";
-import { settledAliases } from "./aliases.js";
+import { aliasesOf } from "./aliases.js";
 
 /** What `recently-viewed` must answer for one user once a scenario's data is in. */
 export interface RecentlyViewed {
@@ -16,7 +16,7 @@ export interface RecentlyViewed {
  * for the user its identify events settled it into (./aliases.ts), with the history of every id merged there.
  */
 export function expectedRecentlyViewed(s: Scenario): RecentlyViewed[] {
-  const aliases = settledAliases(s);
+  const aliases = aliasesOf(s);
   const activeItems = new Set(s.items.filter((i) => i.status === "active").map((i) => i.item_id));
   const status = new Map(s.users.map((u) => [u.user_id, u.status]));
   const users = new Set(s.events.map((e) => e.user_id));

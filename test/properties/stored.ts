@@ -2,7 +2,7 @@ import type pg from "pg";
 import { expect } from "vitest";
 import type { Event, Item, Scenario, User } from "./arbitraries/records.js";
 import { contractWeight } from "./arbitraries/records.js";
-import { settledAliases } from "./aliases.js";
+import { aliasesOf } from "./aliases.js";
 import { instantMicros, micros } from "./times.js";
 
 /** JSON as PostgreSQL's jsonb gives it back: what JSON.stringify sent, parsed (-0 is 0, key order free). */
@@ -139,7 +139,7 @@ export async function expectEventsStored(db: pg.Pool, org: number, sent: Event[]
 export async function expectAliasesStored(db: pg.Pool, org: number, s: Scenario): Promise<void> {
   const { rows } = await db.query("SELECT previous_user_id, user_id FROM identity_aliases WHERE org = $1", [org]);
   const stored = new Map(rows.map((r) => [r.previous_user_id as string, r.user_id as string]));
-  expect(stored, "identity aliases (previous_user_id → user_id)").toEqual(settledAliases(s));
+  expect(stored, "identity aliases (previous_user_id → user_id)").toEqual(aliasesOf(s));
 }
 
 /** Everything of a scenario is stored exactly once, as sent. */

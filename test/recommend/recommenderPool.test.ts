@@ -318,7 +318,7 @@ describe("RecommenderPool (the front thread's client of the recommender threads)
       undefined,
     );
     expect(packed.buffer.byteLength).toBe(0); // moved to the last owner
-    await r.settled();
+    await r.catchUp();
     for (const { seq } of owners) {
       const answer = await rankWith(r, toRankRequest(seq, validateRecommend({ strategy: "popular" })));
       expect(answer.scores).toHaveLength(1);

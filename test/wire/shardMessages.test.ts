@@ -60,7 +60,7 @@ describe("a committed batch on its way to a shard", () => {
   });
 
   it("reads every other message packed whole", () => {
-    const settle: ToShard = { t: "settle", id: 9 };
-    expect(readToShard(packMessage(settle))).toEqual(settle);
+    const catchUp: ToShard = { t: "catchUp", id: 9 };
+    expect(readToShard(packMessage(catchUp))).toEqual(catchUp);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Hashes of attribute text, so that the index keeps numbers rather than strings (a string costs 30–50 bytes of
- * heap before its characters; a catalog of distinct tag values once cost 50 times its JSON). Murmur3's mixing
+ * heap before its characters, so a catalog of distinct tag values would cost many times its JSON). Murmur3's mixing
  * steps over UTF-16 code units; any two texts that differ may share a hash, which callers must tolerate.
  */
 

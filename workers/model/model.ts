@@ -1,5 +1,5 @@
 import type { AlsParams } from "../../src/wire/als.js";
-import type { ClosedForm } from "./closedForm.js";
+import type { ClosedForm } from "./ease.js";
 import type { ItemItem } from "./itemItem.js";
 import type { Ivf } from "./ivf.js";
 import type { NeighbourTable } from "./neighbourSlots.js";

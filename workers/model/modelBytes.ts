@@ -1,6 +1,6 @@
 import { Packr } from "msgpackr";
 import type { AlsParams } from "../../src/wire/als.js";
-import type { ClosedForm } from "./closedForm.js";
+import type { ClosedForm } from "./ease.js";
 import type { ItemItem } from "./itemItem.js";
 import type { Model } from "./model.js";
 
@@ -9,9 +9,9 @@ import type { Model } from "./model.js";
  * sizes), then the arrays as raw bytes, each at an offset that is a multiple of 8, the external id of each item
  * (in the trainer's numbering) among them. Raw bytes, not msgpack, because they are most of it (tens of MB for a large
  * organisation) and are copied, not encoded. User vectors are not stored: a process that loads the model folds
- * every user in from its own history (translateModel.ts says why). Nor are the neighbour lists: at 100,000 items
- * they are 40 MB against 8 MB for all the rest, and rebuilding them from the vectors took 3 s of a 28 s training
- * (measured on 100,000 items, 30,000 users), done in the loading process's training thread.
+ * every user in from its own history (translateModel.ts says why). Nor are the neighbour lists: they are several
+ * times the size of all the rest, and rebuilding them from the vectors is a small part of a training, done in the
+ * loading process's training thread (docs/recommender.md, "Figures behind the constants").
  */
 export interface StoredModel {
   params: AlsParams;
@@ -69,8 +69,8 @@ function kindOf(a: Typed): Kind {
 }
 
 /**
- * The names as one UTF-8 run and where each ends: the loading thread reads them a few at a time between requests
- * (a msgpack array of 100,000 ids took 12 ms to unpack in one go on a quiet machine, over 100 ms on a busy one).
+ * The names as one UTF-8 run and where each ends: the loading thread reads them a few at a time between requests,
+ * where a msgpack array of them is unpacked in one go and holds the thread for as long.
  */
 function namesOf(names: string[]): [string, Typed][] {
   const encoder = new TextEncoder();

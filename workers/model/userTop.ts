@@ -1,7 +1,7 @@
 /**
  * Each user's best items, kept from training: the item-item model's score blended with a user-user term
  * (training/userUser.ts), which only training computes. A request reads the short list instead of summing up to a
- * thousand rows (about 150 µs for a user of 70 items on a 100,000-item catalog, against a few µs). Made in the
+ * thousand rows (docs/recommender.md gives both costs). Made in the
  * training thread from the same rows and recency codes as a query sums them (training/userTop.ts). A request reads
  * it only while the user's history version is the trained one; once it moves on, the query is summed afresh from
  * the item-item rows alone (a user's new events change their answer at once). Past the list (a deep page, a

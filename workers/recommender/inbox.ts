@@ -4,7 +4,7 @@ import type { LoadProgress } from "./loadProgress.js";
 /** Handles one message; `loaded` says which organisations a batch's records may be applied to. */
 export type Handle = (m: ToShard, loaded: (org: number) => boolean) => void;
 
-type Phase = "before-snapshot" | "loading" | "open";
+type Phase = "before-position" | "loading" | "open";
 
 const ALL = (): boolean => true;
 
@@ -16,7 +16,7 @@ const ALL = (): boolean => true;
  * once: the front thread sends them only for organisations the shard has said it has read.
  */
 export class Inbox {
-  private phase: Phase = "before-snapshot";
+  private phase: Phase = "before-position";
   private waiting: Array<{ m: ToShard; mark: number }> = [];
 
   constructor(
@@ -34,8 +34,8 @@ export class Inbox {
     }
   }
 
-  snapshotTaken(): void {
-    if (this.phase === "before-snapshot") this.phase = "loading";
+  positionTaken(): void {
+    if (this.phase === "before-position") this.phase = "loading";
   }
 
   /** The load has ended: what waited is applied, in order, to the organisations it was not applied to. */

@@ -6,7 +6,7 @@ import { readCopy } from "./copyReader.js";
 import type { Skips } from "./skips.js";
 import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
 import { SnapshotReader } from "../index/snapshotBytes.js";
-import { parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
+import { parseXidSnapshot, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
 import { latestSnapshots, missingFrom, snapshotBytes, type StoredSnapshot } from "./snapshotStore.js";
 
 const PROGRESS_EVERY = 1_000_000;
@@ -37,12 +37,12 @@ export interface SnapshotLoad {
  */
 const SNAPSHOT_LOOKBACK_S = 600;
 
-/** What a load tells as it goes: the snapshot, then which organisations it has read in full. */
+/** What a load tells as it goes: its position, then which organisations it has read in full. */
 export interface LoadHooks {
-  /** Just before the first query, which takes the snapshot: what was committed before this is in it. */
-  snapshotTaken(): void;
-  /** The snapshot itself (pg_current_snapshot()), before anything is read: which transactions' work it holds. */
-  snapshot(text: string): void;
+  /** Just before the first query, which takes the load's position: what was committed before this is in it. */
+  positionTaken(): void;
+  /** The position itself (pg_current_snapshot()), before anything is read: which transactions' work it holds. */
+  position(text: string): void;
   /** Items and users are read; the events of `order`'s organisations follow in that order (`bySize` only). */
   catalogLoaded(order: number[]): void;
   /** The next `orgs` of the order are read in full. */
@@ -78,13 +78,13 @@ export async function loadShard(
   const nowS = Date.now() / 1000;
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    hooks.snapshotTaken();
+    hooks.positionTaken();
     const at = (await client.query<{ s: string; t: number }>("SELECT pg_current_snapshot()::text AS s, extract(epoch FROM now())::float8 AS t"))
       .rows[0]!;
-    hooks.snapshot(at.s);
-    const now = parseSnapshot(at.s);
+    hooks.position(at.s);
+    const now = parseXidSnapshot(at.s);
     // Snapshots first (migration 019): each restored organisation's ids are then those its snapshot's events were counted under.
-    const restored = new Map<number, StoredSnapshot & { snapshot: Snapshot; extra: Set<bigint> }>();
+    const restored = new Map<number, StoredSnapshot & { at: XidSnapshot; extra: Set<bigint> }>();
     // Where the load's time goes (logged once it is done): what a restart costs, part by part.
     const phases: Record<string, number> = {};
     let phaseStarted = performance.now();
@@ -101,7 +101,7 @@ export async function loadShard(
           const bytes = await snapshotBytes(client, s);
           // An empty one: the thread held nothing of the organisation (no index made for it now either).
           if (bytes.length > 0) orgIndex(s.org).restoreFrom(new SnapshotReader(bytes));
-          restored.set(s.org, { ...s, snapshot: parseSnapshot(s.position), extra: new Set(s.extraXids.map(BigInt)) });
+          restored.set(s.org, { ...s, at: parseXidSnapshot(s.position), extra: new Set(s.extraXids.map(BigInt)) });
           snapshots.outcome(s.org, "restored");
         } catch (err) {
           snapshots.discard(s.org);
@@ -165,7 +165,7 @@ export async function loadShard(
         (r) => {
           if (after) {
             const s = restored.get(Number(r[0]))!;
-            if (!missingFrom(s.snapshot, now, r[8]!, s.extra)) return;
+            if (!missingFrom(s.at, now, r[8]!, s.extra)) return;
           }
           if (erasing.size > 0 && erasing.get(Number(r[0]))?.has(r[1]!)) return;
           try {

@@ -12,7 +12,7 @@ import {
 } from "../../src/wire/shardMessages.js";
 import { log, setLogLevel } from "../../src/wire/log.js";
 import type { RecommenderThreadData } from "../../src/wire/threadData.js";
-import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
+import { committedBefore, parseXidSnapshot, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
 import { loadShard, type LoadHooks } from "./loader.js";
 import { BatchQueue } from "./batchQueue.js";
 import { FairScheduler } from "./fairScheduler.js";
@@ -30,7 +30,7 @@ import type { LoadResult, SnapshotOutcome } from "./loader.js";
 const data = workerData as RecommenderThreadData;
 setLogLevel(data.logLevel);
 /**
- * A lane's share of a round: a few cheap asks (0.03-0.3 ms each); an expensive one overruns it and leaves its
+ * A lane's share of a round: a few cheap asks; an expensive one overruns it and leaves its
  * organisation in debt until the others have had as much time.
  */
 const QUANTUM_MS = 0.5;
@@ -51,8 +51,8 @@ const shared =
   new SharedTraining({ databaseUrl: data.databaseUrl, ...data.cluster, shard: data.shard, shards: data.shards, index: (org) => shard.org(org) });
 /** CLUSTER=1: the transactions of the other processes' batches applied lately (an index snapshot names those past its position). */
 const foreignXids = new RecentXids();
-/** The load's snapshot: another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
-let loadSnapshot: Snapshot | undefined;
+/** The load's position (its PostgreSQL snapshot): another process's batch committed before it is in what the load read (src/cluster/batchFeed.ts). */
+let loadPosition: XidSnapshot | undefined;
 
 function send(m: FromShard): void {
   const packed = packMessage(m);
@@ -129,7 +129,7 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
         queueAsks(m.asks);
         return;
       case "batch":
-        if (m.xid !== null && loadSnapshot !== undefined && committedBefore(loadSnapshot, BigInt(m.xid))) return;
+        if (m.xid !== null && loadPosition !== undefined && committedBefore(loadPosition, BigInt(m.xid))) return;
         if (m.xid !== null) foreignXids.add(BigInt(m.xid));
         batches.add(
           shard.applyPackedSteps(m.payload, m.notStored, (org) => ownsOrg(org) && loaded(org)),
@@ -160,11 +160,11 @@ function handle(m: ToShard, loaded: (org: number) => boolean): void {
       case "snapshot":
         // While loading, the index is not yet at any one position: the next round takes it.
         if (loadResult === undefined || m.t !== "snapshot") return;
-        snapshots.round(m.position, m.takenAtS, m.orgs, foreignXids.after(parseSnapshot(m.position)), new Set(m.fresh));
+        snapshots.round(m.position, m.takenAtS, m.orgs, foreignXids.after(parseXidSnapshot(m.position)), new Set(m.fresh));
         return;
-      case "settle":
+      case "catchUp":
         // A job of no steps, queued behind the batches: it is done when they are.
-        batches.add([].values(), () => send({ t: "settled", id: m.id }));
+        batches.add([].values(), () => send({ t: "caughtUp", id: m.id }));
         return;
     }
   } catch (err) {
@@ -211,8 +211,8 @@ function loadHooks(): LoadHooks {
   let unsent: number[] = [];
   let sentAt = 0;
   return {
-    snapshotTaken: () => inbox.snapshotTaken(),
-    snapshot: (text) => (loadSnapshot = parseSnapshot(text)),
+    positionTaken: () => inbox.positionTaken(),
+    position: (text) => (loadPosition = parseXidSnapshot(text)),
     catalogLoaded: (order) => {
       progress.catalogLoaded(order);
       send({ t: "loading", pending: order });
@@ -267,7 +267,7 @@ async function start(): Promise<void> {
   if (shared) {
     shared.start(training);
     for (const [org, version] of stored) shared.notice(org, version);
-    await shared.settled();
+    await shared.catchUp();
   }
   // First models are trained after serving starts: until then user strategies fall back to popular.
   for (const index of [...shard.all()]) {

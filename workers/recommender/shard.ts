@@ -82,10 +82,10 @@ export class Shard {
   /**
    * apply() for a batch as packBatch made it, in steps of at most RECORDS_PER_STEP records or STEP_MS: the caller
    * may answer requests between them. Its events are read in place (src/wire/packedEvents.ts), all in one step
-   * when the batch holds nothing else (10,000 events take a few milliseconds); its items and users, when it
-   * holds some, are unpacked and applied first, and then every record counts towards the steps (10,000 items
-   * took a shard 100–200 ms in one go). Bytes the in-place reader cannot follow (a reader bug: ids of 256 bytes
-   * once were one) are read by msgpackr instead, from the first event not applied yet.
+   * when the batch holds nothing else (events are cheap to apply); its items and users, when it holds some, are
+   * unpacked and applied first, and then every record counts towards the steps (a chunk of items applied in one
+   * go would hold the shard for too long: docs/recommender.md, "Fair shares of a thread"). Bytes the in-place
+   * reader cannot follow (a reader bug) are read by msgpackr instead, from the first event not applied yet.
    */
   *applyPackedSteps(packed: Uint8Array, notStored: readonly number[] | null, owns: (org: number) => boolean): Generator<void, void> {
     const reader = new PackedEvents(packed);
@@ -248,7 +248,7 @@ export class Shard {
   }
 }
 
-/** Records applied between two steps of applyPackedSteps: 1–2 ms of work for items with a few attributes… */
+/** Records applied between two steps of applyPackedSteps: a millisecond or two of work for items with a few attributes… */
 const RECORDS_PER_STEP = 100;
 /** …or fewer, once a step has taken this long: a step is the unit the thread's scheduler cannot split. */
 const STEP_MS = 1;

@@ -4,7 +4,7 @@ import { log } from "../../src/wire/log.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { readHeader, storedNames, type StoredNames } from "../model/modelBytes.js";
 import type { TrainingScheduler, TrainingShare } from "./trainingScheduler.js";
-import { storedModelBytes } from "./copyBinary.js";
+import { storedModelBytes } from "./storedModelBytes.js";
 
 /**
  * A stored model naming items this process has not seen yet (their batch is on its way: the batch feed delivers
@@ -131,7 +131,7 @@ export class SharedTraining implements TrainingShare {
   }
 
   /** Resolves once every model announced so far is loaded (or given up). */
-  async settled(): Promise<void> {
+  async catchUp(): Promise<void> {
     while (this.loading) await this.loading;
   }
 
@@ -219,7 +219,7 @@ export class SharedTraining implements TrainingShare {
 
 /**
  * This process's number of each of the trainer's items (−1: not seen here), a few milliseconds at a time with the
- * requests that came meanwhile answered in between: 100,000 names took 100–190 ms in all on a busy machine.
+ * requests that came meanwhile answered in between: a large catalog's names take far longer than one request.
  */
 async function localNumbers(index: OrgIndex, names: StoredNames): Promise<Int32Array> {
   const local = new Int32Array(names.count);

@@ -2,7 +2,7 @@ import { log } from "../../src/wire/log.js";
 import type { FromShard } from "../../src/wire/shardMessages.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import { SnapshotWriter } from "../index/snapshotBytes.js";
-import { committedBefore, type Snapshot } from "../../src/wire/snapshot.js";
+import { committedBefore, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
 import { sha256 } from "../index/snapshotBytes.js";
 import { moveSnapshots, writeSnapshot } from "./snapshotStore.js";
 
@@ -170,7 +170,7 @@ export class RecentXids {
   }
 
   /** Those the position does not hold as committed. */
-  after(position: Snapshot): string[] {
+  after(position: XidSnapshot): string[] {
     return this.ring.filter((x) => !committedBefore(position, x)).map(String);
   }
 }

@@ -1,7 +1,7 @@
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
 import { ALL_ORGS, SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED, THIS_DATABASE } from "../../src/wire/indexSnapshots.js";
-import { committedBefore, parseSnapshot, type Snapshot } from "../../src/wire/snapshot.js";
+import { committedBefore, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
 import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
 import { sha256 } from "../index/snapshotBytes.js";
 
@@ -185,11 +185,9 @@ const COPY_SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
  * index at `position` (and not among the `extra` transactions it applied past it): its full id is the one nearest
  * below `now`'s xmax, which every committed row's is.
  */
-export function missingFrom(position: Snapshot, now: Snapshot, xmin: string, extra: ReadonlySet<bigint>): boolean {
+export function missingFrom(position: XidSnapshot, now: XidSnapshot, xmin: string, extra: ReadonlySet<bigint>): boolean {
   const low = BigInt(xmin);
   let full = ((now.xmax >> 32n) << 32n) | low;
   if (full >= now.xmax) full -= 1n << 32n;
   return !committedBefore(position, full) && !extra.has(full);
 }
-
-export { parseSnapshot };

@@ -8,8 +8,8 @@ const USERS_PER_CHECK = 64;
 
 /**
  * trainingSet() built a few milliseconds at a time: the same matrix, but the shard answers rank requests between
- * slices. Built in one go it held the benchmark organisation's shard for 340 ms (50,000 users, 3.7M
- * interactions), and each request that came meanwhile waited for it.
+ * slices. Built in one go it holds a large organisation's shard for hundreds of milliseconds, and each request
+ * that comes meanwhile waits for it.
  */
 export async function trainingSetInSlices(index: OrgIndex, pause: () => Promise<void> = nextTurn, sliceMs = SLICE_MS): Promise<TrainingSet> {
   const builder = new TrainingSetBuilder(index);

@@ -17,16 +17,15 @@ const RETRAIN_MIN_EVENTS = 1_000;
 const RETRAIN_GAP_MS = 10_000;
 /**
  * …and no sooner than this many times the last training's length after it started: a training costs more as
- * data grows, and under a steady stream of events the growth rule alone kept a third of a core training
- * back to back (measured with `npm run bench:ingest`), CPU that ingestion and serving need. Users stay fresh
+ * data grows, and under a steady stream of events the growth rule alone keeps training back to back, on CPU
+ * that ingestion and serving need. Users stay fresh
  * meanwhile by fold-in; the scheduled retrain (RECOMMEND_RETRAIN_S) is not held back, nor is the retrain after
- * a bulk load (RETRAIN_AFTER_LOAD_GROWTH).
+ * a bulk load (RETRAIN_AFTER_BULK_GROWTH).
  */
 const RETRAIN_GAP_PER_TRAINING = 10;
 /**
  * A retrain for new interactions waits while this shard takes at least this many events a second: training
- * takes cores that a bulk load needs (a retrain overlapping `npm run bench:ingest`'s 1,000-event run cost it
- * about 13%), and the load's model is better trained once on all of it…
+ * takes cores that a bulk load needs, and the load's model is better trained once on all of it…
  */
 const BUSY_EVENTS_PER_S = 20_000;
 /** …but no longer than this past the moment it could have started, so a steady heavy stream still retrains. */
@@ -35,17 +34,17 @@ const RETRAIN_DEFER_MAX_MS = 60_000;
 const RATE_SMOOTHING_S = 5;
 /**
  * A model trained while a bulk load streamed in is replaced as soon as the load lulls once new interactions reach
- * this share of what it was trained on, however long its training took: loading the benchmark organisation left
- * the model of its first 3-6% (108-217k of 3.7M interactions, a minute's training beside the load) in service
- * almost ten minutes more. A steady stream never qualifies (one never busy is no load, one never lull has no end),
- * and the data must have doubled each time, so even a load with lulls between its files retrains only a few times.
+ * this share of what it was trained on, however long its training took: otherwise a large bulk load leaves the
+ * model of its first few percent in service for minutes after the load ends. A steady stream never qualifies (one
+ * never busy is no load, one never lull has no end), and the data must have doubled each time, so even a load
+ * with lulls between its files retrains only a few times.
  */
-const RETRAIN_AFTER_LOAD_GROWTH = 1;
+const RETRAIN_AFTER_BULK_GROWTH = 1;
 /**
- * The same holds for a load at any rate once the organisation has taken no event for this long: loaded through
- * the API at 8,500 events a second (below a bulk load's rate), Gowalla's 810,128 pairs left the model of the first
- * part in service 128 s after the last event, ten times that model's training. Five seconds, as the rate's
- * smoothing: a loader's pause of a second or two between files is not the end of its load.
+ * The same holds for a load at any rate once the organisation has taken no event for this long: a load through
+ * the API below a bulk load's rate never counts as busy, and would leave the model of its first part in service
+ * long after its last event. Five seconds, as the rate's smoothing: a loader's pause of a second or two between
+ * files is not the end of its load.
  */
 const QUIET_MS = 5_000;
 
@@ -103,19 +102,19 @@ export function isTrainingDue(
   if (sinceStart >= retrainIntervalMs) return true;
   if (sinceStart < RETRAIN_GAP_MS || newEvents < Math.max(RETRAIN_MIN_EVENTS, RETRAIN_GROWTH * s.trainedOn)) return false;
   const busy = ingestPerS >= BUSY_EVENTS_PER_S;
-  if (outgrownByEndedLoad(s, newEvents, busy) || outgrownByQuietOrg(s, newEvents, now)) return true;
+  if (outgrownByEndedBulk(s, newEvents, busy) || outgrownByQuietOrg(s, newEvents, now)) return true;
   const gap = Math.max(RETRAIN_GAP_MS, RETRAIN_GAP_PER_TRAINING * s.lastMs);
   return sinceStart >= gap && (!busy || sinceStart >= gap + RETRAIN_DEFER_MAX_MS);
 }
 
 /** Whether a bulk load that came after the model's training started has ended, leaving the model a small part of the data. */
-function outgrownByEndedLoad(s: OrgTraining, newEvents: number, busy: boolean): boolean {
-  return s.busySinceStart && !busy && newEvents >= RETRAIN_AFTER_LOAD_GROWTH * s.trainedOn;
+function outgrownByEndedBulk(s: OrgTraining, newEvents: number, busy: boolean): boolean {
+  return s.busySinceStart && !busy && newEvents >= RETRAIN_AFTER_BULK_GROWTH * s.trainedOn;
 }
 
 /** Whether the organisation's events have stopped, leaving the model at most half of the data. */
 function outgrownByQuietOrg(s: OrgTraining, newEvents: number, now: number): boolean {
-  return s.lastEventAt > 0 && now - s.lastEventAt >= QUIET_MS && newEvents >= RETRAIN_AFTER_LOAD_GROWTH * s.trainedOn;
+  return s.lastEventAt > 0 && now - s.lastEventAt >= QUIET_MS && newEvents >= RETRAIN_AFTER_BULK_GROWTH * s.trainedOn;
 }
 
 /**

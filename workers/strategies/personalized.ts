@@ -1,5 +1,5 @@
-import type { ClosedForm, DualForm } from "../model/closedForm.js";
-import { closedFormScores, dualScores, userSide } from "../model/closedForm.js";
+import type { ClosedForm, DualForm } from "../model/ease.js";
+import { closedFormScores, dualScores, userSide } from "../model/ease.js";
 import { itemItemScores, type ItemItem } from "../model/itemItem.js";
 import type { Model } from "../model/model.js";
 import { foldIn } from "../model/model.js";

@@ -10,7 +10,7 @@ import { newArrivals, popular, trending, type GlobalStrategy } from "./global.js
 import { becauseYouViewed, buyAgain, recentlyViewed } from "./history.js";
 import { page } from "./page.js";
 import { personalized } from "./personalized.js";
-import { alsoViewed, frequentlyBoughtTogether } from "./related.js";
+import { alsoViewed, frequentlyBoughtTogether } from "./coOccurring.js";
 import { similar } from "./similar.js";
 import type { Eligible } from "./eligibility.js";
 import type { RankContext, Ranking, StrategyFn } from "./types.js";

@@ -10,7 +10,7 @@ import { work, WORK_BUDGET } from "./workBudget.js";
 /** Learned vectors carry most of the similarity; shared attributes the rest, and all of it for new items. */
 const VECTOR_SHARE = 0.7;
 const VECTOR_CANDIDATES_MIN = 100;
-/** The context item's own cell and the next hold 98% of its 100 nearest vectors (100,000 items). */
+/** The context item's own cell and the next hold nearly all of its nearest vectors (docs/recommender.md gives the recall). */
 const VECTOR_PROBES = 2;
 /**
  * Attribute postings walked per request: with vectors, only for items that match on attributes alone (the

@@ -31,8 +31,8 @@ export const USER_PAIRS_MAX_ITEMS = 1_000;
  * item is `personalized` of a user who has only that item.
  *
  * The cost is Σ_u d_u² additions (each user's pairs, through at most USER_PAIRS_MAX_ITEMS of their items) and one
- * look at every (item, co-occurring item) pair to select the rows: on the benchmark organisation's data (100,000
- * items, 3.7 M pairs) 273 M additions and 171 M looks. So the selection keeps its threshold in locals and skips a
+ * look at every (item, co-occurring item) pair to select the rows: hundreds of millions of each on a large
+ * organisation (docs/recommender.md). So the selection keeps its threshold in locals and skips a
  * candidate with one comparison, one heap serves every item, and the sampled users' items are laid out once.
  */
 export function fitItemItem(x: SparseRows, params: ItemItemParams = ITEM_ITEM): { rows: ItemItem; similar: NeighbourTable | undefined } {

@@ -2,7 +2,7 @@ import { setPriority } from "node:os";
 import { parentPort } from "node:worker_threads";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { SparseRows } from "./als.js";
-import { closedFormBuffers } from "../model/closedForm.js";
+import { closedFormBuffers } from "../model/ease.js";
 import { itemItemBuffers } from "../model/itemItem.js";
 import { decodeModel, encodeModel } from "../model/modelBytes.js";
 import type { Model } from "../model/model.js";

@@ -1,4 +1,4 @@
-import type { ClosedForm, DualForm } from "../model/closedForm.js";
+import type { ClosedForm, DualForm } from "../model/ease.js";
 import type { ItemItem } from "../model/itemItem.js";
 import { END, slotCosine, slotItem, slotOf, type NeighbourTable } from "../model/neighbourSlots.js";
 import type { Model } from "../model/model.js";

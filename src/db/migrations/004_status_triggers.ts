@@ -1,7 +1,7 @@
 /**
  * Status history from the upserts themselves: statement triggers read the rows an INSERT … ON CONFLICT DO UPDATE
  * inserted and updated (transition tables), so keeping every status change costs no second lookup of each row
- * (the writer's merge used to join the staging rows against the table first: a third of a bulk upload's time).
+ * (a join of the staging rows against the table first would be a large share of a bulk upload's time).
  */
 export const sql = `
 CREATE FUNCTION record_inserted_statuses() RETURNS trigger LANGUAGE plpgsql AS $$

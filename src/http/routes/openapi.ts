@@ -1,5 +1,5 @@
 import { buildDocument } from "../../openapi/document.js";
-import { renderDocsPage } from "../../openapi/html/render.js";
+import { renderReference } from "../../openapi/html/render.js";
 import { DOCS_CSS } from "../../openapi/html/style.js";
 import type { Services } from "../../services.js";
 import { CORS_ORIGIN } from "../cors.js";
@@ -19,7 +19,7 @@ const DOCUMENT_HEADERS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** The page loads its own stylesheet and nothing else: no script, no font, no other origin. */
-const PAGE_HEADERS: ReadonlyArray<readonly [string, string]> = [
+const REFERENCE_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ["content-security-policy", "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"],
   ["x-content-type-options", "nosniff"],
   ["referrer-policy", "no-referrer"],
@@ -41,10 +41,10 @@ function staticRoute(pattern: string, type: string, body: Buffer, headers: Reado
 /** GET /openapi.json, and /docs rendering the same document; both built once, at start-up. */
 export function openapiRoutes(_s: Services): Route[] {
   const document = buildDocument();
-  const page = renderDocsPage(document, STYLE_PATH, DOCUMENT_PATH);
+  const html = renderReference(document, STYLE_PATH, DOCUMENT_PATH);
   return [
     staticRoute(DOCUMENT_PATH, "application/json; charset=utf-8", Buffer.from(JSON.stringify(document)), DOCUMENT_HEADERS),
-    staticRoute("/docs", "text/html; charset=utf-8", Buffer.from(page), PAGE_HEADERS),
-    staticRoute(STYLE_PATH, "text/css; charset=utf-8", Buffer.from(DOCS_CSS), PAGE_HEADERS),
+    staticRoute("/docs", "text/html; charset=utf-8", Buffer.from(html), REFERENCE_HEADERS),
+    staticRoute(STYLE_PATH, "text/css; charset=utf-8", Buffer.from(DOCS_CSS), REFERENCE_HEADERS),
   ];
 }

@@ -65,7 +65,7 @@ async function receiveUpload(s: Services, uploads: Uploads, ctx: RequestContext,
       session.fail(err);
       body.abandon();
     }
-    const stored = await stream.settled();
+    const stored = await stream.catchUp();
     // The rows are stored whatever happens to the audit entry: its failure is logged, never the upload's answer.
     await recordAuditPatiently(s.pool, who, { action: `upload.${kind}`, target: auditTarget(format, stored, result, failure), ip });
     if (failure !== undefined) throw stoppedAfter(failure, stored);

@@ -15,7 +15,7 @@ interface Listed {
 }
 
 /** The API reference as one HTML page, rendered from the OpenAPI document itself; every text in it is escaped. */
-export function renderDocsPage(doc: OpenApiDocument, stylesheet: string, documentUrl: string): string {
+export function renderReference(doc: OpenApiDocument, stylesheet: string, documentUrl: string): string {
   const info = doc.info as { title: string; version: string; description: string };
   const ctx: Context = {
     schemas: doc.components.schemas as Record<string, JsonSchema>,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { setLogLevel } from "../../../src/wire/log.js";
 import { MODEL_CHANNEL } from "../../../src/wire/shardMessages.js";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
-import { storedModelBytes } from "../../../workers/recommender/copyBinary.js";
+import { storedModelBytes } from "../../../workers/recommender/storedModelBytes.js";
 import { SharedTraining } from "../../../workers/recommender/sharedTraining.js";
 import { startServer, type TestServer } from "../../helpers/server.js";
 

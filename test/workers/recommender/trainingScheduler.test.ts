@@ -23,7 +23,7 @@ const untrained = (): OrgTraining => ({ lastStart: 0, lastMs: 0, trainedOn: 0, f
  * The benchmark organisation's load as it went: its first model, started at t = 0 as the load began, took a
  * minute beside it and saw 217,000 of the 3,800,000 interactions the load ends with, a minute in.
  */
-const trainedEarlyInLoad = (): OrgTraining => ({
+const trainedEarlyInBulk = (): OrgTraining => ({
   lastStart: 0,
   lastMs: 60 * S,
   trainedOn: 217_000,
@@ -78,32 +78,32 @@ describe("isTrainingDue", () => {
   });
 
   it("retrains as soon as a bulk load lulls when the model in service saw only its first 6%, however long that training took", () => {
-    const s = trainedEarlyInLoad();
+    const s = trainedEarlyInBulk();
     expect(isTrainingDue(s, true, LOADED, 60 * S, HOUR, 150_000)).toBe(false);
     expect(isTrainingDue(s, true, LOADED, 70 * S, HOUR, 19_999)).toBe(true);
   });
 
   it("brings a retrain forward after a bulk load only once the data has at least doubled since the model", () => {
-    const s = trainedEarlyInLoad();
+    const s = trainedEarlyInBulk();
     expect(isTrainingDue(s, true, 216_999, 70 * S, HOUR, 0)).toBe(false);
     expect(isTrainingDue(s, true, 217_000, 70 * S, HOUR, 0)).toBe(true);
   });
 
   it("retrains no sooner than 10 s after the last training started, even after a bulk load", () => {
-    const s = trainedEarlyInLoad();
+    const s = trainedEarlyInBulk();
     expect(isTrainingDue(s, true, LOADED, 10 * S - 1, HOUR, 0)).toBe(false);
     expect(isTrainingDue(s, true, LOADED, 10 * S, HOUR, 0)).toBe(true);
   });
 
   it("keeps ten times the last training's length between retrains under a stream below a bulk load's rate, however much the data grows", () => {
     // Its last events came at 600 s: the stream goes on.
-    const s = { ...trainedEarlyInLoad(), busySinceStart: false, lastEventAt: 600 * S };
+    const s = { ...trainedEarlyInBulk(), busySinceStart: false, lastEventAt: 600 * S };
     expect(isTrainingDue(s, true, 10 * LOADED, 600 * S - 1, HOUR, 19_999)).toBe(false);
     expect(isTrainingDue(s, true, 10 * LOADED, 600 * S, HOUR, 19_999)).toBe(true);
   });
 
   it("keeps ten times the last training's length, and a minute more, under a heavy stream that never lulls, however much the data grows", () => {
-    const s = { ...trainedEarlyInLoad(), lastEventAt: 660 * S };
+    const s = { ...trainedEarlyInBulk(), lastEventAt: 660 * S };
     expect(isTrainingDue(s, true, 10 * LOADED, 660 * S - 1, HOUR, 20_000)).toBe(false);
     expect(isTrainingDue(s, true, 10 * LOADED, 660 * S, HOUR, 20_000)).toBe(true);
   });
@@ -111,7 +111,7 @@ describe("isTrainingDue", () => {
 
 describe("isTrainingDue once an organisation's events stop", () => {
   /** Gowalla loaded through the API at 8,500 events a second: its first model saw 80,000 pairs and took 13 s; the last event came at 100 s. */
-  const loadedSlowly = (): OrgTraining => ({
+  const ingestedSlowly = (): OrgTraining => ({
     lastStart: 0,
     lastMs: 13 * S,
     trainedOn: 80_000,
@@ -121,13 +121,13 @@ describe("isTrainingDue once an organisation's events stop", () => {
   });
 
   it("retrains 5 s after the organisation's last event once the data has doubled since the model, however long that training took", () => {
-    expect(isTrainingDue(loadedSlowly(), true, 730_000, 105 * S - 1, HOUR, 0)).toBe(false);
-    expect(isTrainingDue(loadedSlowly(), true, 730_000, 105 * S, HOUR, 0)).toBe(true);
+    expect(isTrainingDue(ingestedSlowly(), true, 730_000, 105 * S - 1, HOUR, 0)).toBe(false);
+    expect(isTrainingDue(ingestedSlowly(), true, 730_000, 105 * S, HOUR, 0)).toBe(true);
   });
 
   it("keeps ten times the last training's length when the data has grown by less than the model saw", () => {
-    expect(isTrainingDue(loadedSlowly(), true, 79_999, 129 * S, HOUR, 0)).toBe(false);
-    expect(isTrainingDue(loadedSlowly(), true, 79_999, 130 * S, HOUR, 0)).toBe(true);
+    expect(isTrainingDue(ingestedSlowly(), true, 79_999, 129 * S, HOUR, 0)).toBe(false);
+    expect(isTrainingDue(ingestedSlowly(), true, 79_999, 130 * S, HOUR, 0)).toBe(true);
   });
 });
 

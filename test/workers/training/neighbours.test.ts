@@ -3,7 +3,7 @@ import { unitVector } from "../../../workers/vectors/search.js";
 import type { Model } from "../../../workers/model/model.js";
 import { END, NEIGHBOURS_PER_ITEM, slotCosine, slotItem, slotOf, TABLE_MAX_ITEMS } from "../../../workers/model/neighbourSlots.js";
 import { EXHAUSTIVE_MAX_ITEMS } from "../../../workers/training/train.js";
-import { binaryPattern } from "../../../workers/training/closedForm.js";
+import { binaryPattern } from "../../../workers/training/ease.js";
 import { fitItemItem } from "../../../workers/training/itemItem.js";
 import { coOccurringNeighbours, neighbourTable } from "../../../workers/training/neighbours.js";
 import { topicMatrix, topicModel, type Topics } from "../../helpers/topicModel.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { SparseRows } from "../../../workers/training/als.js";
-import { closedFormScores } from "../../../workers/model/closedForm.js";
+import { closedFormScores } from "../../../workers/model/ease.js";
 import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { trainModel } from "../../../workers/training/train.js";
 import { DEFAULT_ALS } from "../../../src/wire/als.js";

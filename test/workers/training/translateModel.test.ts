@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { closedFormScores } from "../../../workers/model/closedForm.js";
+import { closedFormScores } from "../../../workers/model/ease.js";
 import { itemItemScores } from "../../../workers/model/itemItem.js";
 import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { foldIn, type Model } from "../../../workers/model/model.js";

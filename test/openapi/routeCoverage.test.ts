@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.js";
 import { buildDocument, HTTP_METHODS, type OpenApiDocument } from "../../src/openapi/document.js";
-import { documentPath, isPage } from "../helpers/openapi.js";
+import { documentPath, isBrowserFile } from "../helpers/openapi.js";
 import type * as RouterModule from "../../src/http/router.js";
 import type { Route, Router } from "../../src/http/router.js";
 import type { Services } from "../../src/services.js";
@@ -41,9 +41,9 @@ async function mainRouter(): Promise<Router> {
   return router;
 }
 
-/** The rule, both ways: routes that are not pages, missing from the document; and operations no route answers. */
+/** The rule, both ways: routes that are not browser files, missing from the document; and operations no route answers. */
 function mismatches(routes: Array<{ method: string; pattern: string }>, doc: OpenApiDocument): { undocumented: string[]; unrouted: string[] } {
-  const routed = routes.filter((r) => !isPage(r.pattern)).map((r) => `${r.method} ${documentPath(r.pattern)}`);
+  const routed = routes.filter((r) => !isBrowserFile(r.pattern)).map((r) => `${r.method} ${documentPath(r.pattern)}`);
   const documented = Object.entries(doc.paths).flatMap(([path, item]) =>
     HTTP_METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${path}`),
   );
@@ -58,12 +58,12 @@ describe("the routes the OpenAPI document covers", () => {
   });
 
   it("leaves out only the browser's files: the root's redirect, the dashboard, the SDK build and the /docs page", async () => {
-    const pages = (await mainRouter())
+    const browserFiles = (await mainRouter())
       .routes()
-      .filter((r) => isPage(r.pattern))
+      .filter((r) => isBrowserFile(r.pattern))
       .map((r) => `${r.method} ${r.pattern}`);
-    expect(pages).toEqual(expect.arrayContaining(["GET /", "GET /docs", "GET /docs/style.css", "GET /dashboard"]));
-    expect(pages.every((p) => p.startsWith("GET "))).toBe(true);
+    expect(browserFiles).toEqual(expect.arrayContaining(["GET /", "GET /docs", "GET /docs/style.css", "GET /dashboard"]));
+    expect(browserFiles.every((p) => p.startsWith("GET "))).toBe(true);
   });
 
   it("fails when a route is added without being documented, or documented without a route", async () => {

@@ -8,7 +8,7 @@ import { ANSWERS_LATER, type Route } from "../router.js";
 const WEB_DIR = fileURLToPath(new URL("../../../../src/web/dashboard/", import.meta.url));
 
 /** The page may load only its own script and styles and call only this server; nothing may frame it. */
-const PAGE_HEADERS: ReadonlyArray<readonly [string, string]> = [
+const DASHBOARD_HEADERS: ReadonlyArray<readonly [string, string]> = [
   [
     "content-security-policy",
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: https:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
@@ -35,7 +35,7 @@ const ROOT: Route = {
   },
 };
 
-export function dashboardPageRoutes(_s: Services): Route[] {
+export function dashboardRoutes(_s: Services): Route[] {
   const files = FILES.flatMap(({ paths, file, type }): Route[] => {
     const body = readFileSync(WEB_DIR + file); // read once at start: a handful of small files
     return paths.map((pattern) => ({
@@ -43,7 +43,7 @@ export function dashboardPageRoutes(_s: Services): Route[] {
       pattern,
       body: "none" as const,
       handler: (ctx) => {
-        sendStatic(ctx, type, body, PAGE_HEADERS);
+        sendStatic(ctx, type, body, DASHBOARD_HEADERS);
         return ANSWERS_LATER;
       },
     }));

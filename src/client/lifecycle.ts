@@ -1,5 +1,5 @@
 /** What the client does as its page changes; every hook is called in browsers only. */
-export interface PageHooks {
+export interface LifecycleHooks {
   /** The page is hidden (tab switched, app backgrounded): it may never be shown again. */
   hidden(): void;
   /** The page is left (pagehide): closed, navigated away from, or put in the back-forward cache. */
@@ -11,7 +11,7 @@ export interface PageHooks {
 }
 
 /** Listens for the page's lifecycle and other tabs' storage writes; answers how to stop listening. */
-export function watchPage(hooks: PageHooks): () => void {
+export function watchLifecycle(hooks: LifecycleHooks): () => void {
   const doc = (globalThis as { document?: Document }).document;
   if (doc === undefined || typeof globalThis.addEventListener !== "function") return () => undefined;
   const onVisibility = () => {

@@ -1,15 +1,15 @@
-// Fitting EASE, with λ chosen on validation splits: the fitted form, and how a query is scored by it, are workers/model/closedForm.ts.
+// Fitting EASE, with λ chosen on validation splits: the fitted form, and how a query is scored by it, are workers/model/ease.ts.
 import type { SparseRows } from "./als.js";
 import { transpose } from "./als.js";
-import { closedFormScores, dualScores, type ClosedForm, type DualForm, type PrimalForm } from "../model/closedForm.js";
+import { closedFormScores, dualScores, type ClosedForm, type DualForm, type PrimalForm } from "../model/ease.js";
 import { invertSpd } from "../model/linalg.js";
 import { seededRandom } from "../model/seededRandom.js";
 
 /**
- * Sizes where a fit takes seconds on one core (measured: 1.8 s for a dual fit of 1,500 users, 4.5 s for a primal
- * fit of 2,000 items; 17.6 s at 3,000) and serving stays within a millisecond or two: a primal B of 2,000 items is
- * 16 MB and a query reads |query| rows of it; a dual K of 1,500 users is 9 MB, and a new query costs
- * m² = 2.25 M multiply-adds. Choosing λ takes about eight fits.
+ * Sizes where a fit takes seconds on one core and serving stays within a millisecond or two (a fit's cost grows
+ * with the cube of the side, so a little past them it takes several times as long; docs/recommender.md gives the
+ * times): a primal B is n² floats and a query reads |query| rows of it; a dual K is m² floats, and a new query
+ * costs m² multiply-adds. Choosing λ takes about eight fits.
  */
 export const PRIMAL_MAX_ITEMS = 2_000;
 export const DUAL_MAX_USERS = 1_500;
@@ -17,7 +17,7 @@ export const DUAL_MAX_USERS = 1_500;
 /** The λ grid searched on validation splits, from 300 (published sets land between 100 and 1,000). */
 const LAMBDAS = [30, 100, 200, 300, 500, 1_000, 2_000, 5_000];
 const START_LAMBDA = 3;
-/** Two splits: on ml-latest-small one split's best λ ranged from 100 to 500 with the seed, costing up to 3% on test. */
+/** Two splits: with one, the best λ moves with the seed, and a poor draw costs accuracy on test. */
 const VALIDATION_FOLDS = 2;
 /** Share of each validation user's items held out, users with at least MIN_VALIDATION_ITEMS. */
 const VALIDATION_SHARE = 0.2;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDocument, HTTP_METHODS } from "../../src/openapi/document.js";
-import { renderDocsPage } from "../../src/openapi/html/render.js";
+import { renderReference } from "../../src/openapi/html/render.js";
 import { startServer, type TestServer } from "../helpers/server.js";
 
 const doc = buildDocument();
@@ -58,7 +58,7 @@ describe("GET /openapi.json and GET /docs", () => {
     const op = hostile.paths["/v1/recommend"]!.post!;
     op.summary = '<script>alert("x")</script>';
     op.description = "`<img src=x onerror=alert(1)>` and <b>bold</b>";
-    const html = renderDocsPage(hostile, "/docs/style.css", "/openapi.json");
+    const html = renderReference(hostile, "/docs/style.css", "/openapi.json");
     expect(html).not.toContain("<script>");
     expect(html).not.toContain("<img");
     expect(html).not.toContain("<b>");

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SparseRows } from "../../../workers/training/als.js";
-import { closedFormFits, DUAL_MAX_USERS, fitForm, PRIMAL_MAX_ITEMS, trainClosedForm } from "../../../workers/training/closedForm.js";
-import { closedFormScores } from "../../../workers/model/closedForm.js";
+import { closedFormFits, DUAL_MAX_USERS, fitForm, PRIMAL_MAX_ITEMS, trainClosedForm } from "../../../workers/training/ease.js";
+import { closedFormScores } from "../../../workers/model/ease.js";
 import { invertSpd } from "../../../workers/model/linalg.js";
 import { seededRandom } from "../../../workers/model/seededRandom.js";
 
