@@ -34,6 +34,38 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   if (original) await page.setViewportSize(original);
 }
 
+/** The screenshots the README shows (docs/screenshots/), kept in the repository. */
+export const DOC_SCREENSHOT_DIR = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
+
+/**
+ * Saves the page at 1280 px and 390 px wide into docs/screenshots/NAME-WIDTH.png (from the top down to the end of
+ * `upTo` when given, so that a long page's picture stays small), and answers the page's scrollWidth at each
+ * width (content wider than the viewport would scroll the whole page sideways).
+ */
+export async function docScreenshots(page: Page, name: string, upTo?: string): Promise<Record<1280 | 390, number>> {
+  mkdirSync(DOC_SCREENSHOT_DIR, { recursive: true });
+  const original = page.viewportSize();
+  const widths = {} as Record<1280 | 390, number>;
+  // A message shown for a few seconds would cover what the picture is for.
+  await page.evaluate(() => document.querySelector(".toast")?.classList.remove("shown"));
+  for (const width of [1280, 390] as const) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    // The page draws its charts again for the new width (after a 100 ms pause for the resize to settle).
+    await page.waitForTimeout(300);
+    widths[width] = await page.evaluate(() => document.documentElement.scrollWidth);
+    const file = path.join(DOC_SCREENSHOT_DIR, `${name}-${width}.png`);
+    if (upTo) {
+      const box = (await page.locator(upTo).boundingBox())!;
+      const bottom = await page.evaluate((y) => Math.ceil(y + window.scrollY) + 16, box.y + box.height);
+      await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width, height: bottom } });
+    } else {
+      await page.screenshot({ path: file, fullPage: true });
+    }
+  }
+  if (original) await page.setViewportSize(original);
+  return widths;
+}
+
 /** True when the page is wider than its viewport (content that does not fit at that width). */
 export function overflowsHorizontally(page: Page): Promise<boolean> {
   return page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1);
