@@ -330,16 +330,16 @@ describe("the Analytics page", () => {
       ]);
       await logIn(org.email, org.password);
       await page.getByRole("link", { name: "Analytics" }).click();
-      const rate = (n: number) => `${(n * 100).toFixed(n < 0.1 ? 2 : 1)}%`;
+      const rate = (n: number) => `${(n * 100).toFixed(n > 0 && n < 0.1 ? 2 : 1)}%`;
       await expect
         .poll(
           async () => {
             await page.getByRole("button", { name: "Show" }).click(); // served rows and attributions are written in batches
-            return tableRows();
+            return (await tableRows()).sort();
           },
           { timeout: 20_000 },
         )
-        .toEqual([`popular${calls}1${rate(1 / calls)}1${rate(1 / calls)}`, "trending300.00%00.00%"]);
+        .toEqual([`popular${calls}1${rate(1 / calls)}1${rate(1 / calls)}`, "trending300.0%00.0%"]);
       expect(await page.getByLabel("From").inputValue()).toBe(isoDay(Date.now() - 29 * DAY_MS));
       expect(await page.getByLabel(/^To/).inputValue()).toBe(isoDay(Date.now()));
       const tiles = await page.locator("#analytics-tiles .tile").allTextContents();
@@ -349,10 +349,10 @@ describe("the Analytics page", () => {
       expect(tiles[3]).toMatch(/^Ingestion/);
       const titles = await page.locator("#analytics-chart svg[role=img] > title").allTextContents();
       expect(titles).toEqual(["Served recommendations per strategy", "Click-through per strategy", "Conversion per strategy", "Events per family"]);
-      expect(await page.locator("#analytics-chart .legend").first().textContent()).toBe("populartrending");
+      expect(await page.locator("#analytics-chart .legend").first().textContent()).toMatch(/^(populartrending|trendingpopular)$/);
 
       await page.getByLabel("Lines per").selectOption("scenarios");
-      await expect.poll(tableRows).toEqual([`home${calls}1${rate(1 / calls)}1${rate(1 / calls)}`, "cart300.00%00.00%"]);
+      await expect.poll(async () => (await tableRows()).sort()).toEqual(["cart300.0%00.0%", `home${calls}1${rate(1 / calls)}1${rate(1 / calls)}`]);
       expect(await page.locator("#analytics-chart svg[role=img] > title").first().textContent()).toBe("Served recommendations per scenario");
 
       // The last 24 hours, one point per hour: the request says so, and so does the chart.
@@ -361,7 +361,7 @@ describe("the Analytics page", () => {
       await hourly;
       expect(await page.getByLabel("Points").inputValue()).toBe("hour");
       await expect.poll(() => page.locator("#analytics-chart svg[role=img] > desc").first().textContent()).toContain("one point per hour");
-      await expect.poll(tableRows).toEqual([`home${calls}1${rate(1 / calls)}1${rate(1 / calls)}`, "cart300.00%00.00%"]);
+      await expect.poll(async () => (await tableRows()).sort()).toEqual(["cart300.0%00.0%", `home${calls}1${rate(1 / calls)}1${rate(1 / calls)}`]);
 
       // Ten days by the hour is refused beside the field before anything is sent; by the day it is shown.
       await page.getByLabel("From").fill(isoDay(Date.now() - 9 * DAY_MS));

@@ -747,6 +747,8 @@ const pct = (x) => (x === null ? "—" : `${(x * 100).toFixed(x !== 0 && x < 0.1
 const num = (n) => Math.round(n).toLocaleString("en");
 const rateOf = (part, whole) => (whole === 0 ? null : part / whole);
 const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+/** An instant as the page's dates are given: in UTC. */
+const utc = (iso) => new Date(iso).toLocaleString("en", { timeZone: "UTC", dateStyle: "medium", timeStyle: "short" });
 
 /** A preset: the last 24 hours by the hour, or the last `days` UTC days (today included) by the day. */
 function presetRange(days) {
@@ -825,7 +827,7 @@ function renderAnalytics() {
   const data = analytics.data;
   if (!data) return;
   const t = data.totals;
-  const inRange = sum(t.events.map((e) => sum(e.counts)));
+  const inRange = t.events_total;
   const tile = (label, value, detail) =>
     el(
       "div",
@@ -836,8 +838,16 @@ function renderAnalytics() {
     );
   $("analytics-tiles").replaceChildren(
     tile("Items", num(t.items_active), `active, of ${num(t.items)}`),
-    tile("Users", num(t.users), "known to the model"),
-    tile("Events in range", num(inRange), t.events.map((e) => `${e.family} ${num(sum(e.counts))}`).join(" · ") || "none"),
+    tile("Users", num(t.users), "stored"),
+    tile(
+      "Events in range",
+      num(inRange),
+      t.events
+        .map((e) => [e.family, sum(e.counts)])
+        .filter(([, n]) => n > 0)
+        .map(([family, n]) => `${family} ${num(n)}`)
+        .join(" · ") || "none",
+    ),
     tile(
       "Ingestion",
       `${t.ingestion.last_minute_per_s.toLocaleString("en", { maximumFractionDigits: 1 })}/s`,
@@ -849,7 +859,7 @@ function renderAnalytics() {
   const charts = $("analytics-chart");
   const width = chartWidth(charts, 2);
   const per = analytics.split === "strategies" ? "strategy" : "scenario";
-  const range = `${when(data.from)} to ${when(data.to)}, one point per ${data.granularity}`;
+  const range = `${utc(data.from)} to ${utc(data.to)} UTC, one point per ${data.granularity}`;
   const drawn = [];
   if (lines.length === 0) drawn.push(el("p", { class: "muted", text: "No recommendations served in this range." }));
   else {

@@ -17,12 +17,21 @@ function titled(tag, attrs, title, ...children) {
   return svg(tag, attrs, svg("title", {}, title), ...children);
 }
 
-/** A round upper bound for an axis (1, 2, 2.5 or 5 times a power of ten) at or above `max`. */
-export function niceCeil(max) {
-  if (!(max > 0)) return 1;
-  const power = 10 ** Math.floor(Math.log10(max));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= max) return step * power;
-  return 10 * power;
+/**
+ * The axis's top: four steps of a round size (1, 2, 2.5 or 5 times a power of ten) reaching `max`; whole steps
+ * of at least 1 for counts, so that no two gridlines read the same number.
+ */
+export function axisTop(max, { counts = false } = {}) {
+  const wanted = max > 0 ? max / 4 : 0.25;
+  const power = 10 ** Math.floor(Math.log10(wanted));
+  let step = 10 * power;
+  for (const k of counts ? [1, 2, 5] : [1, 2, 2.5, 5]) {
+    if (k * power >= wanted) {
+      step = k * power;
+      break;
+    }
+  }
+  return 4 * (counts ? Math.max(1, step) : step);
 }
 
 /** How many labels fit on an axis `width` pixels long, `apart` pixels apart, out of `count`: every k-th. */
@@ -36,11 +45,11 @@ function labelStep(count, width, apart) {
  * Returns a <figure> holding the SVG and its legend.
  */
 export function lineChart({ title, description, labels, series, format, width = 640, height = 220, ratio = false }) {
-  const pad = { top: 12, right: 12, bottom: 28, left: width < 480 ? 48 : 60 };
+  const pad = { top: 12, right: 16, bottom: 28, left: width < 480 ? 48 : 60 };
   const w = width - pad.left - pad.right;
   const h = height - pad.top - pad.bottom;
   const all = series.flatMap((s) => s.values).filter((v) => v !== null && Number.isFinite(v));
-  const top = ratio ? Math.min(1, niceCeil(Math.max(0, ...all))) : niceCeil(Math.max(0, ...all));
+  const top = ratio ? Math.min(1, axisTop(Math.max(0, ...all))) : axisTop(Math.max(0, ...all), { counts: true });
   const x = (i) => pad.left + (labels.length <= 1 ? w / 2 : (i * w) / (labels.length - 1));
   const y = (v) => pad.top + h - (v / top) * h;
   const grid = [0, 0.25, 0.5, 0.75, 1].map((f) =>
@@ -52,8 +61,12 @@ export function lineChart({ title, description, labels, series, format, width = 
     ),
   );
   const step = labelStep(labels.length, w, width < 480 ? 70 : 90);
+  // A label near either edge is anchored to stay inside the picture.
+  const anchor = (at) => (at < pad.left + 30 ? "start" : at > pad.left + w - 30 ? "end" : "middle");
   const ticks = labels.map((label, i) =>
-    i % step === 0 ? svg("text", { class: "tick", x: x(i), y: height - 8, "text-anchor": "middle" }, label) : null,
+    i % step === 0
+      ? svg("text", { class: "tick", x: x(i), y: height - 8, "text-anchor": labels.length <= 1 ? "middle" : anchor(x(i)) }, label)
+      : null,
   );
   const lines = series.map((s, k) => {
     let d = "";
@@ -102,7 +115,7 @@ export function intervalChart({ title, description, rows, format, width = 640 })
   const pad = { top: 8, bottom: 24, right: 12 };
   const w = width - labelW - valueW - pad.right;
   const height = pad.top + rows.length * rowH + pad.bottom;
-  const top = Math.min(1, niceCeil(Math.max(0.0001, ...rows.map((r) => r.high))));
+  const top = Math.min(1, axisTop(Math.max(0.0001, ...rows.map((r) => r.high))));
   const x = (v) => labelW + (v / top) * w;
   const control = rows.find((r) => r.control);
   const band = control
@@ -182,6 +195,6 @@ function figure(title, image, names) {
     caption.append(legend);
   }
   // The SVG is named by its own <title>; the caption repeats it for sighted readers, with the legend.
-  fig.append(image, caption);
+  fig.append(caption, image);
   return fig;
 }
