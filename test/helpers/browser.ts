@@ -1,7 +1,8 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { toPalettePng } from "./png.js";
 
 /** Debian's chromium (`apt-get install chromium`; .ci/run installs it). */
 const CHROMIUM = "/usr/bin/chromium";
@@ -38,11 +39,11 @@ export async function screenshots(page: Page, name: string): Promise<void> {
 export const DOC_SCREENSHOT_DIR = fileURLToPath(new URL("../../docs/screenshots/", import.meta.url));
 
 /**
- * Saves the page at 1280 px and 390 px wide into docs/screenshots/NAME-WIDTH.png (from the top down to the end of
- * `upTo` when given, so that a long page's picture stays small), and answers the page's scrollWidth at each
- * width (content wider than the viewport would scroll the whole page sideways).
+ * Saves the whole page at 1280 px and 390 px wide into docs/screenshots/NAME-WIDTH.png as a palette PNG
+ * (toPalettePng), and answers the page's scrollWidth at each width (content wider than the viewport would
+ * scroll the whole page sideways).
  */
-export async function docScreenshots(page: Page, name: string, upTo?: string): Promise<Record<1280 | 390, number>> {
+export async function docScreenshots(page: Page, name: string): Promise<Record<1280 | 390, number>> {
   mkdirSync(DOC_SCREENSHOT_DIR, { recursive: true });
   const original = page.viewportSize();
   const widths = {} as Record<1280 | 390, number>;
@@ -53,14 +54,8 @@ export async function docScreenshots(page: Page, name: string, upTo?: string): P
     // The page draws its charts again for the new width (after a 100 ms pause for the resize to settle).
     await page.waitForTimeout(300);
     widths[width] = await page.evaluate(() => document.documentElement.scrollWidth);
-    const file = path.join(DOC_SCREENSHOT_DIR, `${name}-${width}.png`);
-    if (upTo) {
-      const box = (await page.locator(upTo).boundingBox())!;
-      const bottom = await page.evaluate((y) => Math.ceil(y + window.scrollY) + 16, box.y + box.height);
-      await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: 0, width, height: bottom } });
-    } else {
-      await page.screenshot({ path: file, fullPage: true });
-    }
+    const png = await page.screenshot({ fullPage: true });
+    writeFileSync(path.join(DOC_SCREENSHOT_DIR, `${name}-${width}.png`), toPalettePng(png));
   }
   if (original) await page.setViewportSize(original);
   return widths;

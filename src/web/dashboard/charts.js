@@ -79,12 +79,20 @@ export function lineChart({ title, description, labels, series, format, width = 
       d += `${pen ? "L" : "M"}${x(i).toFixed(1)},${y(v).toFixed(1)}`;
       pen = true;
     });
-    // Points carry their value as a title (hover), and stand alone where a gap leaves a value without neighbours.
+    // Points carry their value as a title (hover). Dots are drawn where they can be told apart (and a value
+    // between gaps would otherwise not show); on a dense line they are invisible, their titles still there.
+    const dense = w / Math.max(1, labels.length) < 16;
     const points =
-      labels.length <= 120
-        ? s.values.map((v, i) =>
-            v === null || !Number.isFinite(v) ? null : titled("circle", { cx: x(i), cy: y(v), r: 2.5 }, `${s.name}, ${labels[i]}: ${format(v)}`),
-          )
+      labels.length <= 400
+        ? s.values.map((v, i) => {
+            if (v === null || !Number.isFinite(v)) return null;
+            const alone = (s.values[i - 1] ?? null) === null && (s.values[i + 1] ?? null) === null;
+            return titled(
+              "circle",
+              { cx: x(i), cy: y(v), r: dense && !alone ? 4 : 2.5, class: dense && !alone ? "hit" : undefined },
+              `${s.name}, ${labels[i]}: ${format(v)}`,
+            );
+          })
         : [];
     return svg("g", { class: seriesClass(k) }, svg("path", { d, fill: "none" }), ...points.filter(Boolean));
   });
