@@ -69,13 +69,10 @@ export const StrategyReportSchema = z.strictObject({
     .array(z.strictObject({ scenario: Scenario, strategy: z.enum(STRATEGIES), ...Outcomes }))
     .meta({ description: "Per scenario and strategy." }),
   granularity: z.enum(GRANULARITIES).optional().meta({ description: "With `granularity` in the query: the width of a bucket." }),
-  buckets: z
-    .array(z.iso.datetime())
-    .optional()
-    .meta({
-      description:
-        "With `granularity`: the UTC start of every bucket from the one holding `from` to the one holding the end of the period, none skipped.",
-    }),
+  buckets: z.array(z.iso.datetime()).optional().meta({
+    description:
+      "With `granularity`: the UTC start of every bucket from the one holding `from` to the one holding the end of the period, none skipped.",
+  }),
   series: SeriesSchema.optional(),
   totals: TotalsSchema.optional(),
 });
@@ -111,7 +108,13 @@ GROUP BY s.scenario, s.strategy ORDER BY served DESC, s.scenario, s.strategy`;
 export async function strategyReport(pool: pg.Pool, orgSeq: number, q: AnalyticsQuery): Promise<StrategyReport> {
   const { from, to } = period(q);
   if (q.granularity) return reportOverTime(pool, orgSeq, { from, to, granularity: q.granularity, scenario: q.scenario });
-  const rows = await query<Counts & { scenario: string; strategy: Strategy }>(pool, REPORT, [orgSeq, from, to, ...servedIdRange(from, to), q.scenario ?? null]);
+  const rows = await query<Counts & { scenario: string; strategy: Strategy }>(pool, REPORT, [
+    orgSeq,
+    from,
+    to,
+    ...servedIdRange(from, to),
+    q.scenario ?? null,
+  ]);
   return { from: from.toISOString(), to: to.toISOString(), ...totalsOf(rows) };
 }
 

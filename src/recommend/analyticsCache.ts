@@ -152,10 +152,10 @@ export async function forgetDays(c: pg.ClientBase, org: number | null, before?: 
     const where = "($1::int IS NULL OR org = $1) AND ($2::date IS NULL OR day < $2)";
     await c.query(`DELETE FROM analytics_days WHERE ${where}`, [org, day]);
     await c.query(`DELETE FROM analytics_served_days WHERE ${where}`, [org, day]);
-    await c.query(`DELETE FROM analytics_event_hours WHERE ($1::int IS NULL OR org = $1) AND ($2::date IS NULL OR hour < ($2::date)::timestamp AT TIME ZONE 'UTC')`, [
-      org,
-      day,
-    ]);
+    await c.query(
+      `DELETE FROM analytics_event_hours WHERE ($1::int IS NULL OR org = $1) AND ($2::date IS NULL OR hour < ($2::date)::timestamp AT TIME ZONE 'UTC')`,
+      [org, day],
+    );
     await c.query("COMMIT");
   } catch (err) {
     await c.query("ROLLBACK").catch(() => undefined);

@@ -71,7 +71,11 @@ export async function organisationTotals(pool: pg.Pool, orgSeq: number, q: Total
     from < to ? query<Row>(pool, EVENTS, [orgSeq, new Date(from), new Date(to), ...bucketing]) : Promise.resolve([]);
   const [from, to] = [q.from.getTime(), q.to.getTime()];
   const parts = q.counted
-    ? [live(from, q.counted.start), query<Row>(pool, COUNTED, [orgSeq, new Date(q.counted.start), new Date(q.counted.end), ...bucketing]), live(q.counted.end, to)]
+    ? [
+        live(from, q.counted.start),
+        query<Row>(pool, COUNTED, [orgSeq, new Date(q.counted.start), new Date(q.counted.end), ...bucketing]),
+        live(q.counted.end, to),
+      ]
     : [live(from, to)];
   const [events, catalog, ingestion] = await Promise.all([
     Promise.all(parts).then((p) => p.flat()),
