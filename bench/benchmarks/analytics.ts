@@ -56,7 +56,8 @@ async function main(): Promise<void> {
   let db: pg.Pool | undefined;
   try {
     storage = REUSE ? { databaseUrl: REUSE, release: async () => undefined } : await prepareStorage();
-    const started = await startServer(storage, { LOG_LEVEL: "warn" });
+    // A reused database holds the organisation already: the recommender threads load it before the server listens.
+    const started = await startServer(storage, { LOG_LEVEL: "warn" }, 30 * 60_000);
     server = started.server;
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await organisation(db, started.url);
@@ -166,13 +167,17 @@ async function load(db: pg.Pool, org: number): Promise<void> {
   );
   log(`${int(ITEMS)} items and ${int(USERS)} users stored (${took()} s)`);
   await db.query("SELECT ensure_events_partition(now() - g * interval '7 days') FROM generate_series(0, 53) g");
+  // Drawn into unlogged tables first and stored in the order of time, as they arrive in service: each week's
+  // partition then holds its rows by received_at, as the BRIN index on it expects.
+  await db.query("CREATE UNLOGGED TABLE bench_served (LIKE served_recommendations INCLUDING DEFAULTS)");
+  await db.query("CREATE UNLOGGED TABLE bench_events (LIKE events INCLUDING DEFAULTS)");
 
   for (let at = 0; at < SERVED; at += CHUNK) {
     const n = Math.min(CHUNK, SERVED - at);
     // The id is a v7 one of the millisecond served (as recommendationId.ts draws them: the analytics read an id
     // range); scenarios skewed (a square of a uniform draw), strategies one of five.
     await db.query(
-      `INSERT INTO served_recommendations (org, recommendation_id, strategy, mode, user_id, items, served_at, scenario)
+      `INSERT INTO bench_served (org, recommendation_id, strategy, mode, user_id, items, served_at, scenario)
        SELECT $1, (lpad(to_hex(ms), 12, '0') || '7' || substr(h, 1, 3) || '8' || substr(h, 4, 15))::uuid,
               (ARRAY['personalized', 'popular', 'similar', 'also-viewed', 'recently-viewed'])[1 + floor(5 * random() ^ 2)::int],
               'personalized', 'user-' || (random() * ${USERS - 1})::int, '["item-1","item-2","item-3"]', to_timestamp(ms / 1000.0),
@@ -181,25 +186,25 @@ async function load(db: pg.Pool, org: number): Promise<void> {
              FROM generate_series(1, $2::int) g) s`,
       [org, n],
     );
-    log(`  ${int(at + n)} served recommendations stored (${took()} s)`);
+    log(`  ${int(at + n)} served recommendations drawn (${took()} s)`);
   }
   const attributed = await db.query(
-    `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, recommendation_id, occurred_at, received_at)
+    `INSERT INTO bench_events (org, event_id, user_id, item_id, event_family, event_name, weight, recommendation_id, occurred_at, received_at)
      SELECT org, gen_random_uuid(), user_id, 'item-2', CASE WHEN c THEN 'conversion' ELSE 'engagement' END, CASE WHEN c THEN 'purchase' ELSE 'click' END,
             CASE WHEN c THEN 4 ELSE 1 END, recommendation_id::text, t, t
      FROM (SELECT org, user_id, recommendation_id, least(served_at + random() * interval '30 minutes', now()) AS t, random() AS r
-           FROM served_recommendations WHERE org = $1) s,
+           FROM bench_served WHERE org = $1) s,
           LATERAL (SELECT false AS c WHERE r < 1.0 / 12 UNION ALL SELECT true WHERE r < 1.0 / 60) k`,
     [org],
   );
   const attributedN = attributed.rowCount ?? 0;
-  log(`${int(attributedN)} clicks and conversions stored (${took()} s)`);
+  log(`${int(attributedN)} clicks and conversions drawn (${took()} s)`);
   const rest = Math.max(0, EVENTS - attributedN);
   for (let at = 0; at < rest; at += CHUNK) {
     const n = Math.min(CHUNK, rest - at);
     // Items skewed (a cube of a uniform draw); families: half views, a third exposures, 5 % purchases, the rest system.
     await db.query(
-      `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at, received_at)
+      `INSERT INTO bench_events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at, received_at)
        SELECT $1, gen_random_uuid(), 'user-' || (random() * ${USERS - 1})::int, 'item-' || floor(${ITEMS} * random() ^ 3)::int,
               f[1], f[2], f[3]::real, t, t
        FROM (SELECT now() - random() * interval '365 days' AS t, random() AS r FROM generate_series(1, $2::int) g) s,
@@ -207,8 +212,12 @@ async function load(db: pg.Pool, org: number): Promise<void> {
                                  WHEN r < 0.88 THEN ARRAY['conversion', 'purchase', '4'] ELSE ARRAY['system', 'identify', '0'] END AS f) k`,
       [org, n],
     );
-    log(`  ${int(attributedN + at + n)} events stored (${took()} s)`);
+    log(`  ${int(attributedN + at + n)} events drawn (${took()} s)`);
   }
+  await db.query("INSERT INTO served_recommendations SELECT * FROM bench_served ORDER BY served_at");
+  await db.query("INSERT INTO events SELECT * FROM bench_events ORDER BY received_at");
+  await db.query("DROP TABLE bench_served, bench_events");
+  log(`stored in the order of time (${took()} s)`);
   await db.query(
     "INSERT INTO event_ids (org, event_id, day) SELECT org, event_id, events_day(received_at) FROM events WHERE org = $1 AND received_at >= now() - interval '8 days' ON CONFLICT DO NOTHING",
     [org],
