@@ -254,6 +254,9 @@ describe("analytics over time", () => {
     // Days ago it was served, now it is clicked and bought: received now.
     await received(seq, new Date(), "engagement", rid);
     await received(seq, new Date(), "conversion", rid);
+    // Ids that are no served recommendation's, as a client may send them, change nothing.
+    for (const other of ["not-an-id", "ffffffff-ffff-7fff-bfff-ffffffffffff", "00000000-0000-7000-8000-000000000000", ""])
+      await received(seq, new Date(), "engagement", other);
     const again = await report(org, q);
     expect(again.series!.strategies[0]).toMatchObject({ served: [1, 1], clicks: [1, 1], conversions: [1, 0] });
     expect(again.strategies[0]).toMatchObject({ served: 2, clicks: 2, conversions: 1 });
