@@ -13,7 +13,11 @@ import {
   servedSeriesRows,
   type Granularity,
 } from "./analyticsSeries.js";
+import { fillDays, settledDays } from "./analyticsCache.js";
 import { TotalsSchema, organisationTotals } from "./organisationTotals.js";
+import { servedIdRange } from "./servedIdRange.js";
+
+export { firstIdAt } from "./servedIdRange.js";
 import { Scenario } from "./schema.js";
 
 const DAY_MS = 86_400_000;
@@ -65,13 +69,10 @@ export const StrategyReportSchema = z.strictObject({
     .array(z.strictObject({ scenario: Scenario, strategy: z.enum(STRATEGIES), ...Outcomes }))
     .meta({ description: "Per scenario and strategy." }),
   granularity: z.enum(GRANULARITIES).optional().meta({ description: "With `granularity` in the query: the width of a bucket." }),
-  buckets: z
-    .array(z.iso.datetime())
-    .optional()
-    .meta({
-      description:
-        "With `granularity`: the UTC start of every bucket from the one holding `from` to the one holding the end of the period, none skipped.",
-    }),
+  buckets: z.array(z.iso.datetime()).optional().meta({
+    description:
+      "With `granularity`: the UTC start of every bucket from the one holding `from` to the one holding the end of the period, none skipped.",
+  }),
   series: SeriesSchema.optional(),
   totals: TotalsSchema.optional(),
 });
@@ -106,9 +107,14 @@ GROUP BY s.scenario, s.strategy ORDER BY served DESC, s.scenario, s.strategy`;
 
 export async function strategyReport(pool: pg.Pool, orgSeq: number, q: AnalyticsQuery): Promise<StrategyReport> {
   const { from, to } = period(q);
-  const ids = servedIdRange(from, to);
-  if (q.granularity) return reportOverTime(pool, orgSeq, { from, to, ids, granularity: q.granularity, scenario: q.scenario });
-  const rows = await query<Counts & { scenario: string; strategy: Strategy }>(pool, REPORT, [orgSeq, from, to, ...ids, q.scenario ?? null]);
+  if (q.granularity) return reportOverTime(pool, orgSeq, { from, to, granularity: q.granularity, scenario: q.scenario });
+  const rows = await query<Counts & { scenario: string; strategy: Strategy }>(pool, REPORT, [
+    orgSeq,
+    from,
+    to,
+    ...servedIdRange(from, to),
+    q.scenario ?? null,
+  ]);
   return { from: from.toISOString(), to: to.toISOString(), ...totalsOf(rows) };
 }
 
@@ -119,12 +125,15 @@ export async function strategyReport(pool: pg.Pool, orgSeq: number, q: Analytics
 async function reportOverTime(
   pool: pg.Pool,
   orgSeq: number,
-  p: { from: Date; to: Date; ids: [string, string]; granularity: Granularity; scenario: string | undefined },
+  p: { from: Date; to: Date; granularity: Granularity; scenario: string | undefined },
 ): Promise<StrategyReport> {
   const buckets = bucketStarts(p.from, p.to, p.granularity);
+  // Whole days that are over are counted once and read from what was counted (analyticsCache.ts); the rest is counted at each call.
+  const counted = settledDays(p.from, p.to, Date.now());
+  if (counted) await fillDays(pool, orgSeq, counted, { served: p.granularity === "day" });
   const [rows, totals] = await Promise.all([
-    servedSeriesRows(pool, orgSeq, { ...p, buckets }),
-    organisationTotals(pool, orgSeq, { from: p.from, to: p.to, buckets, stepMs: GRANULARITY_MS[p.granularity] }),
+    servedSeriesRows(pool, orgSeq, { ...p, buckets, counted }),
+    organisationTotals(pool, orgSeq, { from: p.from, to: p.to, buckets, stepMs: GRANULARITY_MS[p.granularity], counted }),
   ]);
   const perScenario = new Map<string, Counts & { scenario: string; strategy: Strategy }>();
   for (const r of rows) {
@@ -172,26 +181,6 @@ function withRates(c: Counts): Counts & { click_through_rate: number; conversion
     click_through_rate: rate(c.clicks, c.served),
     conversion_rate: rate(c.conversions, c.served),
   };
-}
-
-/**
- * Served rows are found through the primary key: a v7 recommendation_id leads with the milliseconds it was served
- * at (recommendationId.ts), taken moments before served_at, so an id range a second wider than [from, to)
- * holds every row in it, and served_at then decides exactly.
- */
-const ID_TIME_SLACK_MS = 1_000;
-
-/** The recommendation ids that may have been served in [from, to) (see ID_TIME_SLACK_MS). */
-export function servedIdRange(from: Date, to: Date): [string, string] {
-  return [firstIdAt(from.getTime() - ID_TIME_SLACK_MS), firstIdAt(to.getTime() + ID_TIME_SLACK_MS)];
-}
-
-/** The lowest v7 id of millisecond `ms`. */
-export function firstIdAt(ms: number): string {
-  const h = Math.max(0, Math.min(ms, 2 ** 48 - 1))
-    .toString(16)
-    .padStart(12, "0");
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-0000-0000-000000000000`;
 }
 
 function rate(part: number, whole: number): number {

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { query } from "../db/transaction.js";
 import { STRATEGIES, type Strategy } from "../wire/strategies.js";
 import { Scenario } from "./schema.js";
+import { servedIdRange } from "./servedIdRange.js";
 
 export const GRANULARITIES = ["day", "hour"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -57,7 +58,7 @@ export function bucketStarts(from: Date, to: Date, granularity: Granularity): nu
 }
 
 /**
- * As the totals' REPORT (analytics.ts), by bucket too: the served rows of [from, to) found through the primary
+ * As the totals' REPORT (analytics.ts), by bucket too: the served rows of [$2, $3) found through the primary
  * key's id range ($4, $5), numbered by the bucket holding their served_at ($7 the first bucket's start in ms, $8 a
  * bucket's width), each joined to whether an event carrying its id was a click or a conversion.
  */
@@ -84,18 +85,44 @@ SELECT s.bucket, s.scenario, s.strategy, count(*)::int AS served,
 FROM served s LEFT JOIN outcomes o USING (rid)
 GROUP BY s.bucket, s.scenario, s.strategy`;
 
+/** The counted days [$2, $3) (analyticsCache.ts), numbered from the first bucket's day $4. */
+const COUNTED = `
+SELECT (day - $4::date) AS bucket, scenario, strategy, served, clicks, conversions
+FROM analytics_served_days WHERE org = $1 AND day >= $2::date AND day < $3::date AND ($5::text IS NULL OR scenario = $5)`;
+
 export interface SeriesQuery {
   from: Date;
   to: Date;
-  /** servedIdRange(from, to) (analytics.ts). */
-  ids: [string, string];
   buckets: number[];
   granularity: Granularity;
   scenario: string | undefined;
+  /** With `day`: the whole days of the period already counted (analyticsCache.ts), read from there. */
+  counted: { start: number; end: number } | undefined;
 }
 
 export async function servedSeriesRows(pool: pg.Pool, orgSeq: number, q: SeriesQuery): Promise<SeriesRow[]> {
-  return query<SeriesRow>(pool, SERIES, [orgSeq, q.from, q.to, ...q.ids, q.scenario ?? null, q.buckets[0] ?? 0, GRANULARITY_MS[q.granularity]]);
+  const first = q.buckets[0] ?? 0;
+  const live = (from: number, to: number) =>
+    from < to
+      ? query<SeriesRow>(pool, SERIES, [
+          orgSeq,
+          new Date(from),
+          new Date(to),
+          ...servedIdRange(new Date(from), new Date(to)),
+          q.scenario ?? null,
+          first,
+          GRANULARITY_MS[q.granularity],
+        ])
+      : Promise.resolve([]);
+  const [from, to] = [q.from.getTime(), q.to.getTime()];
+  if (!q.counted || q.granularity !== "day") return live(from, to);
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const parts = await Promise.all([
+    live(from, q.counted.start),
+    query<SeriesRow>(pool, COUNTED, [orgSeq, day(q.counted.start), day(q.counted.end), day(first), q.scenario ?? null]),
+    live(q.counted.end, to),
+  ]);
+  return parts.flat();
 }
 
 type Outcome = { served: number[]; clicks: number[]; conversions: number[] };

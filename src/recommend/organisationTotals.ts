@@ -39,6 +39,12 @@ SELECT floor((extract(epoch FROM received_at) * 1000 - $4::float8) / $5::float8)
 FROM events WHERE org = $1 AND received_at >= $2 AND received_at < $3
 GROUP BY 1, 2`;
 
+/** The counted hours of [$2, $3) (analyticsCache.ts), by bucket as EVENTS. */
+const COUNTED = `
+SELECT floor((extract(epoch FROM hour) * 1000 - $4::float8) / $5::float8)::int AS bucket, family, sum(events)::int AS n
+FROM analytics_event_hours WHERE org = $1 AND hour >= $2 AND hour < $3
+GROUP BY 1, 2`;
+
 const CATALOG = `
 SELECT (SELECT count(*) FROM items WHERE org = $1 AND status <> 'deleted')::int AS items,
        (SELECT count(*) FROM items WHERE org = $1 AND status = 'active')::int AS items_active,
@@ -54,11 +60,25 @@ export interface TotalsQuery {
   /** bucketStarts() of the period (analyticsSeries.ts). */
   buckets: number[];
   stepMs: number;
+  /** The whole days of the period already counted (analyticsCache.ts), read from there. */
+  counted: { start: number; end: number } | undefined;
 }
 
 export async function organisationTotals(pool: pg.Pool, orgSeq: number, q: TotalsQuery): Promise<Totals> {
+  type Row = { bucket: number; family: string; n: number };
+  const bucketing = [q.buckets[0] ?? 0, q.stepMs];
+  const live = (from: number, to: number) =>
+    from < to ? query<Row>(pool, EVENTS, [orgSeq, new Date(from), new Date(to), ...bucketing]) : Promise.resolve([]);
+  const [from, to] = [q.from.getTime(), q.to.getTime()];
+  const parts = q.counted
+    ? [
+        live(from, q.counted.start),
+        query<Row>(pool, COUNTED, [orgSeq, new Date(q.counted.start), new Date(q.counted.end), ...bucketing]),
+        live(q.counted.end, to),
+      ]
+    : [live(from, to)];
   const [events, catalog, ingestion] = await Promise.all([
-    query<{ bucket: number; family: string; n: number }>(pool, EVENTS, [orgSeq, q.from, q.to, q.buckets[0] ?? 0, q.stepMs]),
+    Promise.all(parts).then((p) => p.flat()),
     query<{ items: number; items_active: number; users: number }>(pool, CATALOG, [orgSeq]),
     query<{ minute: number; hour: number }>(pool, INGESTION, [orgSeq]),
   ]);

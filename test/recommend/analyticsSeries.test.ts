@@ -21,13 +21,13 @@ afterAll(async () => {
 
 const seqOf = async (org: Org) => (await server.db().query<{ seq: number }>("SELECT seq FROM organisations WHERE id = $1", [org.orgId])).rows[0]!.seq;
 
-/** An event received at `at` (its week's partition made first), naming `rid` when given. */
-async function received(seq: number, at: Date, family: string, rid?: string, weight = 1): Promise<void> {
+/** An event of `user` received at `at` (its week's partition made first), naming `rid` when given. */
+async function received(seq: number, at: Date, family: string, rid?: string, weight = 1, user = "u"): Promise<void> {
   await server.db().query("SELECT ensure_events_partition($1)", [at]);
   await server.db().query(
     `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, recommendation_id, occurred_at, received_at)
-       VALUES ($1, gen_random_uuid(), 'u', 'i', $2, 'e', $3, $4, $5, $5)`,
-    [seq, family, weight, rid ?? null, at],
+     VALUES ($1, gen_random_uuid(), $6, 'i', $2, 'e', $3, $4, $5, $5)`,
+    [seq, family, weight, rid ?? null, at, user],
   );
 }
 
@@ -35,18 +35,18 @@ async function received(seq: number, at: Date, family: string, rid?: string, wei
 async function served(
   seq: number,
   at: Date,
-  o: { strategy?: string; scenario?: string; clicked?: boolean; converted?: boolean; after?: number; weight?: number } = {},
+  o: { strategy?: string; scenario?: string; clicked?: boolean; converted?: boolean; after?: number; weight?: number; user?: string } = {},
 ): Promise<string> {
   const rid = recommendationId(at.getTime());
   await server
     .db()
     .query(
-      `INSERT INTO served_recommendations (org, recommendation_id, strategy, mode, items, served_at, scenario) VALUES ($1, $2, $3, 'personalized', '[]', $4, $5)`,
-      [seq, rid, o.strategy ?? "personalized", at, o.scenario ?? "default"],
+      `INSERT INTO served_recommendations (org, recommendation_id, strategy, mode, items, served_at, scenario, user_id) VALUES ($1, $2, $3, 'personalized', '[]', $4, $5, $6)`,
+      [seq, rid, o.strategy ?? "personalized", at, o.scenario ?? "default", o.user ?? "u"],
     );
   const later = new Date(at.getTime() + (o.after ?? 60_000));
-  if (o.clicked) await received(seq, later, "engagement", rid, o.weight);
-  if (o.converted) await received(seq, later, "conversion", rid);
+  if (o.clicked) await received(seq, later, "engagement", rid, o.weight, o.user);
+  if (o.converted) await received(seq, later, "conversion", rid, 1, o.user);
   return rid;
 }
 
@@ -241,6 +241,67 @@ describe("analytics over time", () => {
     expect(r.totals!.events_total).toBe(1);
     expect(r.totals!.events.find((f) => f.family === "exposure")!.counts).toEqual([0]);
     expect((await report(theirs, q)).totals!.events_total).toBe(3); // its click, conversion and exposure
+  });
+
+  it("counts a click that came after its day was counted, in the day the recommendation was served", async () => {
+    const org = await newOrg(server.url);
+    const seq = await seqOf(org);
+    const d0 = daysAgo(6);
+    const rid = await served(seq, at(d0, 3 * HOUR));
+    await served(seq, at(d0, DAY + 3 * HOUR), { clicked: true });
+    const q = { from: d0.toISOString(), to: at(d0, 2 * DAY).toISOString(), granularity: "day" };
+    expect((await report(org, q)).series!.strategies[0]).toMatchObject({ served: [1, 1], clicks: [0, 1], conversions: [0, 0] });
+    // Days ago it was served, now it is clicked and bought: received now.
+    await received(seq, new Date(), "engagement", rid);
+    await received(seq, new Date(), "conversion", rid);
+    // Ids that are no served recommendation's, as a client may send them, change nothing.
+    for (const other of ["not-an-id", "ffffffff-ffff-7fff-bfff-ffffffffffff", "00000000-0000-7000-8000-000000000000", ""])
+      await received(seq, new Date(), "engagement", other);
+    const again = await report(org, q);
+    expect(again.series!.strategies[0]).toMatchObject({ served: [1, 1], clicks: [1, 1], conversions: [1, 0] });
+    expect(again.strategies[0]).toMatchObject({ served: 2, clicks: 2, conversions: 1 });
+    expect(again.totals!.events_total).toBe(1); // the new events were received after the period
+  });
+
+  it("stops counting an erased user's served recommendations and events, in days counted before the erasure", async () => {
+    const org = await newOrg(server.url);
+    const seq = await seqOf(org);
+    const d0 = daysAgo(7);
+    await served(seq, at(d0, HOUR), { user: "gone", clicked: true });
+    await served(seq, at(d0, 2 * HOUR), { user: "stays", clicked: true });
+    await received(seq, at(d0, 3 * HOUR), "exposure", undefined, 1, "gone");
+    const q = { from: d0.toISOString(), to: at(d0, DAY).toISOString(), granularity: "day" };
+    const before = await report(org, q);
+    expect(before.series!.strategies[0]).toMatchObject({ served: [2], clicks: [2] });
+    expect(before.totals!.events_total).toBe(3);
+
+    const r = await call(server.url, "POST", "/v1/users/erase", { apiKey: org.sk, json: { user_ids: ["gone"] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(202);
+    await eventually(
+      () => call(server.url, "GET", `/v1/users/erase/${r.body.data.erasure_id as string}`, { apiKey: org.sk }),
+      (e) => e.body.data?.status === "done",
+      30_000,
+    );
+    const after = await report(org, q);
+    expect(after.series!.strategies[0]).toMatchObject({ served: [1], clicks: [1] });
+    expect(after.strategies[0]).toMatchObject({ served: 1, clicks: 1 });
+    expect(after.totals!.events_total).toBe(1);
+  });
+
+  it("stops counting the events an organisation's own shorter retention deleted, in days counted before", async () => {
+    const org = await newOrg(server.url);
+    const seq = await seqOf(org);
+    const old = daysAgo(26);
+    await served(seq, at(old, HOUR), { clicked: true });
+    await received(seq, at(old, 2 * HOUR), "exposure");
+    const q = { from: old.toISOString(), to: at(old, DAY).toISOString(), granularity: "day" };
+    expect((await report(org, q)).totals!.events_total).toBe(2);
+    await server.db().query("UPDATE organisations SET events_retention_days = 14 WHERE seq = $1", [seq]);
+    const report1 = await applyRetention(() => new pg.Client({ connectionString: server.databaseUrl }), { retentionDays: 400, dedupDays: 7 });
+    expect(report1!.purged.filter((p) => p.org === seq).map((p) => p.rows)).toContain(2);
+    const after = await report(org, q);
+    expect(after.totals!.events_total).toBe(0);
+    expect(after.series!.strategies[0]).toMatchObject({ served: [1], clicks: [0] });
   });
 
   it("counts what is still stored once retention drops a week of events: that week's events go, the rest is unchanged", async () => {
