@@ -22,6 +22,7 @@ import { sql as indexSnapshots } from "./migrations/019_index_snapshots.js";
 import { sql as servedScenario } from "./migrations/020_served_scenario.js";
 import { sql as rules } from "./migrations/021_rules.js";
 import { sql as experiments } from "./migrations/022_experiments.js";
+import { sql as analyticsCache } from "./migrations/023_analytics_cache.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -47,6 +48,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 20, name: "served scenario", sql: servedScenario },
   { id: 21, name: "rules", sql: rules },
   { id: 22, name: "experiments", sql: experiments },
+  { id: 23, name: "analytics_cache", sql: analyticsCache },
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { ALL_ORGS, fenceSnapshotsNow } from "./snapshotFences.js";
+import { forgetDays } from "../recommend/analyticsCache.js";
 import { log } from "../wire/log.js";
 
 /** One process at a time does the work (CLUSTER=1 runs several on one database); the others skip that round. */
@@ -118,6 +119,9 @@ async function dropExpired(c: pg.Client, horizon: number): Promise<string[]> {
     await c.query("DELETE FROM events_org_purges WHERE partition = $1", [p.name]);
     // A restart holds only what is stored: snapshots from loads that read this week are not used again.
     await fenceSnapshotsNow(c, ALL_ORGS, "retention");
+    // The analytics' counts of the days up to this week's end (a day more: a click names a recommendation served
+    // before it) are counted again from what is left when read; the older ones went with the weeks before.
+    await forgetDays(c, null, new Date(p.week + WEEK_MS + DAY_MS));
     dropped.push(p.name);
   }
   return dropped;
@@ -174,6 +178,7 @@ async function purgeOrganisations(c: pg.Client, now: number, retentionDays: numb
       if (p.week + WEEK_MS > now - days * DAY_MS || done.has(`${org}/${p.name}`)) continue;
       const rows = await chunkedDelete(c, p.name, "org = $1", org);
       await c.query("INSERT INTO events_org_purges (org, partition) VALUES ($1, $2) ON CONFLICT DO NOTHING", [org, p.name]);
+      if (rows > 0) await forgetDays(c, org, new Date(p.week + WEEK_MS + DAY_MS));
       if (rows > 0) await fenceSnapshotsNow(c, org, "retention");
       purged.push({ org, partition: p.name, rows });
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
+import { forgetDays } from "../recommend/analyticsCache.js";
 import { log } from "../wire/log.js";
 
 export interface ErasureRunnerOptions {
@@ -134,6 +135,13 @@ export class ErasureRunner {
         if (!(await this.deleteRange(job, t, block, to))) return; // another process holds it now
         block = to;
       }
+    }
+    // The analytics' counted days held the erased rows: they are counted again from what is left when read.
+    const c = await this.pool.connect();
+    try {
+      await forgetDays(c, job.org);
+    } finally {
+      c.release();
     }
     const done = await this.pool.query(
       "UPDATE erasures SET done_at = now(), claimed_by = NULL, claimed_until = NULL WHERE id = $1 AND claimed_by = $2 RETURNING events, served",

@@ -60,7 +60,7 @@ describe("security headers", () => {
   });
 
   it("serves the dashboard page with a CSP that allows only its own script, styles and API", async () => {
-    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/style.css"]) {
+    for (const path of ["/dashboard", "/dashboard/app.js", "/dashboard/charts.js", "/dashboard/verdict.js", "/dashboard/style.css"]) {
       const res = await fetch(server.url + path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");

@@ -77,7 +77,7 @@ describe("POST/GET /v1/experiments and stop", () => {
     expect([none.status, none.body.error]).toEqual([401, "missing_api_key"]);
   });
 
-  it("lets a DEVELOPER create and stop experiments, and refuses a MEMBER (403 forbidden_role), who may still read results", async () => {
+  it("lets a DEVELOPER create and stop experiments, and refuses a MEMBER (403 forbidden_role), who may still read them and their results", async () => {
     const o = await newOrg(server.url);
     const developer = await memberToken(server, o, "DEVELOPER");
     const r = await create(o, twoWay("dev"), { token: developer });
@@ -85,7 +85,10 @@ describe("POST/GET /v1/experiments and stop", () => {
     const member = await memberToken(server, o, "MEMBER");
     const refused = await create(o, twoWay("member"), { token: member });
     expect([refused.status, refused.body.error]).toEqual([403, "forbidden_role"]);
-    expect((await call(server.url, "GET", "/v1/experiments", { token: member })).body.error).toBe("forbidden_role");
+    const id = r.body.data.experiment_id as string;
+    expect((await call(server.url, "POST", `/v1/experiments/${id}/stop`, { token: member })).body.error).toBe("forbidden_role");
+    expect((await call(server.url, "GET", "/v1/experiments", { token: member })).body.data.experiments).toMatchObject([{ experiment_id: id }]);
+    expect((await call(server.url, "GET", `/v1/experiments/${id}`, { token: member })).body.data.status).toBe("running");
     expect((await call(server.url, "GET", `/v1/analytics/experiments/${r.body.data.experiment_id}`, { token: member })).status).toBe(200);
   });
 

@@ -276,6 +276,7 @@ describe("real answers against the OpenAPI document", () => {
 
   it("answers analytics and its errors as documented", async () => {
     await expectDocumented("GET /v1/analytics/strategies", 200, "/v1/analytics/strategies", { token: org.token });
+    await expectDocumented("GET /v1/analytics/strategies", 200, "/v1/analytics/strategies?granularity=day", { token: org.token });
     await expectDocumented("GET /v1/analytics/strategies", 400, "/v1/analytics/strategies?from=yesterday", { token: org.token });
     await expectDocumented("GET /v1/analytics/strategies", 401, "/v1/analytics/strategies");
   });

@@ -4,7 +4,7 @@ import type { Services } from "../../services.js";
 import { sendRedirect, sendStatic } from "../respond.js";
 import { ANSWERS_LATER, type Route } from "../router.js";
 
-/** The web dashboard's files: plain HTML, CSS and one script, served as they are (no build step). */
+/** The web dashboard's files: plain HTML, CSS and its script's modules, served as they are (no build step). */
 const WEB_DIR = fileURLToPath(new URL("../../../../src/web/dashboard/", import.meta.url));
 
 /** The page may load only its own script and styles and call only this server; nothing may frame it. */
@@ -21,6 +21,8 @@ const DASHBOARD_HEADERS: ReadonlyArray<readonly [string, string]> = [
 const FILES: ReadonlyArray<{ paths: string[]; file: string; type: string }> = [
   { paths: ["/dashboard", "/dashboard/"], file: "index.html", type: "text/html; charset=utf-8" },
   { paths: ["/dashboard/app.js"], file: "app.js", type: "text/javascript; charset=utf-8" },
+  { paths: ["/dashboard/charts.js"], file: "charts.js", type: "text/javascript; charset=utf-8" },
+  { paths: ["/dashboard/verdict.js"], file: "verdict.js", type: "text/javascript; charset=utf-8" },
   { paths: ["/dashboard/style.css"], file: "style.css", type: "text/css; charset=utf-8" },
 ];
 

@@ -9,7 +9,10 @@ import { orgCaller } from "./orgCaller.js";
 import { parseBody } from "./parse.js";
 
 const EXPERIMENTERS: readonly Role[] = ["OWNER", "ADMIN", "DEVELOPER"];
-/** Results are analytics, which any role may read (as GET /v1/analytics/strategies). */
+/**
+ * Experiments and their results are analytics, which any role may read (as GET /v1/analytics/strategies): a
+ * MEMBER watching results on the dashboard finds them in the list.
+ */
 const READERS: readonly Role[] = [...EXPERIMENTERS, "MEMBER"];
 
 const caller = (s: Services, ctx: RequestContext, action: string, roles = EXPERIMENTERS) => orgCaller(s, ctx, roles, action);
@@ -35,7 +38,7 @@ export function experimentRoutes(s: Services): Route[] {
       pattern: "/v1/experiments",
       body: "none",
       handler: async (ctx) => {
-        const who = await caller(s, ctx, "read experiments");
+        const who = await caller(s, ctx, "read experiments", READERS);
         const experiments = await listExperiments(s.pool, who.org);
         return { status: 200, message: `${experiments.length} experiments`, data: { experiments } };
       },
@@ -45,7 +48,7 @@ export function experimentRoutes(s: Services): Route[] {
       pattern: "/v1/experiments/:experiment_id",
       body: "none",
       handler: async (ctx) => {
-        const who = await caller(s, ctx, "read experiments");
+        const who = await caller(s, ctx, "read experiments", READERS);
         const experiment = await readExperiment(s.pool, who.org, ctx.params[0]!);
         return { status: 200, message: `experiment ${experiment.status}`, data: experiment };
       },

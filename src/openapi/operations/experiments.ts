@@ -5,6 +5,9 @@ import { EXAMPLE } from "./examples.js";
 
 const WHO =
   "Takes the secret key (`svc_sk_…`; the publishable key is 403 `wrong_key_type`), counted against the organisation's rate limit, or a dashboard token of an OWNER, ADMIN or DEVELOPER (another role is 403 `forbidden_role`).";
+/** Reading experiments is analytics: any role of the dashboard. */
+const READ_WHO =
+  "Takes the secret key (`svc_sk_…`; the publishable key is 403 `wrong_key_type`), counted against the organisation's rate limit, or a dashboard token of any role.";
 const EXPERIMENT_ID = "0195a3c4-5d6e-4f70-8a9b-0c1d2e3f4a5b";
 const CALLER_ERRORS = [...API_KEY_ERRORS, "invalid_token", "forbidden_role"] as const;
 const PATH_PARAMS = {
@@ -63,7 +66,7 @@ export const EXPERIMENT_OPERATIONS: Operation[] = [
     operationId: "listExperiments",
     tag: "Experiments",
     summary: "List the organisation's experiments",
-    description: `${WHO} Running and stopped, newest first.`,
+    description: `${READ_WHO} Running and stopped, newest first.`,
     auth: ["secretKey", "bearer"],
     success: {
       kind: "envelope",
@@ -81,7 +84,7 @@ export const EXPERIMENT_OPERATIONS: Operation[] = [
     operationId: "getExperiment",
     tag: "Experiments",
     summary: "Read an experiment",
-    description: WHO,
+    description: READ_WHO,
     auth: ["secretKey", "bearer"],
     pathParams: PATH_PARAMS,
     success: {

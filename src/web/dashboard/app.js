@@ -1,6 +1,9 @@
 // The web dashboard: plain DOM, no framework. The session is an HttpOnly cookie the page never sees;
 // nothing is kept in localStorage. Every call goes to the same API the scripts use.
 
+import { intervalChart, lineChart } from "/dashboard/charts.js";
+import { MEASURES, verdicts } from "/dashboard/verdict.js";
+
 const $ = (id) => document.getElementById(id);
 let me = null;
 let auditBefore = null;
@@ -62,7 +65,12 @@ const FIELD_HELP = {
   new_password: "Enter a new password of 10 characters or more.",
   rate_limit_max: "Enter a whole number of requests from 1 to 1,000,000.",
   rate_limit_window_s: "Enter a whole number of seconds from 60 (a minute) to 86,400 (a day).",
+  events_retention_days: () => `Enter a whole number of days from 1 to ${retentionMax.toLocaleString("en")} (the service's retention).`,
+  from: "Enter the first day, at most 400 days before the last.",
+  to: "Enter the last day: not before the first, nor in the future.",
+  granularity: "One point per hour needs a range under 3 days: choose one per day, or a shorter range.",
 };
+const help = (field) => (typeof FIELD_HELP[field] === "function" ? FIELD_HELP[field]() : FIELD_HELP[field]);
 
 /** The fields a validation_error message names (`field: problem; other: problem`). */
 function refusedFields(err) {
@@ -94,7 +102,7 @@ function showError(form, err) {
     alert.textContent = "";
     return;
   }
-  const shown = refusedFields(err).filter((f) => FIELD_HELP[f] && setFieldError(form, f, FIELD_HELP[f]));
+  const shown = refusedFields(err).filter((f) => FIELD_HELP[f] && setFieldError(form, f, help(f)));
   alert.textContent = shown.length > 0 ? "Please correct the fields marked above." : err.message;
 }
 
@@ -103,7 +111,7 @@ function checkFields(form, checks) {
   const failed = Object.entries(checks)
     .filter(([, ok]) => !ok)
     .map(([field]) => field);
-  if (failed.length > 0) throw new ApiError(400, "validation_error", failed.map((f) => `${f}: ${FIELD_HELP[f]}`).join("; "));
+  if (failed.length > 0) throw new ApiError(400, "validation_error", failed.map((f) => `${f}: ${help(f)}`).join("; "));
 }
 
 const looksLikeEmail = (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test((v ?? "").trim());
@@ -128,20 +136,26 @@ const LOADERS = {
   members: loadMembers,
   upload: () => undefined,
   analytics: loadAnalytics,
+  experiments: loadExperiments,
   try: () => undefined,
   rules: async () => {
     await loadRules();
     await refreshRulePreview();
   },
   identity: loadIdentity,
-  retention: loadRetention,
-  limits: loadLimits,
+  settings: async () => {
+    await loadLimits();
+    await loadRetention();
+  },
   audit: () => loadAudit(true),
 };
 
+/** Sections that moved, so that a bookmark still opens them. */
+const OLD_SECTIONS = { retention: "settings", limits: "settings" };
+
 async function route() {
   if (!me) return;
-  const wanted = location.hash.slice(1);
+  const wanted = OLD_SECTIONS[location.hash.slice(1)] ?? location.hash.slice(1);
   const view = allowedViews().includes(wanted) ? wanted : "start";
   for (const section of document.querySelectorAll("section[data-view]")) section.hidden = section.dataset.view !== view;
   for (const a of document.querySelectorAll("#nav a")) {
@@ -178,9 +192,28 @@ function resetPage({ leaveSection }) {
   for (const id of ["new-pk", "new-sk", "identity-secret"]) $(id).value = "";
   $("new-key").hidden = true;
   $("identity-new").hidden = true;
-  for (const id of ["keys-rows", "members-rows", "audit-rows", "analytics-chart", "rules-rows", "try-result", "rule-preview-result"]) {
+  for (const id of [
+    "keys-rows",
+    "members-rows",
+    "audit-rows",
+    "analytics-tiles",
+    "analytics-chart",
+    "analytics-table",
+    "experiments-rows",
+    "experiment-verdict",
+    "experiment-charts",
+    "experiment-table",
+    "experiment-variants",
+    "rules-rows",
+    "try-result",
+    "rule-preview-result",
+  ]) {
     $(id).replaceChildren();
   }
+  Object.assign(analytics, { from: null, to: null, granularity: "day", split: "strategies", data: null });
+  clearTimeout(experiment.timer);
+  Object.assign(experiment, { id: null, results: null, timer: null });
+  $("experiment-results").hidden = true;
   editingRule = null;
   showRuleForm();
   auditBefore = null;
@@ -457,10 +490,13 @@ function hideIdentitySecret() {
 // --- Data retention ---------------------------------------------------------------------------------------
 
 const RETENTION = "/v1/settings/retention";
+/** The most days the service keeps events (the organisation may keep them for fewer). */
+let retentionMax = 400;
 
 function showRetention(r) {
   const own = r.events_retention_days === null ? "the service's" : "your organisation's";
   $("retention-status").textContent = `Events are kept ${r.effective_days} days (${own}; the service keeps them ${r.service_retention_days}).`;
+  retentionMax = r.service_retention_days;
   $("retention-days").max = String(r.service_retention_days);
   $("retention-days").value = String(r.effective_days);
   $("retention-default").disabled = r.events_retention_days === null;
@@ -471,6 +507,7 @@ async function loadRetention() {
 }
 
 async function setRetention(days) {
+  if (days !== null) checkFields($("retention-form"), { events_retention_days: Number.isInteger(days) && days >= 1 && days <= retentionMax });
   showRetention(await api("PATCH", RETENTION, { events_retention_days: days }));
   toast(days === null ? "Retention set to the service's." : `Events are now kept ${days} days.`);
 }
@@ -698,55 +735,559 @@ async function uploadFile({ kind }) {
 
 // --- Analytics --------------------------------------------------------------------------------------------
 
-const pct = (x) => `${(x * 100).toFixed(1)}%`;
+const DAY_MS = 86_400_000;
+/** The API's bounds: hourly points for ranges under 3 days, daily ones for at most 400 days. */
+const HOURLY_MAX_MS = 3 * DAY_MS;
+const DAILY_MAX_DAYS = 400;
+
+/** The range shown (ISO instants), its points, its split, and the last answer (drawn again when the width changes). */
+const analytics = { from: null, to: null, granularity: "day", split: "strategies", data: null };
+
+const pct = (x) => (x === null ? "—" : `${(x * 100).toFixed(x !== 0 && x < 0.1 ? 2 : 1)}%`);
+const num = (n) => Math.round(n).toLocaleString("en");
+const rateOf = (part, whole) => (whole === 0 ? null : part / whole);
+const isoDay = (ms) => new Date(ms).toISOString().slice(0, 10);
+/** An instant as the page's dates are given: in UTC. */
+const utc = (iso) => new Date(iso).toLocaleString("en", { timeZone: "UTC", dateStyle: "medium", timeStyle: "short" });
+
+/** A preset: the last 24 hours by the hour, or the last `days` UTC days (today included) by the day. */
+function presetRange(days) {
+  const now = Date.now();
+  if (days === 1) return { from: new Date(now - DAY_MS).toISOString(), to: new Date(now).toISOString(), granularity: "hour" };
+  const today = Date.parse(isoDay(now));
+  return { from: new Date(today - (days - 1) * DAY_MS).toISOString(), to: new Date(now).toISOString(), granularity: "day" };
+}
+
+function showRangeInputs() {
+  $("analytics-from").value = analytics.from.slice(0, 10);
+  $("analytics-to").value = isoDay(Date.parse(analytics.to) - 1);
+  $("analytics-granularity").value = analytics.granularity;
+  $("analytics-split").value = analytics.split;
+}
 
 async function loadAnalytics() {
-  const { strategies } = await api("GET", "/v1/analytics/strategies");
-  const chart = $("analytics-chart");
-  if (strategies.length === 0) {
-    chart.replaceChildren(el("p", { class: "muted", text: "No recommendations served in the last 30 days." }));
-    return;
+  if (analytics.from === null) Object.assign(analytics, presetRange(30));
+  showRangeInputs();
+  await fetchAnalytics();
+}
+
+async function fetchAnalytics() {
+  const q = new URLSearchParams({ from: analytics.from, to: analytics.to, granularity: analytics.granularity });
+  analytics.data = await api("GET", `/v1/analytics/strategies?${q}`);
+  renderAnalytics();
+}
+
+/** The date inputs (UTC days, both included; the range ends now at the latest) with the form's own checks. */
+function rangeFromForm(v) {
+  const from = Date.parse(`${v.from}T00:00:00Z`);
+  const toDay = Date.parse(`${v.to}T00:00:00Z`);
+  const checks = { from: Number.isFinite(from), to: Number.isFinite(toDay) };
+  if (checks.from && checks.to) {
+    checks.to = toDay >= from;
+    checks.from = toDay - from < DAILY_MAX_DAYS * DAY_MS;
   }
-  const most = Math.max(...strategies.map((s) => s.served));
-  chart.replaceChildren(
+  const to = Math.min(Date.now(), toDay + DAY_MS);
+  checks.to = checks.to && to > from;
+  if (checks.from && checks.to) checks.granularity = v.granularity !== "hour" || to - from < HOURLY_MAX_MS;
+  checkFields($("analytics-form"), checks);
+  return { from: new Date(from).toISOString(), to: new Date(to).toISOString(), granularity: v.granularity };
+}
+
+const BUCKET_LABEL = {
+  day: (iso) => new Date(iso).toLocaleDateString("en", { month: "short", day: "numeric", timeZone: "UTC" }),
+  hour: (iso) => {
+    const d = new Date(iso);
+    return d.getUTCHours() === 0
+      ? d.toLocaleDateString("en", { month: "short", day: "numeric", timeZone: "UTC" })
+      : `${String(d.getUTCHours()).padStart(2, "0")}:00`;
+  },
+};
+
+/** The width each chart gets: the container's, cut in two columns (`columns`: 2) where two fit, as drawn. */
+function chartWidth(container, columns = 1) {
+  const width = container.clientWidth || 640;
+  const cols = columns === 2 && width >= 720 ? 2 : 1;
+  container.classList.toggle("two-columns", cols === 2);
+  return Math.floor((width - (cols - 1) * 16) / cols);
+}
+
+/** The lines of the chosen split: each strategy, or each scenario (the API's top 20) and the rest together. */
+function splitLines(data, split) {
+  const lines =
+    split === "strategies"
+      ? data.series.strategies.map((s) => ({ name: s.strategy, ...s }))
+      : data.series.scenarios.map((s) => ({ name: s.scenario, ...s }));
+  if (split === "scenarios" && data.series.other_scenarios) lines.push({ name: "other scenarios", ...data.series.other_scenarios });
+  return lines;
+}
+
+const sum = (xs) => xs.reduce((a, b) => a + b, 0);
+
+function renderAnalytics() {
+  const data = analytics.data;
+  if (!data) return;
+  const t = data.totals;
+  const inRange = t.events_total;
+  const tile = (label, value, detail) =>
+    el(
+      "div",
+      { class: "tile" },
+      el("span", { class: "tile-label", text: label }),
+      el("strong", { text: value }),
+      el("span", { class: "muted", text: detail }),
+    );
+  $("analytics-tiles").replaceChildren(
+    tile("Items", num(t.items_active), `active, of ${num(t.items)}`),
+    tile("Users", num(t.users), "stored"),
+    tile(
+      "Events in range",
+      num(inRange),
+      t.events
+        .map((e) => [e.family, sum(e.counts)])
+        .filter(([, n]) => n > 0)
+        .map(([family, n]) => `${family} ${num(n)}`)
+        .join(" · ") || "none",
+    ),
+    tile(
+      "Ingestion",
+      `${t.ingestion.last_minute_per_s.toLocaleString("en", { maximumFractionDigits: 1 })}/s`,
+      `last minute; ${t.ingestion.last_hour_per_s.toLocaleString("en", { maximumFractionDigits: 1 })}/s last hour`,
+    ),
+  );
+  const lines = splitLines(data, analytics.split);
+  const labels = data.buckets.map(BUCKET_LABEL[data.granularity] ?? BUCKET_LABEL.day);
+  const charts = $("analytics-chart");
+  const width = chartWidth(charts, 2);
+  const per = analytics.split === "strategies" ? "strategy" : "scenario";
+  const range = `${utc(data.from)} to ${utc(data.to)} UTC, one point per ${data.granularity}`;
+  const drawn = [];
+  if (lines.length === 0) drawn.push(el("p", { class: "muted", text: "No recommendations served in this range." }));
+  else {
+    drawn.push(
+      lineChart({
+        title: `Served recommendations per ${per}`,
+        description: `Recommendations served per ${data.granularity}, one line per ${per}, ${range}.`,
+        labels,
+        series: lines.map((l) => ({ name: l.name, values: l.served })),
+        format: num,
+        width,
+      }),
+      lineChart({
+        title: `Click-through per ${per}`,
+        description: `Share of served recommendations followed by a click, per ${data.granularity}, ${range}. Gaps: nothing served.`,
+        labels,
+        series: lines.map((l) => ({ name: l.name, values: l.served.map((n, i) => rateOf(l.clicks[i], n)) })),
+        format: pct,
+        width,
+        ratio: true,
+      }),
+      lineChart({
+        title: `Conversion per ${per}`,
+        description: `Share of served recommendations followed by a conversion, per ${data.granularity}, ${range}. Gaps: nothing served.`,
+        labels,
+        series: lines.map((l) => ({ name: l.name, values: l.served.map((n, i) => rateOf(l.conversions[i], n)) })),
+        format: pct,
+        width,
+        ratio: true,
+      }),
+    );
+  }
+  if (inRange > 0) {
+    drawn.push(
+      lineChart({
+        title: "Events per family",
+        description: `Events received per ${data.granularity}, one line per event family, ${range}.`,
+        labels,
+        series: t.events.map((e) => ({ name: e.family, values: e.counts })),
+        format: num,
+        width,
+      }),
+    );
+  }
+  charts.replaceChildren(...drawn);
+  const rows = lines.map((l) => {
+    const served = sum(l.served);
+    const clicks = sum(l.clicks);
+    const conversions = sum(l.conversions);
+    return el(
+      "tr",
+      {},
+      el("th", { scope: "row", text: l.name }),
+      el("td", { class: "num", text: num(served) }),
+      el("td", { class: "num", text: num(clicks) }),
+      el("td", { class: "num", text: pct(rateOf(clicks, served)) }),
+      el("td", { class: "num", text: num(conversions) }),
+      el("td", { class: "num", text: pct(rateOf(conversions, served)) }),
+    );
+  });
+  $("analytics-table").replaceChildren(
     el(
       "table",
-      { class: "bars" },
-      el("caption", { class: "sr-only", text: "Served, click-through and conversion per strategy" }),
+      { class: "figures" },
+      el("caption", { text: `Totals per ${per}, ${range}` }),
       el(
         "thead",
         {},
         el(
           "tr",
           {},
-          el("th", { scope: "col", text: "Strategy" }),
-          el("th", { scope: "col", text: "Served" }),
-          el("th", { scope: "col", text: "Click-through" }),
-          el("th", { scope: "col", text: "Conversion" }),
+          ...[per[0].toUpperCase() + per.slice(1), "Served", "Clicks", "Click-through", "Conversions", "Conversion"].map((h) =>
+            el("th", { scope: "col", text: h }),
+          ),
+        ),
+      ),
+      el("tbody", {}, ...(rows.length > 0 ? rows : [el("tr", {}, el("td", { colspan: 6, class: "muted", text: "Nothing served in this range." }))])),
+    ),
+  );
+}
+
+// --- Experiments ------------------------------------------------------------------------------------------
+
+const canExperiment = () => ["OWNER", "ADMIN", "DEVELOPER"].includes(me.user.role);
+/** The experiment whose results are shown, its last results, and the timer that refreshes a running one. */
+const experiment = { id: null, results: null, timer: null };
+const EXPERIMENT_REFRESH_MS = 20_000;
+
+async function loadExperiments() {
+  $("experiments-readonly").hidden = canExperiment();
+  if ($("experiment-variants").children.length === 0) resetVariants();
+  const { experiments } = await api("GET", "/v1/experiments");
+  $("experiments-rows").replaceChildren(
+    ...(experiments.length === 0
+      ? [el("tr", {}, el("td", { colspan: 4, class: "muted", text: "No experiments yet." }))]
+      : experiments.map((e) =>
+          el(
+            "tr",
+            { "data-experiment": e.experiment_id, "aria-current": e.experiment_id === experiment.id ? "true" : false },
+            el(
+              "th",
+              { scope: "row" },
+              el("button", {
+                type: "button",
+                class: "link",
+                text: e.name,
+                "aria-label": `Results of ${e.name}`,
+                onclick: () => showExperiment(e.experiment_id).catch((err) => toast(err.message)),
+              }),
+            ),
+            el("td", {}, el("code", { text: e.scenario })),
+            el("td", {}, el("span", { class: `status ${e.status}`, text: e.status === "running" ? "running" : `stopped ${when(e.stopped_at)}` })),
+            el("td", { text: when(e.created_at) }),
+          ),
+        )),
+  );
+  if (experiment.id === null && experiments.length > 0) await showExperiment(experiments[0].experiment_id, { focus: false });
+  else if (experiment.id !== null) await showExperiment(experiment.id, { focus: false });
+}
+
+async function showExperiment(id, { focus = true } = {}) {
+  experiment.id = id;
+  experiment.results = await api("GET", `/v1/analytics/experiments/${id}`);
+  for (const row of $("experiments-rows").querySelectorAll("tr")) {
+    if (row.dataset.experiment === id) row.setAttribute("aria-current", "true");
+    else row.removeAttribute("aria-current");
+  }
+  renderExperiment();
+  clearTimeout(experiment.timer);
+  if (experiment.results.status === "running") experiment.timer = setTimeout(refreshExperiment, EXPERIMENT_REFRESH_MS);
+  if (focus) $("experiment-results-title").scrollIntoView({ block: "start" });
+}
+
+/** While its page is open, a running experiment's results are fetched again every 20 s. */
+function refreshExperiment() {
+  if (!me || $("view-experiments").hidden || experiment.id === null) return;
+  showExperiment(experiment.id, { focus: false }).catch((err) => toast(err.message));
+}
+
+function renderExperiment() {
+  const r = experiment.results;
+  if (!r) return;
+  const measure = $("experiment-measure").value;
+  const m = MEASURES[measure];
+  $("experiment-results").hidden = false;
+  $("experiment-results-title").textContent = `Results: ${r.name}`;
+  $("experiment-stop").hidden = !canExperiment() || r.status !== "running";
+  const users = sum(r.variants.map((v) => v.users));
+  $("experiment-summary").textContent =
+    `On scenario ${r.scenario}, ${r.status === "running" ? `running since ${when(r.created_at)}` : `${when(r.created_at)} to ${when(r.stopped_at)}`}; ` +
+    `${num(users)} users, ${num(sum(r.variants.map((v) => v.served)))} recommendations served.` +
+    (r.status === "running" ? " Refreshed every 20 seconds while this page is open." : "");
+  $("experiment-verdict").replaceChildren(...verdicts(r, measure).map((v) => el("li", { class: `verdict-${v.kind}`, text: v.text })));
+  const charts = $("experiment-charts");
+  const width = chartWidth(charts);
+  const days = [...new Set(r.daily.map((d) => d.day))];
+  const names = r.variants.map((v) => v.variant);
+  const rateKey = measure.includes("conversion") ? "conversion_rate" : "click_through_rate";
+  const daily = names.map((name) => ({
+    name,
+    values: days.map((day) => {
+      const d = r.daily.find((x) => x.day === day && x.variant === name);
+      return d && d.served > 0 ? d[rateKey] : null;
+    }),
+  }));
+  charts.replaceChildren(
+    intervalChart({
+      title: `${m.label}, with 95 % intervals`,
+      description: `Per variant: the rate, and the interval that holds the true rate with 95 % confidence. Shaded: the control's interval.`,
+      rows: r.variants.map((v) => ({ label: v.variant, control: v.control, ...v[measure] })),
+      format: pct,
+      width,
+    }),
+    ...(days.length > 0
+      ? [
+          lineChart({
+            title: `${rateKey === "conversion_rate" ? "Conversion" : "Click-through"} per recommendation, per day`,
+            description: "Per UTC day and variant: the share of the day's served recommendations followed by one. Gaps: nothing served that day.",
+            labels: days.map((d) => BUCKET_LABEL.day(`${d}T00:00:00Z`)),
+            series: daily,
+            format: pct,
+            width,
+            ratio: true,
+            height: 200,
+          }),
+        ]
+      : []),
+  );
+  const diff = (v) => {
+    if (!v.against_control) return "control";
+    const d = v.against_control[measure];
+    const sign = (x) => `${x > 0 ? "+" : ""}${(x * 100).toFixed(2)}`;
+    return `${sign(d.difference)} points (${sign(d.low)} to ${sign(d.high)}); p ${d.p_value < 0.001 ? "< 0.001" : `= ${d.p_value.toFixed(3)}`}`;
+  };
+  $("experiment-table").replaceChildren(
+    el(
+      "table",
+      { class: "figures" },
+      el("caption", { text: `Per variant: ${m.label.toLowerCase()} with its 95 % interval, and the difference against the control` }),
+      el(
+        "thead",
+        {},
+        el(
+          "tr",
+          {},
+          ...["Variant", "Users", "Served", "Clicks", "Conversions", m.label, "Against the control"].map((h) => el("th", { scope: "col", text: h })),
         ),
       ),
       el(
         "tbody",
         {},
-        ...strategies.map((s) =>
+        ...r.variants.map((v) =>
           el(
             "tr",
             {},
-            el("th", { scope: "row", text: s.strategy }),
-            el("td", {}, bar(s.served / most, String(s.served), "served")),
-            el("td", {}, bar(s.click_through_rate, pct(s.click_through_rate), "ctr")),
-            el("td", {}, bar(s.conversion_rate, pct(s.conversion_rate), "cvr")),
+            el("th", { scope: "row", text: v.variant }),
+            el("td", { class: "num", text: num(v.users) }),
+            el("td", { class: "num", text: num(v.served) }),
+            el("td", { class: "num", text: num(v.clicks) }),
+            el("td", { class: "num", text: num(v.conversions) }),
+            el("td", { class: "num", text: `${pct(v[measure].rate)} (${pct(v[measure].low)}–${pct(v[measure].high)})` }),
+            el("td", { text: diff(v) }),
           ),
         ),
       ),
     ),
   );
+  $("experiment-test").textContent = `How it is computed: ${r.test}.`;
 }
 
-function bar(share, label, kind) {
-  const fill = el("span", { class: `fill ${kind}` });
-  fill.style.width = `${Math.max(0, Math.min(1, share)) * 100}%`;
-  return el("span", { class: "bar" }, el("span", { class: "track", "aria-hidden": "true" }, fill), el("span", { class: "value", text: label }));
+async function stopExperiment() {
+  const r = experiment.results;
+  if (!r) return;
+  const ok = await confirmAction(
+    `Stop the experiment ${r.name}? Every user of scenario ${r.scenario} gets the request as sent from now on; the results so far stay.`,
+    "Stop experiment",
+  );
+  if (!ok) return;
+  await api("POST", `/v1/experiments/${r.experiment_id}/stop`);
+  toast(`Experiment ${r.name} stopped.`);
+  await loadExperiments();
+}
+
+/** The strategies a variant may use: the ones the Try it page offers. */
+const strategyNames = () => [...$("try-strategy").options].map((o) => o.value);
+
+function variantRow(k, values = {}) {
+  const id = (field) => `variant-${k}-${field}`;
+  const path = (field) => `variants[${k}].${field}`;
+  const control = k === 0;
+  const field = (name, label, input) =>
+    el(
+      "div",
+      {},
+      el("label", { for: id(name), text: label }),
+      input,
+      el("p", { id: `${id(name)}-error`, class: "field-error", "data-field-error": path(name) }),
+    );
+  const input = (name, attrs) => el("input", { id: id(name), name: `${name}-${k}`, "aria-describedby": `${id(name)}-error`, ...attrs });
+  const overrides = control
+    ? [el("p", { class: "muted control-note", text: "The control: recommendations as requested, nothing overridden." })]
+    : [
+        field(
+          "strategy",
+          "Strategy",
+          el(
+            "select",
+            { id: id("strategy"), name: `strategy-${k}`, "aria-describedby": `${id("strategy")}-error` },
+            el("option", { value: "", text: "as requested" }),
+            ...strategyNames().map((s) => el("option", { value: s, text: s, selected: values.strategy === s })),
+          ),
+        ),
+        field("diversity", "Diversity (0 to 1)", input("diversity", { type: "number", min: 0, max: 1, step: "0.1", value: values.diversity ?? "" })),
+        field("max_per", "Max per (JSON)", input("max_per", { placeholder: '{"brand": 2}', autocomplete: "off", value: values.max_per ?? "" })),
+      ];
+  return el(
+    "li",
+    { class: "variant", "data-variant": k },
+    el(
+      "div",
+      { class: "variant-head" },
+      el("strong", { text: control ? "Control" : `Variant ${k + 1}` }),
+      control
+        ? ""
+        : el("button", {
+            type: "button",
+            class: "secondary small",
+            text: "Remove",
+            "aria-label": `Remove variant ${k + 1}`,
+            onclick: () => removeVariant(k),
+          }),
+    ),
+    el(
+      "div",
+      { class: "fields" },
+      field("name", "Name", input("name", { maxlength: 32, required: true, value: values.name ?? "", autocomplete: "off" })),
+      field("share", "Share (%)", input("share", { type: "number", min: 0, max: 100, step: "any", required: true, value: values.share ?? "" })),
+      ...overrides,
+    ),
+  );
+}
+
+/** The variant rows' current values, so that adding or removing one keeps what was typed. */
+function variantValues() {
+  return [...$("experiment-variants").children].map((li, k) => {
+    const get = (f) => li.querySelector(`#variant-${k}-${f}`)?.value ?? "";
+    return { name: get("name"), share: get("share"), strategy: get("strategy"), diversity: get("diversity"), max_per: get("max_per") };
+  });
+}
+
+function showVariants(values) {
+  $("experiment-variants").replaceChildren(...values.map((v, k) => variantRow(k, v)));
+  $("experiment-add-variant").disabled = values.length >= 5;
+}
+
+function resetVariants() {
+  showVariants([
+    { name: "A", share: "50" },
+    { name: "B", share: "50", strategy: "trending" },
+  ]);
+}
+
+function addVariant() {
+  const values = variantValues();
+  if (values.length >= 5) return;
+  values.push({ name: String.fromCharCode(65 + values.length), share: "" });
+  showVariants(values);
+  $(`variant-${values.length - 1}-name`).focus();
+}
+
+function removeVariant(k) {
+  const values = variantValues();
+  if (values.length <= 2) {
+    toast("An experiment needs at least 2 variants.");
+    return;
+  }
+  values.splice(k, 1);
+  showVariants(values);
+}
+
+function splitEvenly() {
+  const values = variantValues();
+  const each = Math.floor(10000 / values.length) / 100;
+  values.forEach((v, k) => (v.share = String(k === 0 ? Math.round((100 - each * (values.length - 1)) * 100) / 100 : each)));
+  showVariants(values);
+}
+
+/** The experiment form as POST /v1/experiments takes it, after the checks a person can fix before sending. */
+function experimentFromForm(v) {
+  const variants = variantValues();
+  const problems = [];
+  if (!v.name.trim()) problems.push("name: Enter a name for the experiment.");
+  if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(v.scenario.trim())) {
+    problems.push("scenario: Enter the scenario as your pages send it: lowercase letters, digits, '-' or '_'.");
+  }
+  const holdout = v.holdout === "" ? 0 : Number(v.holdout);
+  if (!(holdout >= 0 && holdout <= 50)) problems.push("holdout: Enter a share from 0 to 50 %.");
+  const shares = variants.map((x) => Number(x.share));
+  variants.forEach((x, k) => {
+    if (!x.name.trim()) problems.push(`variants[${k}].name: Name the variant.`);
+    if (!(shares[k] > 0 && shares[k] <= 100)) problems.push(`variants[${k}].share: Enter a share above 0 and at most 100 %.`);
+  });
+  if (shares.every((s) => s > 0) && Math.abs(sum(shares) - 100) > 0.01) {
+    problems.push(`variants: The shares must add up to 100 % (they add up to ${Math.round(sum(shares) * 100) / 100} %).`);
+  }
+  const body = {
+    name: v.name.trim(),
+    scenario: v.scenario.trim(),
+    holdout: holdout / 100,
+    variants: variants.map((x, k) => {
+      const variant = { name: x.name.trim(), share: shares[k] / 100 };
+      if (k === 0) return variant;
+      if (x.strategy) variant.strategy = x.strategy;
+      if (x.diversity !== "") variant.diversity = Number(x.diversity);
+      try {
+        const maxPer = jsonField(`variants[${k}].max_per`, x.max_per);
+        if (maxPer !== undefined) variant.max_per = maxPer;
+      } catch {
+        problems.push(`variants[${k}].max_per: Enter JSON like {"brand": 2}, or leave it empty.`);
+      }
+      return variant;
+    }),
+  };
+  if (problems.length > 0) throw new ApiError(400, "validation_error", problems.join("; "));
+  return body;
+}
+
+/**
+ * Refusals of the experiment form, each under its field (variants[1].share …): the form's own words, or the
+ * API's problem (its messages are written for people, "must be 1 to 32 letters, …"); the rest in the alert.
+ */
+function showExperimentError(form, err) {
+  clearFieldErrors(form);
+  const alert = form.querySelector("[data-error]");
+  if (err.code === "conflict") {
+    setFieldError(form, "scenario", err.message);
+    alert.textContent = "Please correct the fields marked above.";
+    return;
+  }
+  if (err.code !== "validation_error") {
+    alert.textContent = err.message;
+    return;
+  }
+  const rest = [];
+  let shown = 0;
+  for (const part of err.message.split(/;\s*/)) {
+    const match = /^([\w.[\]]+): (.*)$/.exec(part.trim());
+    const field = match?.[1];
+    let words = match?.[2] ?? part;
+    words = words.charAt(0).toUpperCase() + words.slice(1);
+    if (field && setFieldError(form, field, words)) shown++;
+    else rest.push(part);
+  }
+  alert.textContent = rest.length > 0 ? rest.join("; ") : shown > 0 ? "Please correct the fields marked above." : err.message;
+}
+
+async function createExperiment(v) {
+  const form = $("experiment-form");
+  try {
+    const made = await api("POST", "/v1/experiments", experimentFromForm(v));
+    form.reset();
+    resetVariants();
+    toast(`Experiment ${made.name} running on scenario ${made.scenario}.`);
+    experiment.id = made.experiment_id;
+    await loadExperiments();
+  } catch (err) {
+    showExperimentError(form, err);
+  }
 }
 
 // --- Try it and Rules: previews ---------------------------------------------------------------------------
@@ -1058,10 +1599,10 @@ onSubmit($("password-form"), async (values) => {
   toast("Password changed; your other sessions have ended.");
 });
 onSubmit($("upload-form"), upload);
-onSubmit($("retention-form"), (values) => setRetention(Number(values.days)));
-$("retention-default").addEventListener("click", () => setRetention(null).catch((err) => toast(err.message)));
+onSubmit($("retention-form"), (values) => setRetention(values.days === "" ? NaN : Number(values.days)));
+$("retention-default").addEventListener("click", () => setRetention(null).catch((err) => showError($("retention-form"), err)));
 onSubmit($("limits-form"), setLimits);
-$("limits-default").addEventListener("click", () => useServiceLimits().catch((err) => toast(err.message)));
+$("limits-default").addEventListener("click", () => useServiceLimits().catch((err) => showError($("limits-form"), err)));
 $("start-generate").addEventListener("click", () => generateFromStart().catch((err) => toast(err.message)));
 for (const b of document.querySelectorAll("[data-copy-text]")) {
   b.addEventListener("click", () => copyText($(b.dataset.copyText).textContent, $(b.dataset.copyText)));
@@ -1085,6 +1626,38 @@ onSubmit($("rule-form"), async (v) => {
 $("rule-action").addEventListener("change", showRuleForm);
 $("rule-new").addEventListener("click", newRule);
 $("audit-more").addEventListener("click", () => loadAudit(false).catch((err) => toast(err.message)));
+onSubmit($("analytics-form"), async (v) => {
+  Object.assign(analytics, rangeFromForm(v), { split: v.split });
+  await fetchAnalytics();
+});
+$("analytics-split").addEventListener("change", () => {
+  analytics.split = $("analytics-split").value;
+  renderAnalytics();
+});
+for (const b of document.querySelectorAll("[data-preset]")) {
+  b.addEventListener("click", () => {
+    showError($("analytics-form"), null);
+    Object.assign(analytics, presetRange(Number(b.dataset.preset)));
+    showRangeInputs();
+    fetchAnalytics().catch((err) => showError($("analytics-form"), err));
+  });
+}
+onSubmit($("experiment-form"), createExperiment);
+$("experiment-add-variant").addEventListener("click", addVariant);
+$("experiment-even").addEventListener("click", splitEvenly);
+$("experiment-measure").addEventListener("change", renderExperiment);
+$("experiment-refresh").addEventListener("click", () => showExperiment(experiment.id, { focus: false }).catch((err) => toast(err.message)));
+$("experiment-stop").addEventListener("click", () => stopExperiment().catch((err) => toast(err.message)));
+// Charts are drawn for the width they get: again when it changes (a phone turned, a window resized).
+let resizing = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizing);
+  resizing = setTimeout(() => {
+    if (!me) return;
+    if (!$("view-analytics").hidden) renderAnalytics();
+    if (!$("view-experiments").hidden) renderExperiment();
+  }, 100);
+});
 window.addEventListener("hashchange", route);
 
 api("GET", "/v1/me").then(signedIn, signedOut);
