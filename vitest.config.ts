@@ -25,6 +25,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A page or a server under a busy machine (browser tests run two at a time) may take seconds to show what a
+    // poll waits for; the 1 s default failed such tests when the machine was loaded, not when the code was wrong.
+    expect: { poll: { timeout: 15_000 } },
     pool: "forks",
     maxWorkers: 2,
     reporters: ["default"],
