@@ -196,6 +196,7 @@ export const ERRORS = {
       indexLoading: "the recommender index is loading; retry shortly",
       recommenderLate: "the recommender did not answer in time; retry shortly",
       recommenderRestarted: "the recommender restarted; retry shortly",
+      analyticsBusy: "too many analytics over time are being computed at once; retry shortly",
     },
   },
 } as const satisfies Record<string, { status: number; messages: Record<string, string> }>;

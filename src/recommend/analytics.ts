@@ -14,6 +14,7 @@ import {
   type Granularity,
 } from "./analyticsSeries.js";
 import { fillDays, settledDays } from "./analyticsCache.js";
+import { AnalyticsGate } from "./analyticsGate.js";
 import { TotalsSchema, organisationTotals } from "./organisationTotals.js";
 import { servedIdRange } from "./servedIdRange.js";
 
@@ -22,6 +23,8 @@ import { Scenario } from "./schema.js";
 
 const DAY_MS = 86_400_000;
 const DEFAULT_RANGE_MS = 30 * DAY_MS;
+/** The process's analytics over time (analyticsGate.ts). */
+const overTime = new AnalyticsGate();
 
 export const AnalyticsQuerySchema = z
   .strictObject({
@@ -107,7 +110,10 @@ GROUP BY s.scenario, s.strategy ORDER BY served DESC, s.scenario, s.strategy`;
 
 export async function strategyReport(pool: pg.Pool, orgSeq: number, q: AnalyticsQuery): Promise<StrategyReport> {
   const { from, to } = period(q);
-  if (q.granularity) return reportOverTime(pool, orgSeq, { from, to, granularity: q.granularity, scenario: q.scenario });
+  if (q.granularity) {
+    const granularity = q.granularity;
+    return overTime.run(() => reportOverTime(pool, orgSeq, { from, to, granularity, scenario: q.scenario }));
+  }
   const rows = await query<Counts & { scenario: string; strategy: Strategy }>(pool, REPORT, [
     orgSeq,
     from,

@@ -117,12 +117,10 @@ export async function servedSeriesRows(pool: pg.Pool, orgSeq: number, q: SeriesQ
   const [from, to] = [q.from.getTime(), q.to.getTime()];
   if (!q.counted || q.granularity !== "day") return live(from, to);
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  const parts = await Promise.all([
-    live(from, q.counted.start),
-    query<SeriesRow>(pool, COUNTED, [orgSeq, day(q.counted.start), day(q.counted.end), day(first), q.scenario ?? null]),
-    live(q.counted.end, to),
-  ]);
-  return parts.flat();
+  // One after the other: a call holds one connection of the pool here (and one for the totals), whatever its period.
+  const head = await live(from, q.counted.start);
+  const kept = await query<SeriesRow>(pool, COUNTED, [orgSeq, day(q.counted.start), day(q.counted.end), day(first), q.scenario ?? null]);
+  return [...head, ...kept, ...(await live(q.counted.end, to))];
 }
 
 type Outcome = { served: number[]; clicks: number[]; conversions: number[] };

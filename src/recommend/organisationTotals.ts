@@ -70,18 +70,16 @@ export async function organisationTotals(pool: pg.Pool, orgSeq: number, q: Total
   const live = (from: number, to: number) =>
     from < to ? query<Row>(pool, EVENTS, [orgSeq, new Date(from), new Date(to), ...bucketing]) : Promise.resolve([]);
   const [from, to] = [q.from.getTime(), q.to.getTime()];
-  const parts = q.counted
+  // One after the other: a call holds one connection of the pool here (and one for the series), whatever its period.
+  const events = q.counted
     ? [
-        live(from, q.counted.start),
-        query<Row>(pool, COUNTED, [orgSeq, new Date(q.counted.start), new Date(q.counted.end), ...bucketing]),
-        live(q.counted.end, to),
+        ...(await live(from, q.counted.start)),
+        ...(await query<Row>(pool, COUNTED, [orgSeq, new Date(q.counted.start), new Date(q.counted.end), ...bucketing])),
+        ...(await live(q.counted.end, to)),
       ]
-    : [live(from, to)];
-  const [events, catalog, ingestion] = await Promise.all([
-    Promise.all(parts).then((p) => p.flat()),
-    query<{ items: number; items_active: number; users: number }>(pool, CATALOG, [orgSeq]),
-    query<{ minute: number; hour: number }>(pool, INGESTION, [orgSeq]),
-  ]);
+    : await live(from, to);
+  const catalog = await query<{ items: number; items_active: number; users: number }>(pool, CATALOG, [orgSeq]);
+  const ingestion = await query<{ minute: number; hour: number }>(pool, INGESTION, [orgSeq]);
   const n = q.buckets.length;
   const byFamily = new Map<string, number[]>(EVENT_FAMILIES.map((f) => [f, new Array<number>(n).fill(0)]));
   let total = 0;
