@@ -31,6 +31,9 @@ afterEach(async () => {
 
 const dashboard = () => `${server.url}/dashboard`;
 
+/** The API keys page (the Quick start has a "Generate key pair" button of its own, for a shop with no key yet). */
+const keysPage = () => page.locator("#view-keys");
+
 async function register(): Promise<string> {
   const email = `web-${randomUUID()}@example.com`;
   await page.goto(dashboard());
@@ -57,7 +60,7 @@ describe("web dashboard", () => {
     await register();
     await screenshots(page, "quick-start");
     await page.getByRole("link", { name: "API keys" }).click();
-    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).click();
     await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
     const pk = await page.getByLabel("Publishable key", { exact: true }).inputValue();
     const sk = await page.getByLabel("Secret key", { exact: true }).inputValue();
@@ -90,7 +93,7 @@ describe("web dashboard", () => {
   it("shows the SDK snippet with the organisation's publishable key, and the snippet works as pasted into a page", async () => {
     await register();
     await page.getByRole("link", { name: "API keys" }).click();
-    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).click();
     await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
     const pk = await page.getByLabel("Publishable key", { exact: true }).inputValue();
     const sk = await page.getByLabel("Secret key", { exact: true }).inputValue();
@@ -216,7 +219,7 @@ describe("web dashboard", () => {
     await page.getByText("No recommendations served").waitFor();
     await screenshots(page, "analytics");
     await page.getByRole("link", { name: "API keys" }).click();
-    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).click();
     await page.getByLabel("Secret key", { exact: true }).waitFor();
     for (const view of ["start", "keys", "members", "upload", "analytics", "experiments", "try", "rules", "identity", "settings", "audit"]) {
       for (const width of [1280, 390]) {
@@ -232,7 +235,7 @@ describe("web dashboard", () => {
   it("lets an OWNER generate the identity secret, shown once, and turn verification on: the publishable key then needs user_hash", async () => {
     await register();
     await page.getByRole("link", { name: "API keys" }).click();
-    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).click();
     await expect.poll(() => page.getByLabel("Publishable key", { exact: true }).inputValue()).toMatch(/^svc_pk_/);
     const pk = await page.getByLabel("Publishable key", { exact: true }).inputValue();
     await page.getByRole("link", { name: "Identity verification" }).click();
@@ -351,7 +354,7 @@ describe("web dashboard", () => {
     await page.getByRole("link", { name: "API keys" }).focus();
     await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "API keys" }).waitFor();
-    await page.getByRole("button", { name: "Generate key pair" }).focus();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).focus();
     await page.keyboard.press("Enter");
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe("new-sk");
   });
@@ -442,10 +445,10 @@ describe("web dashboard rough edges (issue 39)", () => {
   it("keeps key strings whole on one line and the Revoke button in view at 1280 and 390 px", async () => {
     await register();
     await page.getByRole("link", { name: "API keys" }).click();
-    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).click();
     await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
     await page.getByRole("button", { name: "I have stored it" }).click();
-    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).click();
     await expect.poll(() => page.locator("#keys-rows .key-pair").count()).toBe(2);
     await page.getByRole("button", { name: "I have stored it" }).click();
     for (const width of [1280, 390]) {
@@ -499,7 +502,7 @@ describe("web dashboard rough edges (issue 39)", () => {
   it("forgets the page's state at logout: the next login in the same tab sees no file, progress, result, error or secret of the last", async () => {
     const email = await register();
     await page.getByRole("link", { name: "API keys" }).click();
-    await page.getByRole("button", { name: "Generate key pair" }).click();
+    await keysPage().getByRole("button", { name: "Generate key pair" }).click();
     await expect.poll(() => page.getByLabel("Secret key", { exact: true }).inputValue()).toMatch(/^svc_sk_/);
     await page.getByRole("link", { name: "Upload" }).click();
     await page
