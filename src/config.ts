@@ -145,6 +145,12 @@ export const ConfigSchema = z.object({
   INDEX_SNAPSHOT_MIN_EVENTS: z.coerce.number().int().min(1).default(1),
   /** How often the retention task runs (partitions ahead, expired ones dropped, `event_ids` pruned). */
   EVENTS_RETENTION_CHECK_S: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /**
+   * How often the days analytics keep are counted ahead of the reads (src/recommend/analyticsPrecount.ts), each
+   * round for at most ANALYTICS_PRECOUNT_BUDGET_MS; 0: never (the reads count what they need).
+   */
+  ANALYTICS_PRECOUNT_S: z.coerce.number().int().min(0).max(86_400).default(600),
+  ANALYTICS_PRECOUNT_BUDGET_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   /** Largest file accepted by the bulk upload endpoints; the body is streamed, never held whole. */
   UPLOAD_MAX_BYTES: z.coerce
     .number()

@@ -14,6 +14,7 @@ import { DatabaseHealth } from "./db/health.js";
 import { InstanceLock } from "./db/instanceLock.js";
 import { migrate } from "./db/migrate.js";
 import { RetentionTask } from "./db/retention.js";
+import { AnalyticsPrecountTask } from "./recommend/analyticsPrecount.js";
 import { SnapshotTrigger } from "./recommend/indexSnapshots.js";
 import { createPool } from "./db/pool.js";
 import { DEFAULT_ALS } from "./wire/als.js";
@@ -68,6 +69,8 @@ interface Running {
   cluster: Cluster | undefined;
   instanceLock: InstanceLock;
   retention: RetentionTask;
+  /** Counts the days analytics keep ahead of the reads; undefined with ANALYTICS_PRECOUNT_S=0. */
+  precount: AnalyticsPrecountTask | undefined;
   snapshots: SnapshotTrigger;
 }
 
@@ -208,7 +211,12 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     routes(services).forEach((r) => router.add(r));
   const http = await startHttpServer(router, config.HOST, config.PORT, config.TRUST_PROXY ? config.TRUSTED_PROXIES : undefined);
   const metrics = config.METRICS_PORT === undefined ? undefined : await startMetricsServer(config.METRICS_HOST, config.METRICS_PORT);
-  return { http, metrics, services, writers, embedded, cluster, instanceLock, retention, snapshots };
+  const precount =
+    config.ANALYTICS_PRECOUNT_S > 0
+      ? new AnalyticsPrecountTask(pool, config.ANALYTICS_PRECOUNT_S * 1000, config.ANALYTICS_PRECOUNT_BUDGET_MS)
+      : undefined;
+  precount?.start();
+  return { http, metrics, services, writers, embedded, cluster, instanceLock, retention, precount, snapshots };
 }
 
 /** SIGTERM/SIGINT: stop accepting, write every queued batch, then exit 0 (CONTRACT 1). */
@@ -230,6 +238,7 @@ async function shutdown(r: Running, signal: string): Promise<void> {
   await r.services.keys.stop();
   await r.services.experiments.stop();
   await r.retention.stop();
+  await r.precount?.stop();
   r.services.health.stop();
   await r.services.pool.end();
   // Last before the database itself: a successor may start once nothing of this process writes any more.

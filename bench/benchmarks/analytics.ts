@@ -57,7 +57,8 @@ async function main(): Promise<void> {
   try {
     storage = REUSE ? { databaseUrl: REUSE, release: async () => undefined } : await prepareStorage();
     // A reused database holds the organisation already: the recommender threads load it before the server listens.
-    const started = await startServer(storage, { LOG_LEVEL: "warn" }, 30 * 60_000);
+    // No counting ahead (its organisation is created now, the history written behind it): the first call counts its period.
+    const started = await startServer(storage, { LOG_LEVEL: "warn", ANALYTICS_PRECOUNT_S: "0" }, 30 * 60_000);
     server = started.server;
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await organisation(db, started.url);
