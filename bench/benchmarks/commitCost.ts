@@ -11,8 +11,8 @@
 import { connect, copyRows, createEventsLike, eventRows } from "./ingest/copyCeiling.js";
 import { fromEnv } from "../kit/flags.js";
 import { userSystemSeconds } from "../kit/proc.js";
-import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { connectionUrl } from "../kit/storage.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, table } from "../kit/table.js";
 import { DURATION_S, log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
@@ -69,12 +69,8 @@ function report(results: SizeResult[]): string {
 }
 
 async function main(): Promise<void> {
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  try {
-    storage = await prepareStorage();
-    // The server applies the migrations (the table copies `events`), then stays idle.
-    server = (await startServer(storage)).server;
+  // The server applies the migrations (the table copies `events`), then stays idle.
+  await withFreshServer({}, async ({ storage }) => {
     const databaseUrl = connectionUrl(storage);
     const admin = await connect(databaseUrl);
     await createEventsLike(admin, TABLE);
@@ -86,10 +82,7 @@ async function main(): Promise<void> {
     await admin.query(`DROP TABLE ${TABLE}`);
     await admin.end();
     process.stdout.write(report(results));
-  } finally {
-    await stopChild(server);
-    await storage?.release();
-  }
+  });
 }
 
 runBenchmark(main);

@@ -14,11 +14,11 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { connectionUrl, prepareStorage } from "../kit/storage.js";
+import { connectionUrl } from "../kit/storage.js";
 import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
-import { startServer, stopChild } from "../kit/processes.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, percentile } from "../kit/table.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
@@ -29,12 +29,9 @@ const USER_EVENTS = flags.number("user-events", 100_000, { min: 1 });
 const INSERT_STEP = 1_000_000;
 
 async function main(): Promise<void> {
-  const storage = await prepareStorage();
   const chunkBlocks = flags.text("chunk-blocks");
-  const env = chunkBlocks ? { ERASURE_CHUNK_BLOCKS: chunkBlocks } : {};
-  const { server, url } = await startServer(storage, env);
-  const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
-  try {
+  await withFreshServer(chunkBlocks ? { ERASURE_CHUNK_BLOCKS: chunkBlocks } : {}, async ({ url, storage }) => {
+    const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await registerOrg(url);
     const seq = await orgSeq(db, org.orgId);
     const every = Math.max(1, Math.floor(EVENTS / USER_EVENTS));
@@ -95,11 +92,8 @@ async function main(): Promise<void> {
         `ingest of 100-event arrays, one client: before ${p(before)}; during ${p(during)}`,
       ].join("\n"),
     );
-  } finally {
     await db.end();
-    await stopChild(server);
-    await storage.release();
-  }
+  });
 }
 
 runBenchmark(main);

@@ -26,8 +26,8 @@ import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 import { fromEnv } from "../kit/flags.js";
-import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { connectionUrl, insertViews } from "../kit/storage.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, ms, percentile as quantile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
@@ -78,7 +78,7 @@ function hostileAsk(k: number): RankRequest {
   return toRankRequest(HOSTILE, validateRecommend(body));
 }
 
-/** Built once: validating 2,000 asks per burst cost this thread 35-100 ms, which the bystander's answers waited for. */
+/** Built once: validating them per burst would cost this thread what the bystander's answers wait for. */
 const hostileAsks = Array.from({ length: 3 * 1_000 }, (_, k) => hostileAsk(k));
 const bystanderAsk = toRankRequest(BYSTANDER, validateRecommend({ strategy: "popular" }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -143,11 +143,7 @@ async function main(): Promise<void> {
   variants.push({ name: `this build, queue cap ${DEFAULT_QUEUE_MAX}`, pool: ThisBuild, orgQueueMax: DEFAULT_QUEUE_MAX });
   variants.push({ name: "this build, no queue cap", pool: ThisBuild, orgQueueMax: 1_000_000 });
 
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  try {
-    storage = await prepareStorage();
-    server = (await startServer(storage)).server;
+  await withFreshServer({}, async ({ storage }) => {
     const databaseUrl = connectionUrl(storage);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
@@ -186,26 +182,11 @@ async function main(): Promise<void> {
     });
     process.stdout.write(
       `\nOne recommender thread; the hostile organisation sends ${int(BURST)} asks at once every ${int(PERIOD_MS)} ms, the bystander one popular ask at a time (${ROUNDS} runs of ${RUN_S} s each, alternated)\n\n${table(
-        [
-          "",
-          "hostile asks served meanwhile: p50",
-          "p99",
-          "max",
-          "bystander wait p50 ms",
-          "p99 ms",
-          "max ms",
-          "bystander 503",
-          "hostile answered/s",
-          "hostile refused (cap)",
-          "hostile timed out",
-        ],
+        " | hostile asks served meanwhile: p50 | p99 | max | bystander wait p50 ms | p99 ms | max ms | bystander 503 | hostile answered/s | hostile refused (cap) | hostile timed out",
         rows,
       )}\n`,
     );
-  } finally {
-    await stopChild(server);
-    await storage?.release();
-  }
+  });
 }
 
 runBenchmark(main);

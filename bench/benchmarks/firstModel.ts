@@ -12,15 +12,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { readInteractions, type Interaction } from "../evaluation/csv.js";
 import { isGivenSplit, readGivenSplit } from "../evaluation/lightGcnSplit.js";
 import { isPositive } from "../evaluation/split.js";
-import { prepareStorage } from "../kit/storage.js";
 import { readFlags } from "../kit/flags.js";
 import { loadInteractions } from "./firstModel/load.js";
 import { registerOrg } from "../kit/org.js";
-import { startServer, stopChild } from "../kit/processes.js";
+import { withFreshServer } from "../kit/processes.js";
 import { postJson } from "../kit/api.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
 import { writeFigures } from "../kit/results.js";
 import { log } from "../kit/settings.js";
+import { runBenchmark } from "../kit/run.js";
 
 const MODEL_TIMEOUT_MS = 10 * 60_000;
 const POLL_MS = 100;
@@ -47,9 +47,7 @@ async function main(): Promise<void> {
     .slice()
     .sort((a, b) => a.atMs - b.atMs)
     .at(-1)!.user;
-  const storage = await prepareStorage();
-  const { server, url } = await startServer(storage, { LOG_LEVEL: "info" });
-  try {
+  await withFreshServer({ LOG_LEVEL: "info" }, async ({ server, url }) => {
     const keys = await registerOrg(url);
     log(`loading ${rows.length} interactions (${pairs} user × item pairs)${values.users > 0 ? `, ${values.users} users upserted first` : ""}`);
     const load = await loadInteractions(url, keys, rows, values.users);
@@ -86,13 +84,7 @@ async function main(): Promise<void> {
     for (const m of models)
       log(`  model of ${m.interactions} interactions at ${m.afterLastEventS.toFixed(1)} s (training ${m.ms} ms, set ${m.setMs} ms)`);
     writeFigures("first-model", new Date().toISOString(), figures);
-  } finally {
-    await stopChild(server);
-    await storage.release();
-  }
+  });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark(main);

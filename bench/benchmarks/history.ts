@@ -1,20 +1,14 @@
 /**
- * `npm run bench:history` (issue 37): what a restart costs as an organisation's history grows. One organisation
- * with 100,000 items and 50,000 users (upserted through the API), then events added by SQL in steps (default
- * 5, 20 and 50 million in all; `--steps=5,20` for others, in millions), spread over the last 365 days, into the
- * weekly partitions the service made (migration 018) and with `event_ids` for the dedup window's days. Per step:
- *
- * 1. A start after the SQL load: no snapshot can hold rows added behind the service's back with old arrival times
- *    (docs/operations.md, Snapshots), so the bench deletes the snapshots and this start replays everything
- *    (the time a start took before snapshots). It then writes a snapshot (INDEX_SNAPSHOT_INTERVAL_S=20): its size,
- *    the WAL it cost (pg_current_wal_lsn before and after, nothing else writing), how long it took; then a second
- *    one while single events are ingested, and the ingest latency (p50/p99) while it is written against before.
- *    A few thousand events are ingested through the API after it: the restart's replay has something to read.
- * 2. A restart on the snapshot (default settings): time from spawn to /readyz 200, RSS at ready and a minute
- *    after, what was restored, and the size of `events` and of the snapshots' tables.
- *
- * BENCH_DATABASE_URL: a fresh database is made on that PostgreSQL (and dropped); unset: an embedded cluster. Run it
- * under `nice -n 19` on a shared machine. Loopback only; stops by itself.
+ * `npm run bench:history -- [--steps=5,20,50]` (issue 37): what a restart costs as an organisation's history grows.
+ * One organisation of 100,000 items and 50,000 users (through the API), then events added by SQL up to each step
+ * (in millions), spread over the last 365 days, into the weekly partitions (migration 018) with `event_ids` for the
+ * dedup window. Per step:
+ * 1. A start after the SQL load, its snapshots deleted (none can hold rows added behind the service's back), so it
+ *    replays everything; then its first snapshot (INDEX_SNAPSHOT_INTERVAL_S=20): size, WAL, time; then a second
+ *    one while single events are ingested: the ingest p50/p99 during it against before.
+ * 2. A restart on the snapshot: spawn to /readyz 200, RSS at ready and a minute later, what was restored, and the
+ *    sizes of `events` and of the snapshots' tables.
+ * Embedded PostgreSQL unless BENCH_DATABASE_URL; run it under `nice -n 19` on a shared machine.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
@@ -27,6 +21,7 @@ import { rssMb } from "../kit/proc.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
+import { runBenchmark } from "../kit/run.js";
 
 const ITEMS = 100_000;
 const USERS = 50_000;
@@ -81,7 +76,6 @@ async function loadEvents(db: pg.Pool, org: number, from: number, target: number
   for (let at = from; at < target; at += CHUNK) {
     const n = Math.min(CHUNK, target - at);
     // Users uniform, items skewed (a cube of a uniform draw: the head is popular); one event in twenty a purchase.
-    // Times spread evenly over the year, in order of g, so users touch several items within a day now and then.
     await db.query(
       `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at, received_at)
        SELECT $1, gen_random_uuid(), 'user-' || (random() * ${USERS - 1})::int, 'item-' || floor(${ITEMS} * random() ^ 3)::int,
@@ -196,21 +190,7 @@ function print(results: StepResult[]): void {
   const base = results[0]!;
   console.log(
     table(
-      [
-        "events",
-        "full load s",
-        "restart /readyz s",
-        "× first",
-        "RSS ready MB",
-        "RSS +1 min MB",
-        "× first",
-        "events MB",
-        "snapshot MB",
-        "WAL MB",
-        "copy ms",
-        "write ms",
-        "snapshot tables MB",
-      ],
+      "events | full load s | restart /readyz s | × first | RSS ready MB | RSS +1 min MB | × first | events MB | snapshot MB | WAL MB | copy ms | write ms | snapshot tables MB",
       results.map((r) => [
         int(r.events),
         r.fullLoadS.toFixed(1),
@@ -286,7 +266,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark(main);

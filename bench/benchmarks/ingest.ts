@@ -21,9 +21,9 @@ import os from "node:os";
 import pg from "pg";
 import { bareUwsCeiling } from "./ingest/bareUwsCeiling.js";
 import { copyCeiling } from "./ingest/copyCeiling.js";
-import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
+import { connectionUrl, serverVersion } from "../kit/storage.js";
 import { registerOrg, orgSeq } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withFreshServer } from "../kit/processes.js";
 import { report, type Ceilings } from "./ingest/report.js";
 import { ingestScenario, type Bench, type ScenarioResult } from "./ingest/scenario.js";
 import { log, SCENARIOS, SKIP_CEILINGS } from "../kit/settings.js";
@@ -43,18 +43,11 @@ async function measureCeilings(databaseUrl: string, org: number): Promise<Ceilin
 
 async function main(): Promise<void> {
   const loadAverageAtStart = os.loadavg()[0];
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  let db: pg.Pool | undefined;
-  try {
-    storage = await prepareStorage();
-    log(`starting the server (${storage.dataDir ? `embedded PostgreSQL in ${storage.dataDir}` : "external PostgreSQL"})`);
-    const started = await startServer(storage);
-    server = started.server;
+  await withFreshServer({}, async ({ server, url, storage }) => {
     const databaseUrl = connectionUrl(storage);
-    db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-    const { orgId, pk } = await registerOrg(started.url);
-    const bench: Bench = { url: started.url, pk, org: await orgSeq(db, orgId), db, serverPid: server.proc.pid, dataDir: storage.dataDir };
+    const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    const { orgId, pk } = await registerOrg(url);
+    const bench: Bench = { url, pk, org: await orgSeq(db, orgId), db, serverPid: server.proc.pid, dataDir: storage.dataDir };
     const postgresVersion = await serverVersion(db);
 
     const ceilings = await measureCeilings(databaseUrl, bench.org);
@@ -64,12 +57,8 @@ async function main(): Promise<void> {
       results.push(await ingestScenario(bench, n));
     }
     process.stdout.write(report({ postgresVersion, embedded: Boolean(storage.dataDir), loadAverageAtStart }, results, ceilings));
-  } finally {
-    await db?.end().catch(() => undefined);
-    await stopChild(server);
-    if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);
-    await storage?.release();
-  }
+    await db.end();
+  });
 }
 
 runBenchmark(main);

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { readFlags } from "../kit/flags.js";
 import { call } from "../kit/api.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer, type Running } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { waitForLog } from "../kit/serverLog.js";
@@ -100,15 +100,18 @@ async function deleteAllRules(url: string, sk: string): Promise<void> {
     await call(`${url}/v1/rules/${r.rule_id}`, { method: "DELETE", headers: { "x-api-key": sk } });
 }
 
-async function withServer<T>(storage: Storage, main: string | undefined, use: (server: Child, url: string) => Promise<T>): Promise<T> {
-  const { server, url } = await startServer(storage, { LOG_LEVEL: "info" }, MODEL_TIMEOUT_MS, main);
-  try {
-    await waitForLog(server, "recommender model trained", () => true, MODEL_TIMEOUT_MS);
-    await sleep(3_000);
-    return await use(server, url);
-  } finally {
-    await stopChild(server);
-  }
+/** `use` with the build's server on the data, once its model is in. */
+function withModel<T>(storage: Storage, main: string | undefined, use: (s: Running) => Promise<T>): Promise<T> {
+  return withServer(
+    storage,
+    { LOG_LEVEL: "info" },
+    async (s) => {
+      await waitForLog(s.server, "recommender model trained", () => true, MODEL_TIMEOUT_MS);
+      await sleep(3_000);
+      return use(s);
+    },
+    { timeoutMs: MODEL_TIMEOUT_MS, main },
+  );
 }
 
 async function main(): Promise<void> {
@@ -123,7 +126,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const { build, main: entry } of builds) {
         log(`round ${round}, ${build} build: restarting on the data, waiting for the model`);
-        await withServer(storage, entry, async (server, url) => {
+        await withModel(storage, entry, async ({ server, url }) => {
           const variants: Variant[] = build === "this" ? ["plain", "20 rules", "diversity 0.5", "500 candidates"] : ["plain"];
           // Rules an interrupted run left behind would make "plain" a run with rules.
           if (build === "this") await deleteAllRules(url, manifest.sk);

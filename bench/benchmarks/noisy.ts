@@ -27,7 +27,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { prepareStorage, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer, type Running } from "../kit/processes.js";
 import { rssMb } from "../kit/proc.js";
 import { int, ms, table } from "../kit/table.js";
 import { call } from "../kit/api.js";
@@ -69,8 +69,9 @@ const statusText = (s: PacedStats) =>
     .map(([k, v]) => `${k}×${v}`)
     .join(" ") + (s.errors ? ` errors×${s.errors}` : "");
 
-function startBuild(storage: Storage, main: string, env: NodeJS.ProcessEnv = {}): Promise<{ server: Child; url: string }> {
-  return startServer(storage, { RECOMMEND_SHARDS: "1", LOG_LEVEL: "warn", ...env }, undefined, main);
+/** `use` with the build's server on what is stored, every organisation on the one recommender thread. */
+function onBuild<T>(storage: Storage, main: string, use: (s: Running) => Promise<T>, env: NodeJS.ProcessEnv = {}): Promise<T> {
+  return withServer(storage, { RECOMMEND_SHARDS: "1", LOG_LEVEL: "warn", ...env }, use, { main });
 }
 
 /** Waits until the thread has loaded the organisations (a request answers 200 rather than 503). */
@@ -85,9 +86,8 @@ async function waitReady(url: string, org: Org, body: string): Promise<void> {
 }
 
 /** RSS of the server started on what is stored, once loaded and settled (lowest sample). */
-async function settledRss(storage: Storage, main: string, probe: Org): Promise<number> {
-  const { server, url } = await startBuild(storage, main);
-  try {
+function settledRss(storage: Storage, main: string, probe: Org): Promise<number> {
+  return onBuild(storage, main, async ({ server, url }) => {
     await waitReady(url, probe, JSON.stringify({ strategy: "popular" }));
     const samples: number[] = [];
     for (let k = 0; k < SETTLE_SAMPLES; k++) {
@@ -96,9 +96,7 @@ async function settledRss(storage: Storage, main: string, probe: Org): Promise<n
     }
     log(`  RSS samples ${samples.map((x) => x.toFixed(0)).join(", ")} MB`);
     return Math.min(...samples);
-  } finally {
-    await stopChild(server);
-  }
+  });
 }
 
 interface NoiseResult {
@@ -119,37 +117,25 @@ async function runBuild(build: { name: string; main: string }, round: number): P
   const run: BuildRun = { build: build.name, round, memory: [], noise: [] };
   try {
     const bystanderCount = Math.max(...RATES.map((r) => (r === 0 ? 1 : Math.ceil(BYSTANDER_RATE / (BYSTANDER_SHARE * r)))));
-    let hostile: Org;
-    let textOrg: Org;
-    const bystanders: Org[] = [];
-    {
-      log(`[${build.name} #${round}] registering 2 hostile and ${bystanderCount} bystander organisations`);
-      const { server, url } = await startBuild(storage, build.main);
-      try {
-        hostile = await registerOrg(url);
-        textOrg = await registerOrg(url);
-        for (let b = 0; b < bystanderCount; b++) {
-          const org = await registerOrg(url);
-          await loadBystander(url, org.sk, org.pk);
-          bystanders.push(org);
-        }
-      } finally {
-        await stopChild(server);
+    log(`[${build.name} #${round}] registering 2 hostile and ${bystanderCount} bystander organisations`);
+    const { hostile, textOrg, bystanders } = await onBuild(storage, build.main, async ({ url }) => {
+      const orgs = { hostile: await registerOrg(url), textOrg: await registerOrg(url), bystanders: [] as Org[] };
+      for (let b = 0; b < bystanderCount; b++) {
+        const org = await registerOrg(url);
+        await loadBystander(url, org.sk, org.pk);
+        orgs.bystanders.push(org);
       }
-    }
+      return orgs;
+    });
     log(`[${build.name} #${round}] RSS before the hostile catalogs`);
     let before = await settledRss(storage, build.main, bystanders[0]!);
     for (const stage of ["tags", "text"] as const) {
-      const { server, url } = await startBuild(storage, build.main);
-      let jsonBytes: number;
-      try {
-        if (stage === "tags") {
-          jsonBytes = await loadTagCatalog(url, hostile.sk);
-          await viewTagCatalog(url, hostile.pk);
-        } else jsonBytes = await loadTextCatalog(url, textOrg.sk, TEXT_ITEMS);
-      } finally {
-        await stopChild(server);
-      }
+      const jsonBytes = await onBuild(storage, build.main, async ({ url }) => {
+        if (stage === "text") return loadTextCatalog(url, textOrg.sk, TEXT_ITEMS);
+        const bytes = await loadTagCatalog(url, hostile.sk);
+        await viewTagCatalog(url, hostile.pk);
+        return bytes;
+      });
       log(`[${build.name} #${round}] RSS with the ${stage} catalog (${(jsonBytes / 2 ** 20).toFixed(1)} MB of attribute JSON)`);
       const after = await settledRss(storage, build.main, bystanders[0]!);
       run.memory.push({ name: stage, jsonMb: jsonBytes / 2 ** 20, rssMb: after - before });
@@ -173,47 +159,50 @@ async function noise(
   // The quiet baseline (no hostile requests) keeps the bench's usual limit-free setting.
   const limit = rate === 0 ? QUIET_LIMIT : rate;
   log(`[${build.name} #${round}] noise: hostile at ${rate}/s (RATE_LIMIT_MAX=${limit} per 1 s), bystanders ${BYSTANDER_RATE}/s for ${DURATION_S} s`);
-  const { server, url } = await startBuild(storage, build.main, { RATE_LIMIT_MAX: String(limit), RATE_LIMIT_WINDOW_S: "1" });
-  try {
-    // `popular`: on the old build a hostile `similar` outlasts the recommend timeout (503) even when loaded.
-    await waitReady(url, hostile, JSON.stringify({ strategy: "popular", limit: 1 }));
-    for (const b of bystanders) await waitReady(url, b, JSON.stringify({ strategy: "popular" }));
-    await sleep(2_000); // a fresh one-second window for every organisation
-    const perBystander = rate === 0 ? BYSTANDER_RATE : Math.min(BYSTANDER_SHARE * limit, BYSTANDER_RATE);
-    const used = bystanders.slice(0, Math.ceil(BYSTANDER_RATE / perBystander));
-    const bystander = newStats();
-    const hostileStats = new Map(HOSTILE_KINDS.map((k) => [k, newStats()] as const));
-    const start = performance.now() + 100;
-    const schedules: Promise<void>[] = used.map((org, b) => {
-      const s: Schedule = {
-        url,
-        key: org.pk,
-        body: () => '{"strategy":"popular","limit":20}',
-        rate: perBystander,
-        offsetS: b / BYSTANDER_RATE,
-        durationS: DURATION_S,
-      };
-      return runSchedule(s, start, bystander);
-    });
-    if (rate > 0) {
-      // Kinds in turn; each request's answer is counted under its kind.
-      for (const [i, kind] of HOSTILE_KINDS.entries()) {
+  const env = { RATE_LIMIT_MAX: String(limit), RATE_LIMIT_WINDOW_S: "1" };
+  return onBuild(
+    storage,
+    build.main,
+    async ({ url }) => {
+      // `popular`: on the old build a hostile `similar` outlasts the recommend timeout (503) even when loaded.
+      await waitReady(url, hostile, JSON.stringify({ strategy: "popular", limit: 1 }));
+      for (const b of bystanders) await waitReady(url, b, JSON.stringify({ strategy: "popular" }));
+      await sleep(2_000); // a fresh one-second window for every organisation
+      const perBystander = rate === 0 ? BYSTANDER_RATE : Math.min(BYSTANDER_SHARE * limit, BYSTANDER_RATE);
+      const used = bystanders.slice(0, Math.ceil(BYSTANDER_RATE / perBystander));
+      const bystander = newStats();
+      const hostileStats = new Map(HOSTILE_KINDS.map((k) => [k, newStats()] as const));
+      const start = performance.now() + 100;
+      const schedules: Promise<void>[] = used.map((org, b) => {
         const s: Schedule = {
           url,
-          key: hostile.pk,
-          body: (k) => hostileBody(kind, k),
-          rate: rate / HOSTILE_KINDS.length,
-          offsetS: 0.37 + i / rate,
+          key: org.pk,
+          body: () => '{"strategy":"popular","limit":20}',
+          rate: perBystander,
+          offsetS: b / BYSTANDER_RATE,
           durationS: DURATION_S,
         };
-        schedules.push(runSchedule(s, start, hostileStats.get(kind)!));
+        return runSchedule(s, start, bystander);
+      });
+      if (rate > 0) {
+        // Kinds in turn; each request's answer is counted under its kind.
+        for (const [i, kind] of HOSTILE_KINDS.entries()) {
+          const s: Schedule = {
+            url,
+            key: hostile.pk,
+            body: (k) => hostileBody(kind, k),
+            rate: rate / HOSTILE_KINDS.length,
+            offsetS: 0.37 + i / rate,
+            durationS: DURATION_S,
+          };
+          schedules.push(runSchedule(s, start, hostileStats.get(kind)!));
+        }
       }
-    }
-    await Promise.all(schedules);
-    return { rate, bystander, hostile: hostileStats };
-  } finally {
-    await stopChild(server);
-  }
+      await Promise.all(schedules);
+      return { rate, bystander, hostile: hostileStats };
+    },
+    env,
+  );
 }
 
 async function main(): Promise<void> {

@@ -16,8 +16,8 @@ import type { RankRequest } from "../../src/wire/rank.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { fromEnv } from "../kit/flags.js";
-import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { connectionUrl, insertViews } from "../kit/storage.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
@@ -41,12 +41,7 @@ async function answeredAfter(r: RecommenderPool, req: RankRequest, since: number
 const ask = (org: number) => toRankRequest(org, validateRecommend({ strategy: "popular" }));
 
 async function main(): Promise<void> {
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  let recommender: RecommenderPool | undefined;
-  try {
-    storage = await prepareStorage();
-    server = (await startServer(storage)).server;
+  await withFreshServer({}, async ({ storage }) => {
     const databaseUrl = connectionUrl(storage);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
@@ -57,7 +52,7 @@ async function main(): Promise<void> {
     await db.end();
 
     const started = performance.now();
-    recommender = await RecommenderPool.start({
+    const recommender = await RecommenderPool.start({
       databaseUrl,
       shards: 2,
       timeoutMs: 10_000,
@@ -72,9 +67,9 @@ async function main(): Promise<void> {
     const killedAt = performance.now();
     await thread.worker.terminate();
     const [small, large] = await Promise.all([
-      Promise.all(Array.from({ length: SMALL_ORGS }, (_, k) => answeredAfter(recommender!, ask(smallSeq(k)), killedAt))),
+      Promise.all(Array.from({ length: SMALL_ORGS }, (_, k) => answeredAfter(recommender, ask(smallSeq(k)), killedAt))),
       answeredAfter(recommender, ask(LARGE), killedAt),
-    ]);
+    ]).finally(() => recommender.close());
     const at = (q: number) => int(percentile(small, q));
     process.stdout.write(
       `\nA shard of ${SMALL_ORGS + 1} organisations (${int(LARGE_EVENTS + SMALL_ORGS * SMALL_EVENTS)} events) rebuilt after its thread died\n\n${table(
@@ -87,11 +82,7 @@ async function main(): Promise<void> {
         ],
       )}\n`,
     );
-  } finally {
-    await recommender?.close();
-    await stopChild(server);
-    await storage?.release();
-  }
+  });
 }
 
 runBenchmark(main);

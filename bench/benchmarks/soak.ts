@@ -23,14 +23,14 @@ import os from "node:os";
 import pg from "pg";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer, type Child } from "../kit/processes.js";
 import { logCounts, waitForLog } from "../kit/serverLog.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
 import { parseSoakArgs } from "./soak/args.js";
 import { measureFloor, type Floor } from "./soak/floor.js";
-import { kindMinute } from "./soak/minutes.js";
+import { kindMinute, type MinuteRow } from "./soak/minutes.js";
 import { KINDS, type Kind } from "./soak/mix.js";
 import { setUpOrgs, type SoakOrg } from "./soak/orgs.js";
 import { summaryReport, type Summary } from "./soak/report.js";
@@ -65,18 +65,14 @@ async function main(): Promise<void> {
     floor = await measureFloor(args.rate, args.floorSeconds, args.orgs);
     process.stdout.write(floor.report + "\n");
   }
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  try {
-    storage = await prepareStorage(args.dataDir);
-    const started = await startServer(storage, { LOG_LEVEL: "info" });
-    server = started.server;
-    const orgs = await setUpOrgs(started.url, args.orgs);
+  const storage = await prepareStorage(args.dataDir);
+  await withServer(storage, { LOG_LEVEL: "info" }, async ({ server, url }) => {
+    const orgs = await setUpOrgs(url, args.orgs);
     log("waiting for each organisation's first model");
     const sharedBuffers = await firstModels(server, storage, orgs);
     log(`soak: ${args.minutes} min at ${args.rate} req/s over ${orgs.length} organisations`);
     const out = await soak({
-      url: started.url,
+      url,
       server,
       dataDir: storage.dataDir,
       orgs,
@@ -87,6 +83,7 @@ async function main(): Promise<void> {
 
     const windows = comparisonWindows(args.minutes);
     const uploadMinute = typeof out.upload === "object" ? out.upload.meanwhile.endedInMinute : undefined;
+    const memoryOf = (mb: (r: MinuteRow) => number) => memoryVerdict(out.rows.map(mb), uploadMinute);
     const whole = out.tally.whole;
     const accepted = (k: Kind) => whole[k].statuses[202] ?? 0;
     const [latenessP99, latenessMax] = out.driven.lateness.percentiles([0.99, 1]);
@@ -98,18 +95,9 @@ async function main(): Promise<void> {
       tally: out.tally,
       windows,
       memory: {
-        server: memoryVerdict(
-          out.rows.map((r) => r.serverRssMb),
-          uploadMinute,
-        ),
-        postgres: memoryVerdict(
-          out.rows.map((r) => r.postgresPssMb),
-          uploadMinute,
-        ),
-        postgresPrivate: memoryVerdict(
-          out.rows.map((r) => r.postgresPrivateMb),
-          uploadMinute,
-        ),
+        server: memoryOf((r) => r.serverRssMb),
+        postgres: memoryOf((r) => r.postgresPssMb),
+        postgresPrivate: memoryOf((r) => r.postgresPrivateMb),
       },
       latency: Object.fromEntries(
         KINDS.map((k) => [
@@ -155,11 +143,7 @@ async function main(): Promise<void> {
       firstErrors: Object.fromEntries(out.tally.firstErrors),
     };
     writeFigures("soak", date, figures);
-  } finally {
-    await stopChild(server);
-    if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);
-    await storage?.release();
-  }
+  }).finally(() => storage.release());
 }
 
 runBenchmark(main);

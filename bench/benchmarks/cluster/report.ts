@@ -35,24 +35,7 @@ const c2 = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(2));
 
 function runsTable(runs: ScenarioRun[]): string {
   return table(
-    [
-      "scenario",
-      "setup",
-      "round",
-      "quiet s",
-      "-c",
-      "events/s",
-      "req/s",
-      "p50 ms",
-      "p99 ms",
-      "failed",
-      "lone",
-      "pair",
-      "haproxy",
-      "PG",
-      "client",
-      "other",
-    ],
+    "scenario | setup | round | quiet s | -c | events/s | req/s | p50 ms | p99 ms | failed | lone | pair | haproxy | PG | client | other",
     runs.map((r) => {
       const f = r.figures;
       return [
