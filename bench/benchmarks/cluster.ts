@@ -1,19 +1,12 @@
 /**
- * `npm run bench:cluster`: what running two processes behind HAProxy costs against one process, in one run on
- * one PostgreSQL (issue 27). Three processes stay up on that server: one alone (CLUSTER=0) on the loaded database,
- * reached directly, and two with CLUSTER=1 on a copy of it (a process without CLUSTER=1 must be alone on its
- * database), behind HAProxy started with docs/haproxy.cfg on loopback ports of its own. Then:
- *   1. throughput, the two setups alternated (their order swapped each round), each scenario RUNS times on each:
- *      ingestion with 1,000-event arrays and with single events (a fresh organisation, seeded random events),
- *      and recommend, `personalized` and `popular`, on a synthetic organisation (bench:recommend's, scaled)
- *      that every process loaded from the tables and trained at start; events/s or req/s, p50/p99, cores by process;
- *   2. freshness across the pair under a paced background ingest load through HAProxy: an event accepted by one
- *      process until the other's recently-viewed shows it, and an item made inactive until it is gone (p50/p99/max);
- *   3. HAProxy's own cost: a bare uWS endpoint (bench/benchmarks/traffic/uwsCeiling.ts) directly and through HAProxy.
- * Progress goes to stderr, the report to stdout, the figures to bench/results/cluster-<date>.json.
+ * `npm run bench:cluster` (issue 27): one process (CLUSTER=0) against two (CLUSTER=1, on a copy of the database)
+ * behind HAProxy with docs/haproxy.cfg, all on one PostgreSQL, alternated round after round: ingestion (1,000-event
+ * arrays, single events) and recommend (personalized, popular on bench:recommend's organisation, scaled); then
+ * freshness across the pair under a paced background load; then HAProxy's own cost on a bare uWS endpoint. The
+ * report goes to stdout, the figures to bench/results/cluster-<date>.json; how to read it: docs/scaling.md.
  *
  * Flags (or environment):
- *   --quick                 (BENCH_QUICK=1) a short run to check it works: 3 s runs, 2 rounds, a small organisation
+ *   --quick                 (BENCH_QUICK=1) 3 s runs, 2 rounds, a small organisation: to check it works
  *   --duration S            (BENCH_DURATION_S) seconds per measured run (default 8); BENCH_WARMUP_S warm-up (2)
  *   --runs N                (BENCH_RUNS) rounds (default 3)
  *   --scale X               (BENCH_SCALE) the recommend organisation, 1 = 100,000 items, 50,000 users, 5M events (default 0.05)
@@ -22,26 +15,25 @@
  *   --freshness-load E      (BENCH_FRESHNESS_LOAD) background events/s during freshness, arrays of 10 (default 2,000)
  *   --baseline 0            (BENCH_BASELINE=0) skip the HAProxy baseline
  *   BENCH_CONNECTIONS / BENCH_CONNECTIONS_1000 / BENCH_CONNECTIONS_RECOMMEND   connections (100 / 16 / 50)
- *   BENCH_DATABASE_URL      use this PostgreSQL (a fresh database is created on it and dropped) instead of an embedded one
- *   BENCH_VERBOSE=1         pass the servers' output through
+ *   BENCH_DATABASE_URL, BENCH_VERBOSE as for bench:ingest
  */
 import os from "node:os";
 import pg from "pg";
 import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
-import { loadPhase } from "./recommend/loadPhase.js";
+import { loadPhase } from "./recommend/loadOrg.js";
 import { startPaced } from "./traffic/paced.js";
 import { benchSpec, specLine } from "./recommend/spec.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
-import { haproxyBaseline, type BaselineRun } from "./cluster/baseline.js";
-import { settle, type Watched } from "./cluster/cores.js";
+import { haproxyBaseline, type BaselineRun } from "./cluster/haproxy.js";
+import { settle, type Watched } from "./cluster/runs.js";
 import { ViewEvents } from "./traffic/events.js";
 import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
 import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
 import { ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
-import { bodyMaker } from "./recommend/bodies.js";
+import { bodyMaker } from "./recommend/spec.js";
 import {
   BASELINE,
   CONNECTIONS,

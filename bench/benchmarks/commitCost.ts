@@ -1,12 +1,9 @@
 /**
- * `npm run bench:commit`: what one durable commit costs PostgreSQL, by rows per commit. One client COPYs
- * `n` fresh events into a table shaped and keyed like `events` (one autocommit COPY, as the writers send),
- * back to back, and reads its backend's CPU from /proc (so the database must run on this machine: the
- * embedded one by default). The fixed part of a commit is what small batches pay per event, which is why
- * single-event requests cost PostgreSQL more than arrays do.
- *
- * Settings (environment): BENCH_COMMIT_ROWS (default 1,10,40,100,1000), BENCH_DURATION_S (seconds per size,
- * default 10), BENCH_DATABASE_URL (as for bench:ingest).
+ * `npm run bench:commit`: what one durable commit costs PostgreSQL, by rows per commit: one client COPYs `n` fresh
+ * events into a table shaped like `events` (an autocommit COPY, as the writers send), back to back, and reads its
+ * backend's CPU from /proc (so the database runs here: the embedded one by default).
+ * Settings (environment): BENCH_COMMIT_ROWS (1,10,40,100,1000), BENCH_DURATION_S (seconds per size, 10),
+ * BENCH_DATABASE_URL.
  */
 import { connect, copyRows, createEventsLike, eventRows } from "./ingest/copyCeiling.js";
 import { fromEnv } from "../kit/flags.js";

@@ -1,16 +1,9 @@
 /**
  * `npm run bench:erasure`: how long erasing one user takes, by the size of the events table, and what ingestion
- * sees meanwhile. The events are written straight into PostgreSQL (SQL, not the API): `--events` rows over the
- * last year for 50,000 users and 100,000 items, of which `--user-events` belong to the user erased, spread
- * evenly through the table (as a long-lived user's are). Then, with a client sending 100-event arrays one after
- * another, it asks `POST /v1/users/erase` and polls `GET /v1/users/erase/{id}` until done.
- *
- * Prints: the table's size, the time from the request to `done` (the erasure waits ERASURE's 2 s and 5 s for
- * rows in flight before it scans each table: part of the figure), the counts, and ingest latency p50/p99 in the
- * 5 s before and while the erasure ran.
- *   --events N        rows in `events` (default 5,000,000)
- *   --user-events N   of them, the erased user's (default 100,000)
- *   --chunk-blocks N  ERASURE_CHUNK_BLOCKS for the server (default: the server's)
+ * sees meanwhile (one client sending 100-event arrays back to back). `--events` rows written by SQL over the last
+ * year (50,000 users, 100,000 items), of which `--user-events` are the erased user's, spread evenly. The time to
+ * `done` includes ERASURE's waits for rows in flight.
+ *   --events N (5,000,000)   --user-events N (100,000)   --chunk-blocks N (ERASURE_CHUNK_BLOCKS; the server's default)
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";

@@ -1,20 +1,13 @@
 /**
- * `npm run bench:fairness`: how long a bystander organisation waits for its answers while another organisation on
- * the same recommender thread sends bursts of asks (issue 34, "fair shares of a thread"). One shard, two
- * organisations written straight into PostgreSQL (the server only applies the migrations), a RecommenderPool in
- * this process: the hostile organisation sends BENCH_FAIRNESS_BURST asks at once every BENCH_FAIRNESS_PERIOD_MS
- * (personalized, also-viewed and similar in turn), the bystander one `popular` ask at a time, 10 ms apart. It
- * prints how many of the hostile organisation's asks were answered while each bystander ask waited (the order of
- * service, which the machine's load does not blur) and the bystander's wait in milliseconds.
- *
- * With BENCH_BASELINE_DIST (the dist/ of an older build, e.g. the commit before the fair scheduler:
- * `git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx tsc -p
- * tsconfig.json)`), that build's pool and threads run too, alternated with this one's in the same process, round
- * after round, so the machine's load falls on both alike.
- *
- * Settings (environment): BENCH_FAIRNESS_BURST (default 2,000), BENCH_FAIRNESS_PERIOD_MS (1,000),
- * BENCH_FAIRNESS_RUN_S (seconds measured per run, 6), BENCH_FAIRNESS_ROUNDS (2), BENCH_FAIRNESS_EVENTS (the
- * hostile organisation's events, 100,000), BENCH_DATABASE_URL (as for bench:ingest).
+ * `npm run bench:fairness` (issue 34): how long a bystander organisation waits for `popular` (one ask at a time, 10
+ * ms apart) while a hostile one on the same recommender thread sends bursts of personalized, also-viewed and
+ * similar: a RecommenderPool of one shard in this process, both organisations written by SQL. Prints the hostile
+ * asks answered while each bystander ask waited (the order of service, which the machine's load does not blur)
+ * and the bystander's wait. BENCH_BASELINE_DIST: an older build's dist/, whose pool runs too, alternated (build it
+ * with `git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx
+ * tsc -p tsconfig.json)`).
+ * Settings (environment): BENCH_FAIRNESS_BURST (2,000 asks), BENCH_FAIRNESS_PERIOD_MS (1,000), BENCH_FAIRNESS_RUN_S
+ * (6), BENCH_FAIRNESS_ROUNDS (2), BENCH_FAIRNESS_EVENTS (the hostile organisation's, 100,000), BENCH_DATABASE_URL.
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";

@@ -1,12 +1,9 @@
 /**
  * `npm run bench:first-model -- --data FILE|FOLDER [--users N]`: how soon after its last event a new organisation
- * of real data has a model trained on all of it. Loads the data (MovieLens ratings.csv, the interactions CSV
- * `evaluate` reads, or a published split's folder such as ../shared/datasets/gowalla, whose training pairs are
- * sent) into a fresh server through the API: items, then with --users N that many users (the data's, then users
- * who never have an event, as a shop that loads its customers first), then events in arrays of 1,000. Measures,
- * from the moment the last event was acknowledged: the training thread's "recommender model trained" line whose
- * interactions cover every positive user × item pair (the model is installed when it is written), and the first
- * `personalized` answer for the last event's user that comes from a model (reason `collaborative`).
+ * of real data (what `evaluate` reads) has a model of all of it. Items, then with --users N that many users (the
+ * data's, then users without events), then events in arrays of 1,000, through the API; from the last event's 202:
+ * the "recommender model trained" line covering every positive pair, and the first `personalized` answer for the
+ * last event's user ranked by a model.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { readInteractions, type Interaction } from "../evaluation/csv.js";

@@ -1,12 +1,8 @@
 /**
- * `npm run bench:maintenance`: ingest latency while the service does its upkeep. Single events are sent at a
- * fixed rate (the paced client, latency from each request's slot) to a server whose organisation already holds
- * `--prefill` events, and during the run: the coming weeks' `events` partitions are created (as the retention
- * task does, ensurePartitions), a week received long ago holding `--expired` rows is dropped (applyRetention:
- * DETACH … CONCURRENTLY, then DROP), and the recommender threads write their index snapshots every
- * `--snapshot-every` seconds. The p99 of the requests scheduled in each operation's window is printed beside
- * the p99 of the windows where nothing ran, and what one snapshot of the organisation costs in bytes and WAL.
- *
+ * `npm run bench:maintenance`: ingest latency (single events at a fixed rate, paced client) while the service does
+ * its upkeep on an organisation of `--prefill` events: partitions created (ensurePartitions), an expired week of
+ * `--expired` rows dropped (applyRetention), index snapshots written every `--snapshot-every` seconds. The p99 in
+ * each operation's window beside the windows where nothing ran, and one snapshot's bytes and WAL.
  * Flags: --rate R (events/s, 1,000) --duration S (60) --prefill N (2,000,000) --expired N (1,000,000)
  *        --snapshot-every S (20). Embedded PostgreSQL unless BENCH_DATABASE_URL is set.
  */

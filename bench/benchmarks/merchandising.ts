@@ -1,11 +1,9 @@
 /**
  * `npm run bench:merchandising -- --data-dir DIR [--baseline DIST] [--rounds 2] [--duration 5] [--rate 2000]`:
- * what rules and the per-request controls cost. It runs on the organisation `npm run bench:recommend -- --data-dir
- * DIR` loaded there (load it first). Each round restarts the server of this build on it, and of the build whose
- * `dist/` is `--baseline` (an older one, without rules; alternated with this one), waits for the model, then for
- * `popular` and `personalized`: closed-loop req/s (autocannon, 50 connections) and the p99 at a fixed rate (our
- * paced client), each `--duration` seconds, as requests come with nothing more (both builds); then, on this
- * build only, with 20 rules of mixed actions stored, with `diversity` 0.5, and with 500 `candidates`.
+ * what rules and the per-request controls cost, on the organisation `bench:recommend -- --data-dir DIR` loaded.
+ * Each round restarts this build's server (and `--baseline`'s, alternated) on it, then for popular and
+ * personalized: closed-loop req/s (50 connections) and the p99 at a fixed rate, as plain requests (both builds),
+ * then on this build with 20 rules stored, with diversity 0.5, and with 500 candidates.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
@@ -21,7 +19,7 @@ import { itemId, type SyntheticSpec } from "../kit/synthetic.js";
 import { median, table } from "../kit/table.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 import { readManifest, type Manifest } from "./recommend/manifest.js";
-import { bodyMaker } from "./recommend/bodies.js";
+import { bodyMaker } from "./recommend/spec.js";
 import { drive } from "./traffic/drive.js";
 import { paced } from "./traffic/paced.js";
 

@@ -1,27 +1,14 @@
 /**
- * `npm run bench:noisy`: whether one organisation can slow another on the same recommender thread, and what its
- * catalogs cost in memory. One server build at a time (alternated when several are named), RECOMMEND_SHARDS=1
- * so that every organisation shares the one thread:
- *
- * 1. Memory: RSS of the server restarted on what is stored (min of samples once loaded), before and after
- *    each hostile catalog: 2,001 items of one array attribute of 999 distinct strings (16 KB of JSON each),
- *    then --text-items items of one 30 KiB string each. RSS added ÷ the catalog's attribute JSON bytes.
- * 2. Noise: with RATE_LIMIT_WINDOW_S=1 and RATE_LIMIT_MAX = each of --rates (per organisation), the hostile
- *    organisation sends its most expensive valid requests (bench/benchmarks/noisy/hostileRequests.ts, kinds in turn)
- *    at that rate, while bystander organisations call `popular`, paced, at 80% of the limit each and
- *    --bystander-rate in all. Rate 0 is the quiet baseline (bystanders alone, no rate limit). Reported: bystander
- *    p50/p99/max and 503s, the hostile requests' latency and statuses.
- *
- *   --builds name=path,…   server entry points (default: this build, `new=dist/src/main.js`); for example
- *                          `old=/tmp/old/dist/src/main.js,new=dist/src/main.js`
- *   --rounds N             times each build is run, alternating (default 1)
+ * `npm run bench:noisy`: whether one organisation can slow another on the same recommender thread
+ * (RECOMMEND_SHARDS=1), and what its hostile catalogs cost in memory; the README's Benchmarks section says what
+ * it loads and sends. The hostile requests: bench/benchmarks/noisy/hostileRequests.ts.
+ *   --builds name=path,…   server entry points (default `new=dist/src/main.js`), alternated
+ *   --rounds N             times each build is run (default 1)
  *   --duration S           seconds of each noise phase (default 30)
- *   --rates 0,1,20         hostile request rates = the rate limit, per second (default 0,1,20)
+ *   --rates 0,1,20         hostile request rates = the rate limit, per second (0: bystanders alone, no limit)
  *   --bystander-rate R     bystander `popular` requests per second, all together (default 30)
  *   --text-items N         items of the 30 KiB-string catalog (default 2,000: 60 MB)
- * BENCH_DATABASE_URL: a PostgreSQL to create the benchmark's database in (default: an embedded one).
- * Progress goes to stderr, the tables to stdout. The machine's other load moves the figures: compare builds
- * within one run.
+ * BENCH_DATABASE_URL as for bench:ingest. Compare builds within one run: the machine's other load moves the figures.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
@@ -35,7 +22,7 @@ import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog } from "./noisy/catalogs.js";
-import { HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/hostileRequests.js";
+import { HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/catalogs.js";
 import { newStats, runSchedule, type PacedStats, type Schedule } from "./noisy/pacedClient.js";
 
 const flags = readFlags({ builds: {}, rounds: {}, duration: {}, rates: {}, "bystander-rate": {}, "text-items": {} });

@@ -1,16 +1,10 @@
 /**
- * `npm run bench:memory`: what one process holds in memory per organisation, by what the organisation stores.
- * Organisations of the seeded synthetic shape (bench/kit/synthetic.ts) are loaded one after another through the
- * real API into an embedded PostgreSQL, and after each the server is restarted on everything stored so far (so
- * the figure is what a process that loads the tables holds, not ingestion's buffers) and measured: resident
- * memory, and the items, users and index bytes its recommender shards report on /metrics. The differences
- * between stages give bytes per item (an organisation of items only), per user (users only) and per event
- * (more events for the same users and items, model retrained).
- *
+ * `npm run bench:memory`: what one process holds per organisation, by what it stores. Organisations of the seeded
+ * synthetic shape are loaded one after another through the API, and after each the server is restarted on all
+ * stored so far and measured (RSS, and the index items, users and bytes on /metrics): bytes per item, per user and
+ * per event are the differences between stages.
  *   --scale X   (BENCH_SCALE) sizes times X (default 1: 100,000 items; 100,000 users; 20,000 users × 5,000 items
- *               with 500,000 then 1,500,000 events)
- * Progress goes to stderr, the table to stdout. Each stage's RSS moves by a few MB from run to run (heap
- * growth, allocator): small stages are noisy, which the default sizes keep below a tenth of the difference.
+ *               with 500,000 then 1,500,000 events). Small stages are noisy: RSS moves by a few MB run to run.
  */
 import pg from "pg";
 import { readFlags } from "../kit/flags.js";

@@ -1,13 +1,8 @@
 /**
- * `npm run bench:rank-cost`: what one `rank()` call costs the recommender thread, per strategy, on the benchmark's
- * synthetic organisation built in this process (no HTTP, no PostgreSQL): the index replayed through `applyEvent`
- * as a recommender thread builds it, the model trained as the training thread trains it, then each strategy asked
- * for a random known user (or item) `--calls` times per round. It isolates the strategy's own work from the
- * front thread and the network, which `bench:recommend` measures together.
- *
- * Flags: --scale X (default 0.2; 1 = 100,000 items, 50,000 users, 5,000,000 events), --calls N per round (2,000),
- * --rounds N (5), --strategies a,b (default personalized,similar,because-you-viewed).
- * Prints per strategy the median and best round's µs of CPU time per call.
+ * `npm run bench:rank-cost`: CPU time of one `rank()` call per strategy on the benchmark's synthetic organisation,
+ * built and trained in this process as the threads do (no HTTP, no PostgreSQL): the strategy's own work.
+ * Flags: --scale X (0.2; 1 = 100,000 items, 50,000 users, 5,000,000 events), --calls N per round (2,000),
+ * --rounds N (5), --strategies a,b (personalized,similar,because-you-viewed). Prints the median and best round.
  */
 import { toRankRequest } from "../../src/recommend/schema.js";
 import { eventWeight } from "../../src/ingest/schemas.js";
@@ -18,7 +13,7 @@ import { trainModel } from "../../workers/training/train.js";
 import { trainingSet } from "../../workers/training/trainingSet.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 import { benchSpec, specLine } from "./recommend/spec.js";
-import { LIMIT } from "./recommend/bodies.js";
+import { LIMIT } from "./recommend/spec.js";
 import { itemId, syntheticEvents, syntheticItems, userId } from "../kit/synthetic.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { readFlags } from "../kit/flags.js";

@@ -1,27 +1,23 @@
 /**
- * `npm run bench:recommend`: the recommender on a synthetic organisation (100,000 items, 50,000 users,
- * 5,000,000 events with planted topics) loaded through the real ingest API; index build time, ALS training
- * time and index memory after a restart on that data; then every strategy of POST /v1/recommend under
- * autocannon next to a bare uWS endpoint answering a canned recommend response (the ceiling, same run); then
- * personalized and similar at a fixed rate from our paced client (bench/benchmarks/traffic/paced.ts: requests spread
- * evenly in time over keep-alive connections, latency from each request's slot), run after run, and
- * personalized while the organisation is retrained and just after its new model is swapped in.
+ * `npm run bench:recommend`: the recommender on a synthetic organisation loaded through the ingest API: index build,
+ * training and memory after a restart on it; every strategy under autocannon beside a bare uWS endpoint answering a
+ * canned recommend answer (the ceiling); personalized and similar at a fixed rate from our paced client
+ * (traffic/paced.ts); personalized while the organisation is retrained. Report on stdout, figures in
+ * bench/results/recommend-<date>.json.
  *
  * Flags (or environment):
- *   --scale X         (BENCH_SCALE) size of the organisation, 1 = full; 0.02 for a quick run
- *   --data-dir DIR    (BENCH_DATA_DIR) keep the embedded database in DIR: the first run loads it, later runs
- *                     with the same scale start from it (loading 5M events takes a while)
+ *   --scale X         (BENCH_SCALE) 1 = 100,000 items, 50,000 users, 5,000,000 events; 0.02 for a quick run
+ *   --data-dir DIR    (BENCH_DATA_DIR) keep the embedded database in DIR: later runs of the same scale start from it
  *   --connections N   (BENCH_CONNECTIONS) autocannon connections per run (default 50)
  *   --duration S      (BENCH_DURATION_S) seconds per measured run (default 10); BENCH_WARMUP_S warm-up (2)
- *   --rate R          (BENCH_FIXED_RATE) requests/s of the fixed-rate runs of personalized and similar (2000)
+ *   --rate R          (BENCH_FIXED_RATE) requests/s of the fixed-rate runs (2000)
  *   --strategies a,b  (BENCH_STRATEGIES) only these strategies
  *   BENCH_FIXED_CONNECTIONS  connections of the fixed-rate runs (default <connections>; a list runs each)
- *   BENCH_FIXED_RUNS         fixed-rate runs per strategy after the restart, each reported (default 5)
+ *   BENCH_FIXED_RUNS         fixed-rate runs per strategy after the restart (default 5)
  *   BENCH_FIXED_DURATION_S   seconds per fixed-rate run (default 8)
- *   BENCH_RETRAIN=0          skip the retrain phase (one event retrains the organisation under the fixed rate)
+ *   BENCH_RETRAIN=0          skip the retrain phase
  *   BENCH_LOAD_IN_FLIGHT     1,000-event requests in flight while loading (default 8)
  *   BENCH_VERBOSE=1          pass the server's stderr through
- * Progress goes to stderr, the report to stdout, and the figures to bench/results/recommend-<date>.json.
  */
 import { execFileSync } from "node:child_process";
 import os from "node:os";
@@ -29,10 +25,10 @@ import { prepareStorage, type Storage } from "../kit/storage.js";
 import { stopChild, type Child } from "../kit/processes.js";
 import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
-import { bodyMaker } from "./recommend/bodies.js";
+import { bodyMaker } from "./recommend/spec.js";
 import { STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
 import { recommendCeiling } from "./recommend/ceiling.js";
-import { loadPhase } from "./recommend/loadPhase.js";
+import { loadPhase } from "./recommend/loadOrg.js";
 import { isEmptyDir, readManifest, sameSpec, writeManifest, type Manifest } from "./recommend/manifest.js";
 import { rssMb } from "../kit/proc.js";
 import { report, type Results } from "./recommend/report.js";

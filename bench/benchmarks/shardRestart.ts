@@ -1,12 +1,9 @@
 /**
- * `npm run bench:restart`: how long a recommender shard that died keeps its organisations waiting. One large
- * organisation and many small ones, written straight into PostgreSQL (the server only applies the migrations),
- * are loaded by a RecommenderPool in this process; one thread is ended as a crash would end it, and each
- * organisation is asked every few milliseconds until it answers again. Prints when the small ones and the
- * large one answer again, against the time the whole load took at start.
- *
- * Settings (environment): BENCH_RESTART_EVENTS (large organisation's events, default 2,000,000),
- * BENCH_RESTART_SMALL (small organisations, default 200, 500 events each), BENCH_DATABASE_URL (as for bench:ingest).
+ * `npm run bench:restart`: how long a recommender shard whose thread died keeps its organisations waiting. One
+ * large organisation and many small ones written by SQL, loaded by a RecommenderPool in this process; one thread
+ * ended as a crash would; each organisation asked every 5 ms until it answers again.
+ * Settings (environment): BENCH_RESTART_EVENTS (the large organisation's events, 2,000,000), BENCH_RESTART_SMALL
+ * (small organisations of 500 events, 200), BENCH_DATABASE_URL.
  */
 import type { Worker } from "node:worker_threads";
 import pg from "pg";

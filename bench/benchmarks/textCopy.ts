@@ -1,13 +1,9 @@
 /**
- * `npm run bench:text-copy`: what copying stored item texts costs an answer, in one recommender thread's terms.
- * A catalog of `--items` items (attributes of the synthetic shape, about 150 bytes of answer text each) is
- * upserted into an OrgIndex; then random pages of `--limit` items are assembled two ways:
- *   texts: the three copies page.ts makes per item (head, metadata part, id), nothing else: ns per text copied;
- *   page:  the whole `page()` (scores, the shared reason, the ids array, the copy out): ns per answer.
- * Each figure is the fastest and the median of `--reps` short timed passes of `--pages` pages, after one untimed
- * pass: on a shared machine a pass that nothing interrupted is the fastest, so the minimum is the steadier figure.
- * To compare two builds, run each build's copy of this file in turn (alternated, several times each): only
- * figures taken close together compare.
+ * `npm run bench:text-copy`: what copying stored item texts costs an answer, in one recommender thread: `--items`
+ * items upserted into an OrgIndex, then random pages of `--limit` items assembled two ways: the three copies page.ts
+ * makes per item (ns per text copied), and the whole `page()` (ns per answer). Fastest and median of `--reps`
+ * passes of `--pages` pages: on a shared machine the fastest is the steadier figure. Compare builds by running
+ * each build's copy of this file in turn.
  */
 import { OrgIndex } from "../../workers/index/orgIndex.js";
 import { HEAD_CLOSE, HEAD_OPEN } from "../../workers/index/itemText.js";

@@ -1,7 +1,7 @@
 /** The printed report of bench:cluster: every run, the two setups side by side with their ratio, freshness, and HAProxy's own cost. */
 import os from "node:os";
 import { int, ms, table } from "../../kit/table.js";
-import type { BaselineRun } from "./baseline.js";
+import type { BaselineRun } from "./haproxy.js";
 import type { Freshness } from "./freshness.js";
 import type { RunFigures } from "./runs.js";
 

@@ -16,25 +16,17 @@ const flags = readFlags({
 });
 
 export const QUICK_RUN = flags.on("quick");
-/** The full run's figure, or the quick one's with --quick. */
 const full = (full: number, quick: number) => (QUICK_RUN ? quick : full);
-/** Seconds per measured run, and of the warm-up before each. */
 export const DURATION_S = flags.number("duration", full(8, 3), { min: 1 });
 export const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", full(2, 1), { min: 1 });
-/** Rounds: each scenario runs this many times on each setup, the two setups alternated (their order swapped each round). */
 export const RUNS = flags.number("runs", full(3, 2), { min: 1 });
-/** The organisation the recommend runs ask about: bench:recommend's synthetic one times this (1 = 100,000 items, 5M events). */
 export const SCALE = flags.number("scale", full(0.05, 0.01), { min: 0.001 });
-/** Connections of each kind of run (closed loop: each connection sends its next request once answered). */
 export const CONNECTIONS = {
   ingest1: fromEnv.number("BENCH_CONNECTIONS", 100, { min: 1 }),
   ingest1000: fromEnv.number("BENCH_CONNECTIONS_1000", 16, { min: 1 }),
   recommend: fromEnv.number("BENCH_CONNECTIONS_RECOMMEND", 50, { min: 1 }),
 };
-/** Freshness: samples of an event accepted by one process and read through the other, and of an item hide. */
 export const FRESHNESS_SAMPLES = flags.number("freshness-samples", full(400, 60), { min: 0 });
 export const HIDE_SAMPLES = flags.number("hide-samples", full(60, 10), { min: 0 });
-/** Events per second of the background ingest load during the freshness samples (arrays of 10, paced). */
 export const FRESHNESS_LOAD = flags.number("freshness-load", full(2000, 1000), { min: 0 });
-/** The HAProxy baseline (a bare uWS endpoint with and without HAProxy in front): 0 skips it. */
 export const BASELINE = flags.text("baseline", "1") !== "0";

@@ -5,7 +5,7 @@ import { cpuSeconds, postgresCpuSeconds, threadCpu, usPer } from "../../kit/proc
 import { load, type LoadResult } from "../traffic/autocannon.js";
 import { cpuShare } from "../../kit/cpuShare.js";
 import { pct } from "../../kit/table.js";
-import { ingestTarget, RequestPool } from "../traffic/requests.js";
+import { ingestTarget, RequestPool } from "../traffic/autocannon.js";
 import { connectionsFor, DURATION_S, log, WARMUP_S } from "../../kit/settings.js";
 
 /** A prebuilt pool never holds more events than this (memory). */

@@ -7,6 +7,11 @@ import { randomUUID } from "node:crypto";
 import { log } from "../../kit/settings.js";
 import { syntheticEvents, syntheticItems, syntheticUsers, type SyntheticEvent, type SyntheticSpec } from "../../kit/synthetic.js";
 import { postJson } from "../../kit/api.js";
+import pg from "pg";
+import { connectionUrl, type Storage } from "../../kit/storage.js";
+import { orgSeq, registerOrg } from "../../kit/org.js";
+import { withServer } from "../../kit/processes.js";
+import type { Manifest } from "./manifest.js";
 
 const CATALOG_CHUNK = 10_000;
 const EVENT_CHUNK = 1_000;
@@ -129,4 +134,30 @@ export async function loadOrganisation(
     202,
   );
   return { items, users, events };
+}
+
+/** Phase 1: a server on the benchmark's storage, a fresh organisation, the synthetic data sent through ingest. */
+export function loadPhase(storage: Storage, spec: SyntheticSpec, eventsInFlight: number): Promise<Manifest> {
+  return withServer(storage, { LOG_LEVEL: "info" }, async ({ url }) => {
+    const { orgId, pk, sk } = await registerOrg(url);
+    const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
+    try {
+      const seq = await orgSeq(db, orgId);
+      const load = await loadOrganisation(url, { pk, sk }, spec, eventsInFlight);
+      // Every 202 is a commit: the stored count must be exactly what was sent.
+      const stored = await counts(db, seq);
+      log(`stored: ${JSON.stringify(stored)}`);
+      if (stored.items !== spec.items || stored.users !== spec.users || stored.events !== spec.events) {
+        throw new Error(`stored ${JSON.stringify(stored)}, sent ${spec.items} items, ${spec.users} users, ${spec.events} events`);
+      }
+      return { spec, orgId, orgSeq: seq, pk, sk, loadedAt: new Date().toISOString(), load };
+    } finally {
+      await db.end();
+    }
+  });
+}
+
+async function counts(db: pg.Pool, org: number): Promise<{ items: number; users: number; events: number }> {
+  const one = async (table: string) => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE org = $1`, [org])).rows[0]!.n);
+  return { items: await one("items"), users: await one("users"), events: await one("events") };
 }

@@ -11,13 +11,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Child } from "../../kit/processes.js";
 import { log } from "../../kit/settings.js";
 import { itemId, userId } from "../../kit/synthetic.js";
-import { bodyMaker } from "./bodies.js";
+import { bodyMaker } from "./spec.js";
 import { rssMb } from "../../kit/proc.js";
 import { startPaced, type PacedResult, type Percentiles } from "../traffic/paced.js";
 import { postJson } from "../../kit/api.js";
 import { logLines } from "../../kit/serverLog.js";
 import { runFixedRate, target, type FixedRateRun, type Server } from "./strategies.js";
-import { threadCores } from "./threads.js";
+import { threadCores } from "./strategies.js";
 
 const BEFORE_MS = 3_000;
 const TRAIN_TIMEOUT_MS = 15 * 60_000;

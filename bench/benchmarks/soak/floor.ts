@@ -4,7 +4,7 @@ import { startUwsCeiling } from "../traffic/uwsCeilingProcess.js";
 import { cpuShare } from "../../kit/cpuShare.js";
 import { KINDS, Mix, type Kind } from "./mix.js";
 import { newOrg } from "./orgs.js";
-import { orgSpec } from "./population.js";
+import { orgSpec } from "./orgs.js";
 import { floorReport } from "./report.js";
 import { Tally } from "./tally.js";
 import { drive } from "./traffic.js";
