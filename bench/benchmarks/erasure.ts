@@ -5,10 +5,9 @@
  * `done` includes ERASURE's waits for rows in flight.
  *   --events N (5,000,000)   --user-events N (100,000)   --chunk-blocks N (ERASURE_CHUNK_BLOCKS; the server's default)
  */
-import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { connectionUrl } from "../kit/storage.js";
-import { call } from "../kit/api.js";
+import { call, viewEvent } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { withFreshServer } from "../kit/processes.js";
@@ -50,13 +49,7 @@ async function main(): Promise<void> {
     let sending = true;
     const ingest = (async () => {
       while (sending) {
-        const body = Array.from({ length: 100 }, (_, k) => ({
-          user_id: `live-${k}`,
-          event_family: "engagement",
-          event_name: "view",
-          item_id: `i${k}`,
-          event_id: randomUUID(),
-        }));
+        const body = Array.from({ length: 100 }, (_, k) => viewEvent(`live-${k}`, `i${k}`));
         const t = performance.now();
         const r = await call(`${url}/v1/events/ingest`, { key: org.pk, json: body });
         if (r.status !== 202) throw new Error(`ingest answered ${r.status}`);

@@ -12,7 +12,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { call } from "../kit/api.js";
+import { call, sendInArrays, viewEvent } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
@@ -101,13 +101,7 @@ async function ingest(url: string, pk: string, stop: () => boolean): Promise<Arr
   await Promise.all(
     Array.from({ length: INGEST_CONNECTIONS }, async () => {
       while (!stop()) {
-        const body = {
-          user_id: `live-${n++ % 5000}`,
-          event_family: "engagement",
-          event_name: "view",
-          item_id: `item-${n % 1000}`,
-          event_id: crypto.randomUUID(),
-        };
+        const body = viewEvent(`live-${n++ % 5000}`, `item-${n % 1000}`);
         const at = Date.now();
         const t = performance.now();
         const status = await post(url, "/v1/events/ingest", pk, body);
@@ -233,21 +227,21 @@ async function main(): Promise<void> {
     const keys = await registerOrg(setup.url);
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await orgSeq(db, keys.orgId);
-    for (let i = 0; i < ITEMS; i += 1000) {
-      const items = Array.from({ length: 1000 }, (_, k) => ({
-        item_id: `item-${i + k}`,
-        item_type: "product",
-        status: "active",
-        attributes: { category: `c${(i + k) % 50}` },
-      }));
-      const status = await post(setup.url, "/v1/items/upsert", keys.sk, items);
-      if (status !== 202) throw new Error(`items upsert answered ${status}`);
-    }
-    for (let u = 0; u < USERS; u += 1000) {
-      const users = Array.from({ length: 1000 }, (_, k) => ({ user_id: `user-${u + k}`, status: "active", created_at: "2025-01-01T00:00:00Z" }));
-      const status = await post(setup.url, "/v1/users/upsert", keys.sk, users);
-      if (status !== 202) throw new Error(`users upsert answered ${status}`);
-    }
+    const one = { size: 1000, inFlight: 1 };
+    const item = (i: number) => ({ item_id: `item-${i}`, item_type: "product", status: "active", attributes: { category: `c${i % 50}` } });
+    await sendInArrays(
+      `${setup.url}/v1/items/upsert`,
+      keys.sk,
+      Array.from({ length: ITEMS }, (_, i) => item(i)),
+      one,
+    );
+    const user = (u: number) => ({ user_id: `user-${u}`, status: "active", created_at: "2025-01-01T00:00:00Z" });
+    await sendInArrays(
+      `${setup.url}/v1/users/upsert`,
+      keys.sk,
+      Array.from({ length: USERS }, (_, u) => user(u)),
+      one,
+    );
     await stopChild(setup.server);
     const results: StepResult[] = [];
     let stored = 0;

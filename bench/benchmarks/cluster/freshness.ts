@@ -9,11 +9,10 @@
  * Time runs from A's 202 to the arrival of B's first answer that shows the change, so it includes one
  * request to B and up to POLL_MS of waiting between asks.
  */
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { Latencies } from "../../kit/latencies.js";
-import { call } from "../../kit/api.js";
+import { call, viewEvent as view } from "../../kit/api.js";
 import { log } from "../../kit/settings.js";
 import { itemId } from "../../kit/synthetic.js";
 
@@ -71,14 +70,6 @@ async function until(since: number, ask: () => Promise<string[] | undefined>, se
     await sleep(POLL_MS);
   }
 }
-
-const view = (user: string, item: string) => ({
-  user_id: user,
-  event_family: "engagement",
-  event_name: "view",
-  item_id: item,
-  event_id: randomUUID(),
-});
 
 /** Runs `samples` samples, SAMPLERS at a time, each with a short seeded pause after it so that they do not march in step. */
 async function sampled(

@@ -2,8 +2,7 @@
  * The catalogs bench:noisy loads: hostile ones (what one free organisation may store within the documented
  * limits, built to cost the recommender the most) and the bystanders' ordinary ones.
  */
-import { randomUUID } from "node:crypto";
-import { postJson } from "../../kit/api.js";
+import { postJson, sendInArrays, viewEvent } from "../../kit/api.js";
 
 /** Items of the tag catalog: each with one array attribute of TAGS strings, all distinct but one shared. */
 export const TAG_ITEMS = 2_001;
@@ -74,13 +73,8 @@ export async function loadBystander(url: string, sk: string, pk: string): Promis
 }
 
 async function sendEvents(url: string, pk: string, n: number, item: (k: number) => string): Promise<void> {
-  for (let from = 0; from < n; from += 1_000) {
-    const events = [];
-    for (let k = from; k < Math.min(n, from + 1_000); k++)
-      events.push({ user_id: `u-${k % 97}`, event_family: "engagement", event_name: "view", item_id: item(k), event_id: randomUUID() });
-    const res = await postJson(`${url}/v1/events/ingest`, pk, JSON.stringify(events));
-    if (res.status !== 202 && res.status !== 200) throw new Error(`events answered ${res.status}: ${res.body.slice(0, 300)}`);
-  }
+  const events = Array.from({ length: n }, (_, k) => viewEvent(`u-${k % 97}`, item(k)));
+  await sendInArrays(`${url}/v1/events/ingest`, pk, events, { size: 1_000, inFlight: 1 });
 }
 
 /**
