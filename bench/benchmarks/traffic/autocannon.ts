@@ -15,43 +15,52 @@ export interface LoadResult {
   p99: number;
 }
 
-/** Client internals used to hand each connection its next prebuilt request. */
-interface AutocannonClient {
-  getRequestBuffer(): Buffer;
-}
-
-/** autocannon's setupClient that makes every client send `take()`'s requests instead of building its own. */
-export function sendingPrebuilt(take: () => Buffer): (client: unknown) => void {
-  return (client) => {
-    (client as AutocannonClient).getRequestBuffer = take;
-  };
-}
-
-/** Runs for `durationS` (default DURATION_S), or until `amount` requests are answered. */
-export function load(opts: { target: Target; connections: number; pool: RequestPool; amount?: number; durationS?: number }): Promise<LoadResult> {
-  const durationS = opts.durationS ?? DURATION_S;
+/**
+ * autocannon POSTing `take()`'s prebuilt requests to `url` for `durationS`, or until `amount` are answered; stopped
+ * if it runs past three times its length. Each client is handed the prebuilt buffers (its getRequestBuffer):
+ * autocannon's own per-request hook rebuilds each request through several object copies.
+ */
+export function runAutocannon(
+  o: { url: string; headers: Record<string, string>; connections: number; timeoutS: number; durationS: number; amount?: number },
+  take: () => Buffer,
+  watch: (instance: autocannon.Instance) => void = () => undefined,
+): Promise<autocannon.Result> {
+  const { url, headers, connections, timeoutS, durationS, amount } = o;
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
-        url: opts.target.url.toString(),
-        connections: opts.connections,
+        url,
+        connections,
         pipelining: 1,
-        timeout: 30,
-        ...(opts.amount !== undefined ? { amount: opts.amount } : { duration: durationS }),
+        timeout: timeoutS,
+        ...(amount !== undefined ? { amount } : { duration: durationS }),
         method: "POST",
-        headers: opts.target.headers,
+        headers,
         body: "{}",
-        setupClient: sendingPrebuilt(() => opts.pool.take()),
+        setupClient: (client: unknown) => void ((client as { getRequestBuffer: () => Buffer }).getRequestBuffer = take),
       },
       (err, r) => {
         clearTimeout(guard);
         if (err) reject(err);
-        else resolve(loadResult(r));
+        else resolve(r);
       },
     );
-    // A measured run is sized for DURATION_S; never let it run away.
+    watch(instance);
     const guard = setTimeout(() => instance.stop(), durationS * 3000 + 5000);
   });
+}
+
+/** Runs for `durationS` (default DURATION_S), or until `amount` requests are answered. */
+export async function load(opts: {
+  target: Target;
+  connections: number;
+  pool: RequestPool;
+  amount?: number;
+  durationS?: number;
+}): Promise<LoadResult> {
+  const { target, connections, amount } = opts;
+  const o = { url: target.url.toString(), headers: target.headers, connections, timeoutS: 30, durationS: opts.durationS ?? DURATION_S, amount };
+  return loadResult(await runAutocannon(o, () => opts.pool.take()));
 }
 
 function loadResult(r: autocannon.Result): LoadResult {
