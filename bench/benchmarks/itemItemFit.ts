@@ -8,6 +8,7 @@ import { fitItemItem } from "../../workers/training/itemItem.js";
 import { fitItemItemBefore } from "./itemItemFit/before.js";
 import { readFlags } from "../kit/flags.js";
 import { median } from "../kit/table.js";
+import { ownCpuSeconds as cpuSeconds } from "../kit/proc.js";
 import { benchSpec, specLine } from "./recommend/spec.js";
 import { syntheticEvents, type SyntheticSpec } from "../kit/synthetic.js";
 import { writeFigures } from "../kit/results.js";
@@ -104,11 +105,6 @@ function main(): void {
       `kept lists (CPU s): item-item alone ${lists.itemItem.map((t) => t.toFixed(1)).join(", ")}; with the user-user term ${lists.blended.map((t) => t.toFixed(1)).join(", ")}`,
   );
   writeFigures("item-item-fit", new Date().toISOString(), figures);
-}
-
-function cpuSeconds(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
 }
 
 function same(a: ArrayLike<number> | undefined, b: ArrayLike<number> | undefined): boolean {

@@ -18,6 +18,7 @@ import { itemId, syntheticEvents, syntheticItems, userId } from "../kit/syntheti
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { readFlags } from "../kit/flags.js";
 import { median } from "../kit/table.js";
+import { ownCpuSeconds } from "../kit/proc.js";
 
 const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {} });
 const scale = flags.number("scale", 0.2, { min: Number.MIN_VALUE });
@@ -70,8 +71,7 @@ for (const strategy of strategies) {
     // CPU time, not wall time: on a shared machine the thread's share of a core varies, its work does not.
     const started = process.cpuUsage();
     for (const body of bodies) rank(index, body, nowS);
-    const used = process.cpuUsage(started);
-    if (r > 0) perRound.push((used.user + used.system) / calls); // round 0 warms up
+    if (r > 0) perRound.push((ownCpuSeconds(started) * 1e6) / calls); // round 0 warms up
   }
   console.log(
     `${strategy.padEnd(20)} ${median(perRound).toFixed(1).padStart(6)}  ${Math.min(...perRound)

@@ -5,22 +5,16 @@
 import { randomUUID } from "node:crypto";
 import { log } from "../../kit/settings.js";
 import { syntheticEvents, syntheticItems, syntheticUsers, type SyntheticEvent, type SyntheticSpec } from "../../kit/synthetic.js";
-import { sendInArrays, type Sent } from "../../kit/api.js";
+import { sendInArrays } from "../../kit/api.js";
 import pg from "pg";
 import { connectionUrl, type Storage } from "../../kit/storage.js";
 import { orgSeq, registerOrg } from "../../kit/org.js";
 import { withServer } from "../../kit/processes.js";
-import type { Manifest } from "./manifest.js";
+import type { LoadFigures, Manifest } from "./manifest.js";
 
 const CATALOG_CHUNK = 10_000;
 const EVENT_CHUNK = 1_000;
 const CATALOG_IN_FLIGHT = 2;
-
-export interface LoadFigures {
-  items: Sent;
-  users: Sent;
-  events: Sent;
-}
 
 /** The event as a client would send it: its own event_id (so a resend is stored once) and its timestamp. */
 const eventWire = (e: SyntheticEvent) => ({

@@ -6,6 +6,7 @@ import { requestHead, withBody } from "../../kit/rawHttp.js";
 import { runAutocannon } from "./autocannon.js";
 import { cpuShare, type Ours } from "../../kit/cpuShare.js";
 import { Latencies } from "../../kit/latencies.js";
+import { ownCpuSeconds } from "../../kit/proc.js";
 
 export interface DriveOptions {
   url: string;
@@ -72,7 +73,6 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
       if (performance.now() - ms - start >= FIRST_SECOND_MS) afterFirstSecond.add(ms);
     }),
   );
-  const cpu = process.cpuUsage(cpuBefore);
   const { serverCores, pgCores, otherCores } = share();
   const [p50, p90, p99, max] = latencies.percentiles([0.5, 0.9, 0.99, 1]);
   const ok = r["2xx"];
@@ -90,7 +90,7 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
     max: max!,
     p99AfterFirstSecond: afterFirstSecond.percentiles([0.99])[0]!,
     bytesPerResponse: r.throughput.total / Math.max(1, ok),
-    clientCpuShare: (cpu.user + cpu.system) / 1e6 / r.duration,
+    clientCpuShare: ownCpuSeconds(cpuBefore) / r.duration,
     serverCores,
     pgCores,
     otherCores,
