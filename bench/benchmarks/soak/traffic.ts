@@ -8,7 +8,8 @@ import type { Mix } from "./mix.js";
 import { track, type SoakOrg } from "./orgs.js";
 import { keepAliveAgent, post } from "../traffic/keepAlive.js";
 import type { Tally } from "./tally.js";
-import { Latencies } from "../../kit/latencies.js";
+import type { Latencies } from "../../kit/latencies.js";
+import { pace } from "../traffic/pace.js";
 
 const SOCKETS_PER_ORG = 16;
 /** Longer than a request's own timeout, so everything sent ends one way or the other. */
@@ -40,40 +41,4 @@ export async function drive(base: URL, orgs: SoakOrg[], mix: Mix, rate: number, 
   while (tally.inFlight > 0 && performance.now() < until) await sleep(50);
   for (const a of agents) a.destroy();
   return { lateness: paced.lateness, unanswered: tally.inFlight };
-}
-
-/**
- * An open-loop pacer: request k is due at start + k / rate whatever became of the earlier ones, and its latency
- * is counted from that due time. A stall in the server therefore shows as the latency of every request due
- * during it (no coordinated omission), and a connection pool that is full queues requests instead of
- * sending fewer. The pacer's own lateness (due time to the moment it handed the request over) is kept apart,
- * as the client's floor.
- */
-export interface Paced {
-  /** Resolves once every request due within the duration was handed over (not answered). */
-  done: Promise<void>;
-  /** Milliseconds from each request's due time to its hand-over. */
-  lateness: Latencies;
-}
-
-/** Calls `send(dueAt)` `rate` times a second for `durationMs` (dueAt on the performance.now() clock). */
-export function pace(rate: number, durationMs: number, send: (dueAt: number) => void): Paced {
-  const lateness = new Latencies();
-  const interval = 1000 / rate;
-  const total = Math.floor((durationMs / 1000) * rate);
-  const start = performance.now();
-  let k = 0;
-  const done = new Promise<void>((resolve) => {
-    const tick = () => {
-      const now = performance.now();
-      for (let due = start + k * interval; k < total && due <= now; due = start + ++k * interval) {
-        lateness.add(now - due);
-        send(due);
-      }
-      if (k >= total) return resolve();
-      setTimeout(tick, Math.max(0, start + k * interval - performance.now()));
-    };
-    tick();
-  });
-  return { done, lateness };
 }
