@@ -4,16 +4,13 @@
  * items, arrivals over the last 365 days) written by SQL, then 018 applied: its time, per million rows, and the
  * table's size before and after. Embedded PostgreSQL in a temporary folder unless BENCH_DATABASE_URL.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { migrate } from "../../src/db/migrate.js";
 import { setLogLevel } from "../../src/wire/log.js";
 import { fromEnv } from "../kit/flags.js";
 import { prepareStorage, serverVersion } from "../kit/storage.js";
-import { DATABASE_URL, log } from "../kit/settings.js";
+import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
 const EVENTS = fromEnv.number("BENCH_MIGRATION_EVENTS", 3_000_000, { min: 1, integer: true });
@@ -28,21 +25,9 @@ const size = async (db: pg.Pool) =>
 
 async function main(): Promise<void> {
   setLogLevel("warn");
-  let url: string;
-  let release: () => Promise<void>;
-  if (DATABASE_URL) {
-    const storage = await prepareStorage();
-    url = storage.databaseUrl!;
-    release = storage.release;
-  } else {
-    const dataDir = mkdtempSync(path.join(tmpdir(), "recsvc-bench-migration-"));
-    const embedded = await startEmbeddedDatabase(dataDir);
-    url = embedded.url;
-    release = async () => {
-      await embedded.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
-  }
+  // No server here (it would apply 018 at once): an embedded PostgreSQL of its own, stopped by the release.
+  const storage = await prepareStorage();
+  const url = storage.dataDir ? (await startEmbeddedDatabase(storage.dataDir)).url : storage.databaseUrl!;
   const db = new pg.Pool({ connectionString: url, max: 1 });
   try {
     const version = await serverVersion(db);
@@ -69,7 +54,7 @@ async function main(): Promise<void> {
     log(`after: events (all partitions) and event_ids with their indexes: ${await size(db)}`);
   } finally {
     await db.end();
-    await release();
+    await storage.release();
   }
 }
 

@@ -10,6 +10,7 @@ import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyRetention, ensurePartitions } from "../../src/db/retention.js";
 import { readFlags } from "../kit/flags.js";
+import { call } from "../kit/api.js";
 import { registerOrg, orgSeq } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
@@ -198,11 +199,7 @@ async function snapshotCost(db: pg.Pool, serverUrl: string, pk: string, org: num
       [org],
     )
   ).rows[0]!;
-  const sent = await fetch(`${serverUrl}/v1/events/ingest`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": pk },
-    body: new ViewEvents(seededRandom(9), USERS, ITEMS).body(1),
-  });
+  const sent = await call(`${serverUrl}/v1/events/ingest`, { key: pk, body: new ViewEvents(seededRandom(9), USERS, ITEMS).body(1) });
   if (sent.status !== 202) throw new Error(`the event that starts a snapshot was refused: ${sent.status}`);
   const until = Date.now() + 3 * SNAPSHOT_EVERY_S * 1000;
   while (Date.now() < until) {

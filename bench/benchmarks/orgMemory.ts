@@ -8,9 +8,9 @@
  */
 import pg from "pg";
 import { readFlags } from "../kit/flags.js";
-import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
+import { connectionUrl, prepareStorage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer } from "../kit/processes.js";
 import { restartAndMeasure, type Measured } from "./memory/measure.js";
 import { loadOrganisation } from "./recommend/loadOrg.js";
 import { int, table } from "../kit/table.js";
@@ -66,10 +66,9 @@ const STAGES: Stage[] = [
 ];
 
 async function main(): Promise<void> {
-  let storage: Storage | undefined;
+  const storage = await prepareStorage();
   const rows: string[][] = [];
   try {
-    storage = await prepareStorage();
     log("the server on an empty database");
     let before: Measured = await restartAndMeasure(storage, []);
     rows.push(["empty database", int(before.rssMb), "", "", int(before.indexBytes), ""]);
@@ -77,12 +76,9 @@ async function main(): Promise<void> {
     let keys: { pk: string; sk: string } | undefined;
     for (const stage of STAGES) {
       log(`loading ${stage.name}`);
-      let loader: Child | undefined;
-      try {
-        const started = await startServer(storage, { LOG_LEVEL: "warn" });
-        loader = started.server;
+      await withServer(storage, { LOG_LEVEL: "warn" }, async ({ url }) => {
         if (stage.org === "new" || !keys) {
-          const org = await registerOrg(started.url);
+          const org = await registerOrg(url);
           keys = { pk: org.pk, sk: org.sk };
           if (stage.spec.events > 0) {
             const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
@@ -90,10 +86,8 @@ async function main(): Promise<void> {
             await db.end();
           }
         }
-        await loadOrganisation(started.url, keys, stage.spec, 8);
-      } finally {
-        await stopChild(loader);
-      }
+        await loadOrganisation(url, keys, stage.spec, 8);
+      });
       log("restarting on what is stored and measuring");
       const after = await restartAndMeasure(storage, trained);
       const rssBytes = (after.rssMb - before.rssMb) * 1024 * 1024;
@@ -110,7 +104,7 @@ async function main(): Promise<void> {
       before = after;
     }
   } finally {
-    await storage?.release();
+    await storage.release();
   }
   process.stdout.write(
     [

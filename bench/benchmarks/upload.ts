@@ -118,14 +118,22 @@ function alternation(): Array<{ name: "old" | "new"; build: string }> {
   return out;
 }
 
-/** The catalog CSV uploaded to the baseline's server and to this build's, alternated: rows/s of each. */
-async function normalAlternated(): Promise<void> {
+/** `use` with the catalog CSV of ROWS items written to a temporary file, and its size in MB. */
+async function withCsv(use: (file: string, mb: number) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "recsvc-upload-"));
   const file = path.join(dir, "items.csv");
   try {
     log(`writing a CSV of ${fmt(ROWS)} items`);
     await writeCsv(file, ROWS);
-    const mb = statSync(file).size / 1024 / 1024;
+    await use(file, statSync(file).size / 1024 / 1024);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The catalog CSV uploaded to the baseline's server and to this build's, alternated: rows/s of each. */
+function normalAlternated(): Promise<void> {
+  return withCsv(async (file, mb) => {
     const rates: Record<"old" | "new", number[]> = { old: [], new: [] };
     const lines = [
       "",
@@ -148,9 +156,7 @@ async function normalAlternated(): Promise<void> {
       "",
     );
     process.stdout.write(lines.join("\n"));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -304,14 +310,9 @@ async function main(): Promise<void> {
 }
 
 /** This build's upload of the catalog CSV against the COPY ceiling (the default). */
-async function normalAgainstCeiling(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "recsvc-upload-"));
-  const file = path.join(dir, "items.csv");
-  try {
-    log(`writing a CSV of ${fmt(ROWS)} items`);
-    await writeCsv(file, ROWS);
-    const mb = statSync(file).size / 1024 / 1024;
-    await withFreshServer({}, async ({ server, url, storage }) => {
+function normalAgainstCeiling(): Promise<void> {
+  return withCsv((file, mb) =>
+    withFreshServer({}, async ({ server, url, storage }) => {
       const databaseUrl = connectionUrl(storage);
       const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
       const version = await serverVersion(db);
@@ -351,10 +352,8 @@ async function normalAgainstCeiling(): Promise<void> {
         "",
       );
       process.stdout.write(lines.join("\n"));
-    });
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    }),
+  );
 }
 
 runBenchmark(main);

@@ -60,10 +60,11 @@ async function recentlyViewed(url: string, pk: string, user: string): Promise<st
   return data.mode === "fallback" ? [] : data.recommended_items;
 }
 
-/** Milliseconds from `since` until `seen` holds for an answer from B; NaN past the deadline. */
-async function until(since: number, ask: () => Promise<string[] | undefined>, seen: (items: string[]) => boolean): Promise<number> {
+/** Milliseconds from now until `seen` holds for the user's recently-viewed on B (`url`); NaN past the deadline. */
+async function untilSeen(url: string, pk: string, user: string, seen: (items: string[]) => boolean): Promise<number> {
+  const since = performance.now();
   for (;;) {
-    const items = await ask();
+    const items = await recentlyViewed(url, pk, user);
     const now = performance.now();
     if (items && seen(items)) return now - since;
     if (now - since > DEADLINE_MS) return NaN;
@@ -110,11 +111,7 @@ export function eventFreshness(pair: Pair, org: Org, samples: number, tag: strin
       const item = itemId(Math.floor(random() * org.items));
       const r = await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item));
       if (r.status !== 202) return NaN;
-      return until(
-        performance.now(),
-        () => recentlyViewed(p.b, org.pk, user),
-        (items) => items.includes(item),
-      );
+      return untilSeen(p.b, org.pk, user, (items) => items.includes(item));
     },
     pair,
   );
@@ -132,18 +129,10 @@ export function hideFreshness(pair: Pair, org: Org, samples: number, tag: string
       const upsert = (status: string) => post(`${p.a}/v1/items/upsert`, org.sk, { item_id: item, item_type: "product", status });
       if ((await upsert("active")).status !== 202) return NaN;
       if ((await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item))).status !== 202) return NaN;
-      const shown = await until(
-        performance.now(),
-        () => recentlyViewed(p.b, org.pk, user),
-        (items) => items.includes(item),
-      );
+      const shown = await untilSeen(p.b, org.pk, user, (items) => items.includes(item));
       if (Number.isNaN(shown)) return NaN;
       if ((await upsert("inactive")).status !== 202) return NaN;
-      return until(
-        performance.now(),
-        () => recentlyViewed(p.b, org.pk, user),
-        (items) => !items.includes(item),
-      );
+      return untilSeen(p.b, org.pk, user, (items) => !items.includes(item));
     },
     pair,
   );
