@@ -1,7 +1,7 @@
 /**
  * `npm run bench:noisy`: whether one organisation can slow another on the same recommender thread
  * (RECOMMEND_SHARDS=1), and what its hostile catalogs cost in memory; the README's Benchmarks section says what
- * it loads and sends. The hostile requests: bench/benchmarks/noisy/hostileRequests.ts.
+ * it loads and sends. The hostile requests: noisy/catalogs.ts.
  *   --builds name=path,…   server entry points (default `new=dist/src/main.js`), alternated
  *   --rounds N             times each build is run (default 1)
  *   --duration S           seconds of each noise phase (default 30)
