@@ -100,16 +100,12 @@ async function deleteAllRules(url: string, sk: string): Promise<void> {
 
 /** `use` with the build's server on the data, once its model is in. */
 function withModel<T>(storage: Storage, main: string | undefined, use: (s: Running) => Promise<T>): Promise<T> {
-  return withServer(
-    storage,
-    { LOG_LEVEL: "info" },
-    async (s) => {
-      await waitForLog(s.server, "recommender model trained", () => true, MODEL_TIMEOUT_MS);
-      await sleep(3_000);
-      return use(s);
-    },
-    { timeoutMs: MODEL_TIMEOUT_MS, main },
-  );
+  const ready = async (s: Running) => {
+    await waitForLog(s.server, "recommender model trained", () => true, MODEL_TIMEOUT_MS);
+    await sleep(3_000);
+    return use(s);
+  };
+  return withServer(storage, { LOG_LEVEL: "info" }, ready, { timeoutMs: MODEL_TIMEOUT_MS, main });
 }
 
 async function main(): Promise<void> {

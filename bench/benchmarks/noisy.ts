@@ -57,7 +57,7 @@ const statusText = (s: PacedStats) =>
     .join(" ") + (s.errors ? ` errors×${s.errors}` : "");
 
 /** `use` with the build's server on what is stored, every organisation on the one recommender thread. */
-function onBuild<T>(storage: Storage, main: string, use: (s: Running) => Promise<T>, env: NodeJS.ProcessEnv = {}): Promise<T> {
+function onBuild<T>(storage: Storage, main: string, env: NodeJS.ProcessEnv, use: (s: Running) => Promise<T>): Promise<T> {
   return withServer(storage, { RECOMMEND_SHARDS: "1", LOG_LEVEL: "warn", ...env }, use, { main });
 }
 
@@ -74,7 +74,7 @@ async function waitReady(url: string, org: Org, body: string): Promise<void> {
 
 /** RSS of the server started on what is stored, once loaded and settled (lowest sample). */
 function settledRss(storage: Storage, main: string, probe: Org): Promise<number> {
-  return onBuild(storage, main, async ({ server, url }) => {
+  return onBuild(storage, main, {}, async ({ server, url }) => {
     await waitReady(url, probe, JSON.stringify({ strategy: "popular" }));
     const samples: number[] = [];
     for (let k = 0; k < SETTLE_SAMPLES; k++) {
@@ -105,7 +105,7 @@ async function runBuild(build: { name: string; main: string }, round: number): P
   try {
     const bystanderCount = Math.max(...RATES.map((r) => (r === 0 ? 1 : Math.ceil(BYSTANDER_RATE / (BYSTANDER_SHARE * r)))));
     log(`[${build.name} #${round}] registering 2 hostile and ${bystanderCount} bystander organisations`);
-    const { hostile, textOrg, bystanders } = await onBuild(storage, build.main, async ({ url }) => {
+    const { hostile, textOrg, bystanders } = await onBuild(storage, build.main, {}, async ({ url }) => {
       const orgs = { hostile: await registerOrg(url), textOrg: await registerOrg(url), bystanders: [] as Org[] };
       for (let b = 0; b < bystanderCount; b++) {
         const org = await registerOrg(url);
@@ -117,7 +117,7 @@ async function runBuild(build: { name: string; main: string }, round: number): P
     log(`[${build.name} #${round}] RSS before the hostile catalogs`);
     let before = await settledRss(storage, build.main, bystanders[0]!);
     for (const stage of ["tags", "text"] as const) {
-      const jsonBytes = await onBuild(storage, build.main, async ({ url }) => {
+      const jsonBytes = await onBuild(storage, build.main, {}, async ({ url }) => {
         if (stage === "text") return loadTextCatalog(url, textOrg.sk, TEXT_ITEMS);
         const bytes = await loadTagCatalog(url, hostile.sk);
         await viewTagCatalog(url, hostile.pk);
@@ -147,49 +147,44 @@ async function noise(
   const limit = rate === 0 ? QUIET_LIMIT : rate;
   log(`[${build.name} #${round}] noise: hostile at ${rate}/s (RATE_LIMIT_MAX=${limit} per 1 s), bystanders ${BYSTANDER_RATE}/s for ${DURATION_S} s`);
   const env = { RATE_LIMIT_MAX: String(limit), RATE_LIMIT_WINDOW_S: "1" };
-  return onBuild(
-    storage,
-    build.main,
-    async ({ url }) => {
-      // `popular`: on the old build a hostile `similar` outlasts the recommend timeout (503) even when loaded.
-      await waitReady(url, hostile, JSON.stringify({ strategy: "popular", limit: 1 }));
-      for (const b of bystanders) await waitReady(url, b, JSON.stringify({ strategy: "popular" }));
-      await sleep(2_000); // a fresh one-second window for every organisation
-      const perBystander = rate === 0 ? BYSTANDER_RATE : Math.min(BYSTANDER_SHARE * limit, BYSTANDER_RATE);
-      const used = bystanders.slice(0, Math.ceil(BYSTANDER_RATE / perBystander));
-      const bystander = newStats();
-      const hostileStats = new Map(HOSTILE_KINDS.map((k) => [k, newStats()] as const));
-      const start = performance.now() + 100;
-      const schedules: Promise<void>[] = used.map((org, b) => {
+  return onBuild(storage, build.main, env, async ({ url }) => {
+    // `popular`: on the old build a hostile `similar` outlasts the recommend timeout (503) even when loaded.
+    await waitReady(url, hostile, JSON.stringify({ strategy: "popular", limit: 1 }));
+    for (const b of bystanders) await waitReady(url, b, JSON.stringify({ strategy: "popular" }));
+    await sleep(2_000); // a fresh one-second window for every organisation
+    const perBystander = rate === 0 ? BYSTANDER_RATE : Math.min(BYSTANDER_SHARE * limit, BYSTANDER_RATE);
+    const used = bystanders.slice(0, Math.ceil(BYSTANDER_RATE / perBystander));
+    const bystander = newStats();
+    const hostileStats = new Map(HOSTILE_KINDS.map((k) => [k, newStats()] as const));
+    const start = performance.now() + 100;
+    const schedules: Promise<void>[] = used.map((org, b) => {
+      const s: Schedule = {
+        url,
+        key: org.pk,
+        body: () => '{"strategy":"popular","limit":20}',
+        rate: perBystander,
+        offsetS: b / BYSTANDER_RATE,
+        durationS: DURATION_S,
+      };
+      return runSchedule(s, start, bystander);
+    });
+    if (rate > 0) {
+      // Kinds in turn; each request's answer is counted under its kind.
+      for (const [i, kind] of HOSTILE_KINDS.entries()) {
         const s: Schedule = {
           url,
-          key: org.pk,
-          body: () => '{"strategy":"popular","limit":20}',
-          rate: perBystander,
-          offsetS: b / BYSTANDER_RATE,
+          key: hostile.pk,
+          body: (k) => hostileBody(kind, k),
+          rate: rate / HOSTILE_KINDS.length,
+          offsetS: 0.37 + i / rate,
           durationS: DURATION_S,
         };
-        return runSchedule(s, start, bystander);
-      });
-      if (rate > 0) {
-        // Kinds in turn; each request's answer is counted under its kind.
-        for (const [i, kind] of HOSTILE_KINDS.entries()) {
-          const s: Schedule = {
-            url,
-            key: hostile.pk,
-            body: (k) => hostileBody(kind, k),
-            rate: rate / HOSTILE_KINDS.length,
-            offsetS: 0.37 + i / rate,
-            durationS: DURATION_S,
-          };
-          schedules.push(runSchedule(s, start, hostileStats.get(kind)!));
-        }
+        schedules.push(runSchedule(s, start, hostileStats.get(kind)!));
       }
-      await Promise.all(schedules);
-      return { rate, bystander, hostile: hostileStats };
-    },
-    env,
-  );
+    }
+    await Promise.all(schedules);
+    return { rate, bystander, hostile: hostileStats };
+  });
 }
 
 async function main(): Promise<void> {
