@@ -227,20 +227,16 @@ async function main(): Promise<void> {
     const keys = await registerOrg(setup.url);
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await orgSeq(db, keys.orgId);
-    const one = { size: 1000, inFlight: 1 };
+    const upsert = (path: string, records: object[]) => sendInArrays(`${setup.url}${path}`, keys.sk, records, { size: 1000, inFlight: 1 });
     const item = (i: number) => ({ item_id: `item-${i}`, item_type: "product", status: "active", attributes: { category: `c${i % 50}` } });
-    await sendInArrays(
-      `${setup.url}/v1/items/upsert`,
-      keys.sk,
+    await upsert(
+      "/v1/items/upsert",
       Array.from({ length: ITEMS }, (_, i) => item(i)),
-      one,
     );
     const user = (u: number) => ({ user_id: `user-${u}`, status: "active", created_at: "2025-01-01T00:00:00Z" });
-    await sendInArrays(
-      `${setup.url}/v1/users/upsert`,
-      keys.sk,
+    await upsert(
+      "/v1/users/upsert",
       Array.from({ length: USERS }, (_, u) => user(u)),
-      one,
     );
     await stopChild(setup.server);
     const results: StepResult[] = [];

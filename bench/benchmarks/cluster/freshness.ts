@@ -77,8 +77,8 @@ async function sampled(
   samples: number,
   concurrency: number,
   seed: number,
-  one: (i: number, pair: Pair) => Promise<number>,
   pair: Pair,
+  one: (i: number, pair: Pair) => Promise<number>,
 ): Promise<Freshness> {
   const random = seededRandom(seed);
   const times = new Latencies();
@@ -102,38 +102,26 @@ async function sampled(
 /** Events accepted by A, read through B. `tag` keeps each run's users apart. */
 export function eventFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number): Promise<Freshness> {
   const random = seededRandom(seed + 1);
-  return sampled(
-    samples,
-    SAMPLERS,
-    seed,
-    async (i, p) => {
-      const user = `fresh-${tag}-${i}`;
-      const item = itemId(Math.floor(random() * org.items));
-      const r = await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item));
-      if (r.status !== 202) return NaN;
-      return untilSeen(p.b, org.pk, user, (items) => items.includes(item));
-    },
-    pair,
-  );
+  return sampled(samples, SAMPLERS, seed, pair, async (i, p) => {
+    const user = `fresh-${tag}-${i}`;
+    const item = itemId(Math.floor(random() * org.items));
+    const r = await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item));
+    if (r.status !== 202) return NaN;
+    return untilSeen(p.b, org.pk, user, (items) => items.includes(item));
+  });
 }
 
 /** Items made inactive through A, gone from B's recently-viewed. */
 export function hideFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number): Promise<Freshness> {
-  return sampled(
-    samples,
-    2,
-    seed,
-    async (i, p) => {
-      const user = `hider-${tag}-${i}`;
-      const item = `hidden-${tag}-${i}`;
-      const upsert = (status: string) => post(`${p.a}/v1/items/upsert`, org.sk, { item_id: item, item_type: "product", status });
-      if ((await upsert("active")).status !== 202) return NaN;
-      if ((await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item))).status !== 202) return NaN;
-      const shown = await untilSeen(p.b, org.pk, user, (items) => items.includes(item));
-      if (Number.isNaN(shown)) return NaN;
-      if ((await upsert("inactive")).status !== 202) return NaN;
-      return untilSeen(p.b, org.pk, user, (items) => !items.includes(item));
-    },
-    pair,
-  );
+  return sampled(samples, 2, seed, pair, async (i, p) => {
+    const user = `hider-${tag}-${i}`;
+    const item = `hidden-${tag}-${i}`;
+    const upsert = (status: string) => post(`${p.a}/v1/items/upsert`, org.sk, { item_id: item, item_type: "product", status });
+    if ((await upsert("active")).status !== 202) return NaN;
+    if ((await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item))).status !== 202) return NaN;
+    const shown = await untilSeen(p.b, org.pk, user, (items) => items.includes(item));
+    if (Number.isNaN(shown)) return NaN;
+    if ((await upsert("inactive")).status !== 202) return NaN;
+    return untilSeen(p.b, org.pk, user, (items) => !items.includes(item));
+  });
 }
