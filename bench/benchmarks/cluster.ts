@@ -23,17 +23,15 @@ import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../k
 import { registerOrg } from "../kit/org.js";
 import { loadPhase } from "./recommend/loadOrg.js";
 import { startPaced } from "./traffic/paced.js";
-import { benchSpec, specLine } from "./recommend/spec.js";
+import { benchSpec, specLine, bodyMaker } from "./recommend/spec.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { haproxyBaseline, type BaselineRun } from "./cluster/haproxy.js";
-import { settle, type Watched } from "./cluster/runs.js";
+import { settle, type Watched, ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
 import { ViewEvents } from "./traffic/events.js";
 import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
 import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
-import { ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
-import { bodyMaker } from "./recommend/spec.js";
 import {
   BASELINE,
   CONNECTIONS,

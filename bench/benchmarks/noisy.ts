@@ -21,8 +21,7 @@ import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
-import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog } from "./noisy/catalogs.js";
-import { HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/catalogs.js";
+import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog, HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/catalogs.js";
 import { newStats, runSchedule, type PacedStats, type Schedule } from "./noisy/pacedClient.js";
 
 const flags = readFlags({ builds: {}, rounds: {}, duration: {}, rates: {}, "bystander-rate": {}, "text-items": {} });

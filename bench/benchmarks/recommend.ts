@@ -25,7 +25,7 @@ import { prepareStorage, type Storage } from "../kit/storage.js";
 import { stopChild, type Child } from "../kit/processes.js";
 import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
-import { bodyMaker } from "./recommend/spec.js";
+import { bodyMaker, benchSpec, specLine } from "./recommend/spec.js";
 import { STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
 import { recommendCeiling } from "./recommend/ceiling.js";
 import { loadPhase } from "./recommend/loadOrg.js";
@@ -48,7 +48,6 @@ import {
   WARMUP_S,
 } from "./recommend/settings.js";
 import { retrainPhase, type RetrainFigures } from "./recommend/retrain.js";
-import { benchSpec, specLine } from "./recommend/spec.js";
 import { emptyServerRss, startOnData } from "./recommend/startPhase.js";
 import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./recommend/strategies.js";
 import { runBenchmark } from "../kit/run.js";

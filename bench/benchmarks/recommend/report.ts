@@ -8,8 +8,7 @@ import type { PacedResult, Percentiles } from "../traffic/paced.js";
 import type { RetrainFigures } from "./retrain.js";
 import { specLine } from "./spec.js";
 import type { StartFigures } from "./startPhase.js";
-import type { FixedRateRun, StrategyRun } from "./strategies.js";
-import type { ThreadCores } from "./strategies.js";
+import type { FixedRateRun, StrategyRun, ThreadCores } from "./strategies.js";
 
 const GLOBAL_SHARE_TARGET = 0.5;
 const FIXED_P99_TARGET_MS = 10;

@@ -15,8 +15,7 @@ import { rssMb } from "../../kit/proc.js";
 import { startPaced, type PacedResult, type Percentiles } from "../traffic/paced.js";
 import { postJson, viewEvent } from "../../kit/api.js";
 import { logLines } from "../../kit/serverLog.js";
-import { runFixedRate, target, type FixedRateRun, type Server } from "./strategies.js";
-import { threadCores } from "./strategies.js";
+import { runFixedRate, target, type FixedRateRun, type Server, threadCores } from "./strategies.js";
 
 const BEFORE_MS = 3_000;
 const TRAIN_TIMEOUT_MS = 15 * 60_000;
