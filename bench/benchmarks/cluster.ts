@@ -32,22 +32,38 @@ import { settle, type Watched, ingestRun, recommendRun, type RunFigures } from "
 import { ViewEvents } from "./traffic/events.js";
 import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
 import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
-import {
-  BASELINE,
-  CONNECTIONS,
-  DURATION_S,
-  FRESHNESS_LOAD,
-  FRESHNESS_SAMPLES,
-  HIDE_SAMPLES,
-  QUICK_RUN,
-  RUNS,
-  SCALE,
-  WARMUP_S,
-} from "./cluster/settings.js";
 import { startTopology, stopTopology, type Topology } from "./cluster/topology.js";
 import { USER_STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 import type { SyntheticSpec } from "../kit/synthetic.js";
+import { fromEnv, readFlags } from "../kit/flags.js";
+
+const flags = readFlags({
+  quick: { boolean: true, env: "BENCH_QUICK" },
+  duration: { env: "BENCH_DURATION_S" },
+  runs: { env: "BENCH_RUNS" },
+  scale: { env: "BENCH_SCALE" },
+  "freshness-samples": { env: "BENCH_FRESHNESS_SAMPLES" },
+  "freshness-load": { env: "BENCH_FRESHNESS_LOAD" },
+  "hide-samples": { env: "BENCH_HIDE_SAMPLES" },
+  baseline: { env: "BENCH_BASELINE" },
+});
+
+const QUICK_RUN = flags.on("quick");
+const full = (full: number, quick: number) => (QUICK_RUN ? quick : full);
+const DURATION_S = flags.number("duration", full(8, 3), { min: 1 });
+const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", full(2, 1), { min: 1 });
+const RUNS = flags.number("runs", full(3, 2), { min: 1 });
+const SCALE = flags.number("scale", full(0.05, 0.01), { min: 0.001 });
+const CONNECTIONS = {
+  ingest1: fromEnv.number("BENCH_CONNECTIONS", 100, { min: 1 }),
+  ingest1000: fromEnv.number("BENCH_CONNECTIONS_1000", 16, { min: 1 }),
+  recommend: fromEnv.number("BENCH_CONNECTIONS_RECOMMEND", 50, { min: 1 }),
+};
+const FRESHNESS_SAMPLES = flags.number("freshness-samples", full(400, 60), { min: 0 });
+const HIDE_SAMPLES = flags.number("hide-samples", full(60, 10), { min: 0 });
+const FRESHNESS_LOAD = flags.number("freshness-load", full(2000, 1000), { min: 0 });
+const BASELINE = flags.text("baseline", "1") !== "0";
 
 const SEED = 20261127;
 /** The ingest organisation's population: users and items drawn uniformly. */

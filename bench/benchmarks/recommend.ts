@@ -33,24 +33,34 @@ import { isEmptyDir, readManifest, sameSpec, writeManifest, type Manifest } from
 import { rssMb } from "../kit/proc.js";
 import { report, type Results } from "./recommend/report.js";
 import { sample } from "./recommend/sample.js";
-import {
-  CONNECTIONS,
-  DATA_DIR,
-  DURATION_S,
-  FIXED_CONNECTIONS,
-  FIXED_DURATION_S,
-  FIXED_RATE,
-  FIXED_RUNS,
-  LOAD_IN_FLIGHT,
-  ONLY_STRATEGIES,
-  RETRAIN,
-  SCALE,
-  WARMUP_S,
-} from "./recommend/settings.js";
 import { retrainPhase, type RetrainFigures } from "./recommend/retrain.js";
 import { emptyServerRss, startOnData } from "./recommend/startPhase.js";
 import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./recommend/strategies.js";
 import { runBenchmark } from "../kit/run.js";
+import { fromEnv, readFlags } from "../kit/flags.js";
+
+const flags = readFlags({
+  scale: { env: "BENCH_SCALE" },
+  "data-dir": { env: "BENCH_DATA_DIR" },
+  connections: { env: "BENCH_CONNECTIONS" },
+  duration: { env: "BENCH_DURATION_S" },
+  rate: { env: "BENCH_FIXED_RATE" },
+  strategies: { env: "BENCH_STRATEGIES" },
+});
+const POSITIVE = { min: Number.MIN_VALUE };
+
+const SCALE = flags.number("scale", 1, POSITIVE);
+const DATA_DIR = flags.text("data-dir");
+const CONNECTIONS = flags.number("connections", 50, POSITIVE);
+const DURATION_S = flags.number("duration", 10, POSITIVE);
+const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", 2, POSITIVE);
+const FIXED_RATE = flags.number("rate", 2000, POSITIVE);
+const ONLY_STRATEGIES = flags.text("strategies")?.split(",").filter(Boolean);
+const LOAD_IN_FLIGHT = fromEnv.number("BENCH_LOAD_IN_FLIGHT", 8, POSITIVE);
+const FIXED_CONNECTIONS = fromEnv.numbers("BENCH_FIXED_CONNECTIONS", `${CONNECTIONS}`, POSITIVE);
+const FIXED_RUNS = fromEnv.number("BENCH_FIXED_RUNS", 5, POSITIVE);
+const FIXED_DURATION_S = fromEnv.number("BENCH_FIXED_DURATION_S", 8, POSITIVE);
+const RETRAIN = fromEnv.text("BENCH_RETRAIN") !== "0";
 
 const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
 
