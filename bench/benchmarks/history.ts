@@ -22,6 +22,8 @@ import { logLines, waitForLog } from "../kit/serverLog.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
+import { startEmbeddedDatabase } from "../../src/db/embedded.js";
+import { setLogLevel } from "../../src/wire/log.js";
 
 const ITEMS = 100_000;
 const USERS = 50_000;
@@ -220,6 +222,9 @@ function print(results: StepResult[]): void {
 
 async function main(): Promise<void> {
   const storage = await prepareStorage();
+  // Embedded: started here, so that it outlives each server (a server stops the cluster it started); released at the end.
+  setLogLevel("warn");
+  if (storage.dataDir) await startEmbeddedDatabase(storage.dataDir);
   let db: pg.Pool | undefined;
   try {
     log(`setting up: ${int(ITEMS)} items and ${int(USERS)} users through the API`);
