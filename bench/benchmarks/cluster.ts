@@ -1,19 +1,12 @@
 /**
- * `npm run bench:cluster`: what running two processes behind HAProxy costs against one process, in one run on
- * one PostgreSQL (issue 27). Three processes stay up on that server: one alone (CLUSTER=0) on the loaded database,
- * reached directly, and two with CLUSTER=1 on a copy of it (a process without CLUSTER=1 must be alone on its
- * database), behind HAProxy started with docs/haproxy.cfg on loopback ports of its own. Then:
- *   1. throughput, the two setups alternated (their order swapped each round), each scenario RUNS times on each:
- *      ingestion with 1,000-event arrays and with single events (a fresh organisation, seeded random events),
- *      and recommend, `personalized` and `popular`, on a synthetic organisation (bench:recommend's, scaled)
- *      that every process loaded from the tables and trained at start; events/s or req/s, p50/p99, cores by process;
- *   2. freshness across the pair under a paced background ingest load through HAProxy: an event accepted by one
- *      process until the other's recently-viewed shows it, and an item made inactive until it is gone (p50/p99/max);
- *   3. HAProxy's own cost: a bare uWS endpoint (bench/benchmarks/traffic/uwsCeiling.ts) directly and through HAProxy.
- * Progress goes to stderr, the report to stdout, the figures to bench/results/cluster-<date>.json.
+ * `npm run bench:cluster` (issue 27): one process (CLUSTER=0) against two (CLUSTER=1, on a copy of the database)
+ * behind HAProxy with docs/haproxy.cfg, all on one PostgreSQL, alternated round after round: ingestion (1,000-event
+ * arrays, single events) and recommend (personalized, popular on bench:recommend's organisation, scaled); then
+ * freshness across the pair under a paced background load; then HAProxy's own cost on a bare uWS endpoint. The
+ * report goes to stdout, the figures to bench/results/cluster-<date>.json; how to read it: docs/scaling.md.
  *
  * Flags (or environment):
- *   --quick                 (BENCH_QUICK=1) a short run to check it works: 3 s runs, 2 rounds, a small organisation
+ *   --quick                 (BENCH_QUICK=1) 3 s runs, 2 rounds, a small organisation: to check it works
  *   --duration S            (BENCH_DURATION_S) seconds per measured run (default 8); BENCH_WARMUP_S warm-up (2)
  *   --runs N                (BENCH_RUNS) rounds (default 3)
  *   --scale X               (BENCH_SCALE) the recommend organisation, 1 = 100,000 items, 50,000 users, 5M events (default 0.05)
@@ -22,42 +15,55 @@
  *   --freshness-load E      (BENCH_FRESHNESS_LOAD) background events/s during freshness, arrays of 10 (default 2,000)
  *   --baseline 0            (BENCH_BASELINE=0) skip the HAProxy baseline
  *   BENCH_CONNECTIONS / BENCH_CONNECTIONS_1000 / BENCH_CONNECTIONS_RECOMMEND   connections (100 / 16 / 50)
- *   BENCH_DATABASE_URL      use this PostgreSQL (a fresh database is created on it and dropped) instead of an embedded one
- *   BENCH_VERBOSE=1         pass the servers' output through
+ *   BENCH_DATABASE_URL, BENCH_VERBOSE as for bench:ingest
  */
 import os from "node:os";
 import pg from "pg";
 import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
-import { loadPhase } from "./recommend/loadPhase.js";
+import { loadPhase } from "./recommend/loadOrg.js";
 import { startPaced } from "./traffic/paced.js";
-import { benchSpec, specLine } from "./recommend/spec.js";
+import { benchSpec, specLine, bodyMaker } from "./recommend/spec.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
-import { haproxyBaseline, type BaselineRun } from "./cluster/baseline.js";
-import { settle, type Watched } from "./cluster/cores.js";
+import { haproxyBaseline, type BaselineRun } from "./cluster/haproxy.js";
+import { settle, type Watched, ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
 import { ViewEvents } from "./traffic/events.js";
 import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
 import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
-import { ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
-import { bodyMaker } from "./recommend/bodies.js";
-import {
-  BASELINE,
-  CONNECTIONS,
-  DURATION_S,
-  FRESHNESS_LOAD,
-  FRESHNESS_SAMPLES,
-  HIDE_SAMPLES,
-  QUICK_RUN,
-  RUNS,
-  SCALE,
-  WARMUP_S,
-} from "./cluster/settings.js";
 import { startTopology, stopTopology, type Topology } from "./cluster/topology.js";
 import { USER_STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 import type { SyntheticSpec } from "../kit/synthetic.js";
+import { fromEnv, readFlags } from "../kit/flags.js";
+
+const flags = readFlags({
+  quick: { boolean: true, env: "BENCH_QUICK" },
+  duration: { env: "BENCH_DURATION_S" },
+  runs: { env: "BENCH_RUNS" },
+  scale: { env: "BENCH_SCALE" },
+  "freshness-samples": { env: "BENCH_FRESHNESS_SAMPLES" },
+  "freshness-load": { env: "BENCH_FRESHNESS_LOAD" },
+  "hide-samples": { env: "BENCH_HIDE_SAMPLES" },
+  baseline: { env: "BENCH_BASELINE" },
+});
+
+const QUICK_RUN = flags.on("quick");
+const full = (full: number, quick: number) => (QUICK_RUN ? quick : full);
+const DURATION_S = flags.number("duration", full(8, 3), { min: 1 });
+const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", full(2, 1), { min: 1 });
+const RUNS = flags.number("runs", full(3, 2), { min: 1 });
+const SCALE = flags.number("scale", full(0.05, 0.01), { min: 0.001 });
+const CONNECTIONS = {
+  ingest1: fromEnv.number("BENCH_CONNECTIONS", 100, { min: 1 }),
+  ingest1000: fromEnv.number("BENCH_CONNECTIONS_1000", 16, { min: 1 }),
+  recommend: fromEnv.number("BENCH_CONNECTIONS_RECOMMEND", 50, { min: 1 }),
+};
+const FRESHNESS_SAMPLES = flags.number("freshness-samples", full(400, 60), { min: 0 });
+const HIDE_SAMPLES = flags.number("hide-samples", full(60, 10), { min: 0 });
+const FRESHNESS_LOAD = flags.number("freshness-load", full(2000, 1000), { min: 0 });
+const BASELINE = flags.text("baseline", "1") !== "0";
 
 const SEED = 20261127;
 /** The ingest organisation's population: users and items drawn uniformly. */

@@ -1,18 +1,15 @@
 /**
- * `npm run bench:commit`: what one durable commit costs PostgreSQL, by rows per commit. One client COPYs
- * `n` fresh events into a table shaped and keyed like `events` (one autocommit COPY, as the writers send),
- * back to back, and reads its backend's CPU from /proc (so the database must run on this machine: the
- * embedded one by default). The fixed part of a commit is what small batches pay per event, which is why
- * single-event requests cost PostgreSQL more than arrays do.
- *
- * Settings (environment): BENCH_COMMIT_ROWS (default 1,10,40,100,1000), BENCH_DURATION_S (seconds per size,
- * default 10), BENCH_DATABASE_URL (as for bench:ingest).
+ * `npm run bench:commit`: what one durable commit costs PostgreSQL, by rows per commit: one client COPYs `n` fresh
+ * events into a table shaped like `events` (an autocommit COPY, as the writers send), back to back, and reads its
+ * backend's CPU from /proc (so the database runs here: the embedded one by default).
+ * Settings (environment): BENCH_COMMIT_ROWS (1,10,40,100,1000), BENCH_DURATION_S (seconds per size, 10),
+ * BENCH_DATABASE_URL.
  */
 import { connect, copyRows, createEventsLike, eventRows } from "./ingest/copyCeiling.js";
 import { fromEnv } from "../kit/flags.js";
 import { userSystemSeconds } from "../kit/proc.js";
-import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { connectionUrl } from "../kit/storage.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, table } from "../kit/table.js";
 import { DURATION_S, log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
@@ -69,12 +66,8 @@ function report(results: SizeResult[]): string {
 }
 
 async function main(): Promise<void> {
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  try {
-    storage = await prepareStorage();
-    // The server applies the migrations (the table copies `events`), then stays idle.
-    server = (await startServer(storage)).server;
+  // The server applies the migrations (the table copies `events`), then stays idle.
+  await withFreshServer({}, async ({ storage }) => {
     const databaseUrl = connectionUrl(storage);
     const admin = await connect(databaseUrl);
     await createEventsLike(admin, TABLE);
@@ -86,10 +79,7 @@ async function main(): Promise<void> {
     await admin.query(`DROP TABLE ${TABLE}`);
     await admin.end();
     process.stdout.write(report(results));
-  } finally {
-    await stopChild(server);
-    await storage?.release();
-  }
+  });
 }
 
 runBenchmark(main);

@@ -1,24 +1,16 @@
 /**
  * `npm run bench:erasure`: how long erasing one user takes, by the size of the events table, and what ingestion
- * sees meanwhile. The events are written straight into PostgreSQL (SQL, not the API): `--events` rows over the
- * last year for 50,000 users and 100,000 items, of which `--user-events` belong to the user erased, spread
- * evenly through the table (as a long-lived user's are). Then, with a client sending 100-event arrays one after
- * another, it asks `POST /v1/users/erase` and polls `GET /v1/users/erase/{id}` until done.
- *
- * Prints: the table's size, the time from the request to `done` (the erasure waits ERASURE's 2 s and 5 s for
- * rows in flight before it scans each table: part of the figure), the counts, and ingest latency p50/p99 in the
- * 5 s before and while the erasure ran.
- *   --events N        rows in `events` (default 5,000,000)
- *   --user-events N   of them, the erased user's (default 100,000)
- *   --chunk-blocks N  ERASURE_CHUNK_BLOCKS for the server (default: the server's)
+ * sees meanwhile (one client sending 100-event arrays back to back). `--events` rows written by SQL over the last
+ * year (50,000 users, 100,000 items), of which `--user-events` are the erased user's, spread evenly. The time to
+ * `done` includes ERASURE's waits for rows in flight.
+ *   --events N (5,000,000)   --user-events N (100,000)   --chunk-blocks N (ERASURE_CHUNK_BLOCKS; the server's default)
  */
-import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { connectionUrl, prepareStorage } from "../kit/storage.js";
-import { call } from "../kit/api.js";
+import { connectionUrl } from "../kit/storage.js";
+import { call, viewEvent } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
-import { startServer, stopChild } from "../kit/processes.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, percentile } from "../kit/table.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
@@ -29,12 +21,9 @@ const USER_EVENTS = flags.number("user-events", 100_000, { min: 1 });
 const INSERT_STEP = 1_000_000;
 
 async function main(): Promise<void> {
-  const storage = await prepareStorage();
   const chunkBlocks = flags.text("chunk-blocks");
-  const env = chunkBlocks ? { ERASURE_CHUNK_BLOCKS: chunkBlocks } : {};
-  const { server, url } = await startServer(storage, env);
-  const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
-  try {
+  await withFreshServer(chunkBlocks ? { ERASURE_CHUNK_BLOCKS: chunkBlocks } : {}, async ({ url, storage }) => {
+    const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await registerOrg(url);
     const seq = await orgSeq(db, org.orgId);
     const every = Math.max(1, Math.floor(EVENTS / USER_EVENTS));
@@ -60,13 +49,7 @@ async function main(): Promise<void> {
     let sending = true;
     const ingest = (async () => {
       while (sending) {
-        const body = Array.from({ length: 100 }, (_, k) => ({
-          user_id: `live-${k}`,
-          event_family: "engagement",
-          event_name: "view",
-          item_id: `i${k}`,
-          event_id: randomUUID(),
-        }));
+        const body = Array.from({ length: 100 }, (_, k) => viewEvent(`live-${k}`, `i${k}`));
         const t = performance.now();
         const r = await call(`${url}/v1/events/ingest`, { key: org.pk, json: body });
         if (r.status !== 202) throw new Error(`ingest answered ${r.status}`);
@@ -95,11 +78,8 @@ async function main(): Promise<void> {
         `ingest of 100-event arrays, one client: before ${p(before)}; during ${p(during)}`,
       ].join("\n"),
     );
-  } finally {
     await db.end();
-    await stopChild(server);
-    await storage.release();
-  }
+  });
 }
 
 runBenchmark(main);

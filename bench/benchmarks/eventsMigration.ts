@@ -1,22 +1,17 @@
 /**
  * `npm run bench:migration`: how long migration 018 (events into weekly partitions, docs/operations.md) takes on a
- * database as the version before it left it. Fills `events` with BENCH_MIGRATION_EVENTS (default 3,000,000) rows
- * by SQL (generate_series: 50,000 users, 100,000 items, arrivals spread over the last 365 days), then applies 018
- * and prints the time, per million rows, and the table's size before and after.
- *
- * BENCH_DATABASE_URL: a fresh database is created on that PostgreSQL and dropped; unset: an embedded cluster in a
- * temporary folder. Loopback only; stops by itself.
+ * database as the version before it left it: BENCH_MIGRATION_EVENTS rows (default 3,000,000; 50,000 users, 100,000
+ * items, arrivals over the last 365 days) written by SQL, then 018 applied: its time, per million rows, and the
+ * table's size before and after. Embedded PostgreSQL in a temporary folder unless BENCH_DATABASE_URL.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { migrate } from "../../src/db/migrate.js";
 import { setLogLevel } from "../../src/wire/log.js";
 import { fromEnv } from "../kit/flags.js";
-import { prepareStorage } from "../kit/storage.js";
-import { DATABASE_URL, log } from "../kit/settings.js";
+import { prepareStorage, serverVersion } from "../kit/storage.js";
+import { log } from "../kit/settings.js";
+import { runBenchmark } from "../kit/run.js";
 
 const EVENTS = fromEnv.number("BENCH_MIGRATION_EVENTS", 3_000_000, { min: 1, integer: true });
 const CHUNK = 1_000_000;
@@ -30,24 +25,12 @@ const size = async (db: pg.Pool) =>
 
 async function main(): Promise<void> {
   setLogLevel("warn");
-  let url: string;
-  let release: () => Promise<void>;
-  if (DATABASE_URL) {
-    const storage = await prepareStorage();
-    url = storage.databaseUrl!;
-    release = storage.release;
-  } else {
-    const dataDir = mkdtempSync(path.join(tmpdir(), "recsvc-bench-migration-"));
-    const embedded = await startEmbeddedDatabase(dataDir);
-    url = embedded.url;
-    release = async () => {
-      await embedded.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    };
-  }
+  // No server here (it would apply 018 at once): an embedded PostgreSQL of its own, stopped by the release.
+  const storage = await prepareStorage();
+  const url = storage.dataDir ? (await startEmbeddedDatabase(storage.dataDir)).url : storage.databaseUrl!;
   const db = new pg.Pool({ connectionString: url, max: 1 });
   try {
-    const version = (await db.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0]!.v;
+    const version = await serverVersion(db);
     await migrate(db, 17);
     await db.query("INSERT INTO organisations (id, name) VALUES (gen_random_uuid(), 'migration bench')");
     log(`PostgreSQL ${version}: loading ${EVENTS.toLocaleString("en-US")} events by SQL`);
@@ -71,11 +54,8 @@ async function main(): Promise<void> {
     log(`after: events (all partitions) and event_ids with their indexes: ${await size(db)}`);
   } finally {
     await db.end();
-    await release();
+    await storage.release();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark(main);

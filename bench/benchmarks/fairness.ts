@@ -1,20 +1,13 @@
 /**
- * `npm run bench:fairness`: how long a bystander organisation waits for its answers while another organisation on
- * the same recommender thread sends bursts of asks (issue 34, "fair shares of a thread"). One shard, two
- * organisations written straight into PostgreSQL (the server only applies the migrations), a RecommenderPool in
- * this process: the hostile organisation sends BENCH_FAIRNESS_BURST asks at once every BENCH_FAIRNESS_PERIOD_MS
- * (personalized, also-viewed and similar in turn), the bystander one `popular` ask at a time, 10 ms apart. It
- * prints how many of the hostile organisation's asks were answered while each bystander ask waited (the order of
- * service, which the machine's load does not blur) and the bystander's wait in milliseconds.
- *
- * With BENCH_BASELINE_DIST (the dist/ of an older build, e.g. the commit before the fair scheduler:
- * `git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx tsc -p
- * tsconfig.json)`), that build's pool and threads run too, alternated with this one's in the same process, round
- * after round, so the machine's load falls on both alike.
- *
- * Settings (environment): BENCH_FAIRNESS_BURST (default 2,000), BENCH_FAIRNESS_PERIOD_MS (1,000),
- * BENCH_FAIRNESS_RUN_S (seconds measured per run, 6), BENCH_FAIRNESS_ROUNDS (2), BENCH_FAIRNESS_EVENTS (the
- * hostile organisation's events, 100,000), BENCH_DATABASE_URL (as for bench:ingest).
+ * `npm run bench:fairness` (issue 34): how long a bystander organisation waits for `popular` (one ask at a time, 10
+ * ms apart) while a hostile one on the same recommender thread sends bursts of personalized, also-viewed and
+ * similar: a RecommenderPool of one shard in this process, both organisations written by SQL. Prints the hostile
+ * asks answered while each bystander ask waited (the order of service, which the machine's load does not blur)
+ * and the bystander's wait. BENCH_BASELINE_DIST: an older build's dist/, whose pool runs too, alternated (build it
+ * with `git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx
+ * tsc -p tsconfig.json)`).
+ * Settings (environment): BENCH_FAIRNESS_BURST (2,000 asks), BENCH_FAIRNESS_PERIOD_MS (1,000), BENCH_FAIRNESS_RUN_S
+ * (6), BENCH_FAIRNESS_ROUNDS (2), BENCH_FAIRNESS_EVENTS (the hostile organisation's, 100,000), BENCH_DATABASE_URL.
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -26,8 +19,8 @@ import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 import { fromEnv } from "../kit/flags.js";
-import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { connectionUrl, insertViews } from "../kit/storage.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, ms, percentile as quantile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
@@ -78,7 +71,7 @@ function hostileAsk(k: number): RankRequest {
   return toRankRequest(HOSTILE, validateRecommend(body));
 }
 
-/** Built once: validating 2,000 asks per burst cost this thread 35-100 ms, which the bystander's answers waited for. */
+/** Built once: validating them per burst would cost this thread what the bystander's answers wait for. */
 const hostileAsks = Array.from({ length: 3 * 1_000 }, (_, k) => hostileAsk(k));
 const bystanderAsk = toRankRequest(BYSTANDER, validateRecommend({ strategy: "popular" }));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -143,11 +136,7 @@ async function main(): Promise<void> {
   variants.push({ name: `this build, queue cap ${DEFAULT_QUEUE_MAX}`, pool: ThisBuild, orgQueueMax: DEFAULT_QUEUE_MAX });
   variants.push({ name: "this build, no queue cap", pool: ThisBuild, orgQueueMax: 1_000_000 });
 
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  try {
-    storage = await prepareStorage();
-    server = (await startServer(storage)).server;
+  await withFreshServer({}, async ({ storage }) => {
     const databaseUrl = connectionUrl(storage);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
@@ -186,26 +175,11 @@ async function main(): Promise<void> {
     });
     process.stdout.write(
       `\nOne recommender thread; the hostile organisation sends ${int(BURST)} asks at once every ${int(PERIOD_MS)} ms, the bystander one popular ask at a time (${ROUNDS} runs of ${RUN_S} s each, alternated)\n\n${table(
-        [
-          "",
-          "hostile asks served meanwhile: p50",
-          "p99",
-          "max",
-          "bystander wait p50 ms",
-          "p99 ms",
-          "max ms",
-          "bystander 503",
-          "hostile answered/s",
-          "hostile refused (cap)",
-          "hostile timed out",
-        ],
+        " | hostile asks served meanwhile: p50 | p99 | max | bystander wait p50 ms | p99 ms | max ms | bystander 503 | hostile answered/s | hostile refused (cap) | hostile timed out",
         rows,
       )}\n`,
     );
-  } finally {
-    await stopChild(server);
-    await storage?.release();
-  }
+  });
 }
 
 runBenchmark(main);

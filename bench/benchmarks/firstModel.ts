@@ -1,26 +1,23 @@
 /**
  * `npm run bench:first-model -- --data FILE|FOLDER [--users N]`: how soon after its last event a new organisation
- * of real data has a model trained on all of it. Loads the data (MovieLens ratings.csv, the interactions CSV
- * `evaluate` reads, or a published split's folder such as ../shared/datasets/gowalla, whose training pairs are
- * sent) into a fresh server through the API: items, then with --users N that many users (the data's, then users
- * who never have an event, as a shop that loads its customers first), then events in arrays of 1,000. Measures,
- * from the moment the last event was acknowledged: the training thread's "recommender model trained" line whose
- * interactions cover every positive user × item pair (the model is installed when it is written), and the first
- * `personalized` answer for the last event's user that comes from a model (reason `collaborative`).
+ * of real data (what `evaluate` reads) has a model of all of it. Items, then with --users N that many users (the
+ * data's, then users without events), then events in arrays of 1,000, through the API; from the last event's 202:
+ * the "recommender model trained" line covering every positive pair, and the first `personalized` answer for the
+ * last event's user ranked by a model.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { readInteractions, type Interaction } from "../evaluation/csv.js";
 import { isGivenSplit, readGivenSplit } from "../evaluation/lightGcnSplit.js";
 import { isPositive } from "../evaluation/split.js";
-import { prepareStorage } from "../kit/storage.js";
 import { readFlags } from "../kit/flags.js";
 import { loadInteractions } from "./firstModel/load.js";
 import { registerOrg } from "../kit/org.js";
-import { startServer, stopChild } from "../kit/processes.js";
+import { withFreshServer } from "../kit/processes.js";
 import { postJson } from "../kit/api.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
 import { writeFigures } from "../kit/results.js";
 import { log } from "../kit/settings.js";
+import { runBenchmark } from "../kit/run.js";
 
 const MODEL_TIMEOUT_MS = 10 * 60_000;
 const POLL_MS = 100;
@@ -47,9 +44,7 @@ async function main(): Promise<void> {
     .slice()
     .sort((a, b) => a.atMs - b.atMs)
     .at(-1)!.user;
-  const storage = await prepareStorage();
-  const { server, url } = await startServer(storage, { LOG_LEVEL: "info" });
-  try {
+  await withFreshServer({ LOG_LEVEL: "info" }, async ({ server, url }) => {
     const keys = await registerOrg(url);
     log(`loading ${rows.length} interactions (${pairs} user × item pairs)${values.users > 0 ? `, ${values.users} users upserted first` : ""}`);
     const load = await loadInteractions(url, keys, rows, values.users);
@@ -86,13 +81,7 @@ async function main(): Promise<void> {
     for (const m of models)
       log(`  model of ${m.interactions} interactions at ${m.afterLastEventS.toFixed(1)} s (training ${m.ms} ms, set ${m.setMs} ms)`);
     writeFigures("first-model", new Date().toISOString(), figures);
-  } finally {
-    await stopChild(server);
-    await storage.release();
-  }
+  });
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark(main);

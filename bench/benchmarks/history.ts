@@ -1,24 +1,18 @@
 /**
- * `npm run bench:history` (issue 37): what a restart costs as an organisation's history grows. One organisation
- * with 100,000 items and 50,000 users (upserted through the API), then events added by SQL in steps (default
- * 5, 20 and 50 million in all; `--steps=5,20` for others, in millions), spread over the last 365 days, into the
- * weekly partitions the service made (migration 018) and with `event_ids` for the dedup window's days. Per step:
- *
- * 1. A start after the SQL load: no snapshot can hold rows added behind the service's back with old arrival times
- *    (docs/operations.md, Snapshots), so the bench deletes the snapshots and this start replays everything
- *    (the time a start took before snapshots). It then writes a snapshot (INDEX_SNAPSHOT_INTERVAL_S=20): its size,
- *    the WAL it cost (pg_current_wal_lsn before and after, nothing else writing), how long it took; then a second
- *    one while single events are ingested, and the ingest latency (p50/p99) while it is written against before.
- *    A few thousand events are ingested through the API after it: the restart's replay has something to read.
- * 2. A restart on the snapshot (default settings): time from spawn to /readyz 200, RSS at ready and a minute
- *    after, what was restored, and the size of `events` and of the snapshots' tables.
- *
- * BENCH_DATABASE_URL: a fresh database is made on that PostgreSQL (and dropped); unset: an embedded cluster. Run it
- * under `nice -n 19` on a shared machine. Loopback only; stops by itself.
+ * `npm run bench:history -- [--steps=5,20,50]` (issue 37): what a restart costs as an organisation's history grows.
+ * One organisation of 100,000 items and 50,000 users (through the API), then events added by SQL up to each step
+ * (in millions), spread over the last 365 days, into the weekly partitions (migration 018) with `event_ids` for the
+ * dedup window. Per step:
+ * 1. A start after the SQL load, its snapshots deleted (none can hold rows added behind the service's back), so it
+ *    replays everything; then its first snapshot (INDEX_SNAPSHOT_INTERVAL_S=20): size, WAL, time; then a second
+ *    one while single events are ingested: the ingest p50/p99 during it against before.
+ * 2. A restart on the snapshot: spawn to /readyz 200, RSS at ready and a minute later, what was restored, and the
+ *    sizes of `events` and of the snapshots' tables.
+ * Embedded PostgreSQL unless BENCH_DATABASE_URL; run it under `nice -n 19` on a shared machine.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { call } from "../kit/api.js";
+import { call, sendInArrays, viewEvent } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
@@ -27,6 +21,9 @@ import { rssMb } from "../kit/proc.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
+import { runBenchmark } from "../kit/run.js";
+import { startEmbeddedDatabase } from "../../src/db/embedded.js";
+import { setLogLevel } from "../../src/wire/log.js";
 
 const ITEMS = 100_000;
 const USERS = 50_000;
@@ -81,7 +78,6 @@ async function loadEvents(db: pg.Pool, org: number, from: number, target: number
   for (let at = from; at < target; at += CHUNK) {
     const n = Math.min(CHUNK, target - at);
     // Users uniform, items skewed (a cube of a uniform draw: the head is popular); one event in twenty a purchase.
-    // Times spread evenly over the year, in order of g, so users touch several items within a day now and then.
     await db.query(
       `INSERT INTO events (org, event_id, user_id, item_id, event_family, event_name, weight, occurred_at, received_at)
        SELECT $1, gen_random_uuid(), 'user-' || (random() * ${USERS - 1})::int, 'item-' || floor(${ITEMS} * random() ^ 3)::int,
@@ -107,13 +103,7 @@ async function ingest(url: string, pk: string, stop: () => boolean): Promise<Arr
   await Promise.all(
     Array.from({ length: INGEST_CONNECTIONS }, async () => {
       while (!stop()) {
-        const body = {
-          user_id: `live-${n++ % 5000}`,
-          event_family: "engagement",
-          event_name: "view",
-          item_id: `item-${n % 1000}`,
-          event_id: crypto.randomUUID(),
-        };
+        const body = viewEvent(`live-${n++ % 5000}`, `item-${n % 1000}`);
         const at = Date.now();
         const t = performance.now();
         const status = await post(url, "/v1/events/ingest", pk, body);
@@ -196,21 +186,7 @@ function print(results: StepResult[]): void {
   const base = results[0]!;
   console.log(
     table(
-      [
-        "events",
-        "full load s",
-        "restart /readyz s",
-        "× first",
-        "RSS ready MB",
-        "RSS +1 min MB",
-        "× first",
-        "events MB",
-        "snapshot MB",
-        "WAL MB",
-        "copy ms",
-        "write ms",
-        "snapshot tables MB",
-      ],
+      "events | full load s | restart /readyz s | × first | RSS ready MB | RSS +1 min MB | × first | events MB | snapshot MB | WAL MB | copy ms | write ms | snapshot tables MB",
       results.map((r) => [
         int(r.events),
         r.fullLoadS.toFixed(1),
@@ -246,6 +222,9 @@ function print(results: StepResult[]): void {
 
 async function main(): Promise<void> {
   const storage = await prepareStorage();
+  // Embedded: started here, so that it outlives each server (a server stops the cluster it started); released at the end.
+  setLogLevel("warn");
+  if (storage.dataDir) await startEmbeddedDatabase(storage.dataDir);
   let db: pg.Pool | undefined;
   try {
     log(`setting up: ${int(ITEMS)} items and ${int(USERS)} users through the API`);
@@ -253,21 +232,17 @@ async function main(): Promise<void> {
     const keys = await registerOrg(setup.url);
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await orgSeq(db, keys.orgId);
-    for (let i = 0; i < ITEMS; i += 1000) {
-      const items = Array.from({ length: 1000 }, (_, k) => ({
-        item_id: `item-${i + k}`,
-        item_type: "product",
-        status: "active",
-        attributes: { category: `c${(i + k) % 50}` },
-      }));
-      const status = await post(setup.url, "/v1/items/upsert", keys.sk, items);
-      if (status !== 202) throw new Error(`items upsert answered ${status}`);
-    }
-    for (let u = 0; u < USERS; u += 1000) {
-      const users = Array.from({ length: 1000 }, (_, k) => ({ user_id: `user-${u + k}`, status: "active", created_at: "2025-01-01T00:00:00Z" }));
-      const status = await post(setup.url, "/v1/users/upsert", keys.sk, users);
-      if (status !== 202) throw new Error(`users upsert answered ${status}`);
-    }
+    const upsert = (path: string, records: object[]) => sendInArrays(`${setup.url}${path}`, keys.sk, records, { size: 1000, inFlight: 1 });
+    const item = (i: number) => ({ item_id: `item-${i}`, item_type: "product", status: "active", attributes: { category: `c${i % 50}` } });
+    await upsert(
+      "/v1/items/upsert",
+      Array.from({ length: ITEMS }, (_, i) => item(i)),
+    );
+    const user = (u: number) => ({ user_id: `user-${u}`, status: "active", created_at: "2025-01-01T00:00:00Z" });
+    await upsert(
+      "/v1/users/upsert",
+      Array.from({ length: USERS }, (_, u) => user(u)),
+    );
     await stopChild(setup.server);
     const results: StepResult[] = [];
     let stored = 0;
@@ -286,7 +261,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBenchmark(main);

@@ -1,29 +1,26 @@
 /**
- * `npm run bench:ingest`: durable ingestion throughput of the real server on a real PostgreSQL, next to the
- * two ceilings measured in the same run (rows COPYed straight into PostgreSQL from one client, and a bare
- * uWebSockets.js endpoint that only answers 202).
- *
- * Loopback only, bounded in time, stops by itself. Settings (environment):
+ * `npm run bench:ingest`: durable ingestion throughput of the real server on a real PostgreSQL, beside two ceilings
+ * measured in the same run: rows COPYed straight into PostgreSQL from one client, and a bare uWebSockets.js
+ * endpoint that only answers 202. Settings (environment), shared by the other benchmarks (bench/kit/settings.ts):
  *   BENCH_DURATION_S      seconds per measured scenario (default 10)
  *   BENCH_WARMUP_S        seconds of warm-up per scenario, also used to size the measured run (default 2)
  *   BENCH_CONNECTIONS     connections for 1-event requests and the uWS ceiling (default 100)
  *   BENCH_CONNECTIONS_100 / BENCH_CONNECTIONS_1000   connections for the array scenarios (default 32 / 16)
  *   BENCH_SCENARIOS       comma-separated events-per-request list (default 1,100,1000)
  *   BENCH_SERVER_NODE_ARGS  extra node flags for the server (say, --cpu-prof --cpu-prof-dir=/tmp/prof)
- *   BENCH_VERBOSE=1       pass the server's stderr through
- *   BENCH_CEILINGS=0      skip the ceilings (quicker runs while tuning)
- *   BENCH_DATABASE_URL    use this PostgreSQL (a fresh database is created on it and dropped) instead of an
- *                         embedded one in a temporary DATA_DIR
- *   BENCH_KEEP=1          keep that temporary DATA_DIR afterwards
+ *   BENCH_VERBOSE=1       pass the server's output through
+ *   BENCH_CEILINGS=0      skip the ceilings
+ *   BENCH_DATABASE_URL    a PostgreSQL to create (and drop) a fresh database on, instead of an embedded one
+ *   BENCH_KEEP=1          keep the embedded one's temporary DATA_DIR
  *   INGEST_*              passed through to the server
  */
 import os from "node:os";
 import pg from "pg";
 import { bareUwsCeiling } from "./ingest/bareUwsCeiling.js";
 import { copyCeiling } from "./ingest/copyCeiling.js";
-import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
+import { connectionUrl, serverVersion } from "../kit/storage.js";
 import { registerOrg, orgSeq } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withFreshServer } from "../kit/processes.js";
 import { report, type Ceilings } from "./ingest/report.js";
 import { ingestScenario, type Bench, type ScenarioResult } from "./ingest/scenario.js";
 import { log, SCENARIOS, SKIP_CEILINGS } from "../kit/settings.js";
@@ -43,18 +40,11 @@ async function measureCeilings(databaseUrl: string, org: number): Promise<Ceilin
 
 async function main(): Promise<void> {
   const loadAverageAtStart = os.loadavg()[0];
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  let db: pg.Pool | undefined;
-  try {
-    storage = await prepareStorage();
-    log(`starting the server (${storage.dataDir ? `embedded PostgreSQL in ${storage.dataDir}` : "external PostgreSQL"})`);
-    const started = await startServer(storage);
-    server = started.server;
+  await withFreshServer({}, async ({ server, url, storage }) => {
     const databaseUrl = connectionUrl(storage);
-    db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
-    const { orgId, pk } = await registerOrg(started.url);
-    const bench: Bench = { url: started.url, pk, org: await orgSeq(db, orgId), db, serverPid: server.proc.pid, dataDir: storage.dataDir };
+    const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    const { orgId, pk } = await registerOrg(url);
+    const bench: Bench = { url, pk, org: await orgSeq(db, orgId), db, serverPid: server.proc.pid, dataDir: storage.dataDir };
     const postgresVersion = await serverVersion(db);
 
     const ceilings = await measureCeilings(databaseUrl, bench.org);
@@ -64,12 +54,8 @@ async function main(): Promise<void> {
       results.push(await ingestScenario(bench, n));
     }
     process.stdout.write(report({ postgresVersion, embedded: Boolean(storage.dataDir), loadAverageAtStart }, results, ceilings));
-  } finally {
-    await db?.end().catch(() => undefined);
-    await stopChild(server);
-    if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);
-    await storage?.release();
-  }
+    await db.end();
+  });
 }
 
 runBenchmark(main);

@@ -1,15 +1,14 @@
 /**
- * `npm run bench:item-item-fit -- [--scale 1] [--rounds 3]`: the item-item model's fit alone (no server, no
- * database), on the distinct user × item pairs of the synthetic organisation `bench:recommend` loads (100,000
- * items, 50,000 users, 5,000,000 events at scale 1; every event there is positive, so its pairs are the binary
- * pattern training reads), the fit as it was (bench/benchmarks/itemItemFit/before.ts) and as it is, alternated in one
- * run, their outputs compared. Also the model's memory: 8 bytes a kept pair, 4 a neighbour-list slot.
+ * `npm run bench:item-item-fit -- [--scale 1] [--rounds 3]`: the item-item fit alone (no server, no database) on
+ * the distinct pairs of bench:recommend's synthetic organisation, as it was (itemItemFit/before.ts) and as it is,
+ * alternated, their outputs compared; the kept lists with and without the user-user term; the model's bytes.
  */
 import type { SparseRows } from "../../workers/training/als.js";
 import { fitItemItem } from "../../workers/training/itemItem.js";
 import { fitItemItemBefore } from "./itemItemFit/before.js";
 import { readFlags } from "../kit/flags.js";
 import { median } from "../kit/table.js";
+import { ownCpuSeconds as cpuSeconds } from "../kit/proc.js";
 import { benchSpec, specLine } from "./recommend/spec.js";
 import { syntheticEvents, type SyntheticSpec } from "../kit/synthetic.js";
 import { writeFigures } from "../kit/results.js";
@@ -106,11 +105,6 @@ function main(): void {
       `kept lists (CPU s): item-item alone ${lists.itemItem.map((t) => t.toFixed(1)).join(", ")}; with the user-user term ${lists.blended.map((t) => t.toFixed(1)).join(", ")}`,
   );
   writeFigures("item-item-fit", new Date().toISOString(), figures);
-}
-
-function cpuSeconds(since: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(since);
-  return (used.user + used.system) / 1e6;
 }
 
 function same(a: ArrayLike<number> | undefined, b: ArrayLike<number> | undefined): boolean {

@@ -1,12 +1,8 @@
 /**
- * `npm run bench:maintenance`: ingest latency while the service does its upkeep. Single events are sent at a
- * fixed rate (the paced client, latency from each request's slot) to a server whose organisation already holds
- * `--prefill` events, and during the run: the coming weeks' `events` partitions are created (as the retention
- * task does, ensurePartitions), a week received long ago holding `--expired` rows is dropped (applyRetention:
- * DETACH … CONCURRENTLY, then DROP), and the recommender threads write their index snapshots every
- * `--snapshot-every` seconds. The p99 of the requests scheduled in each operation's window is printed beside
- * the p99 of the windows where nothing ran, and what one snapshot of the organisation costs in bytes and WAL.
- *
+ * `npm run bench:maintenance`: ingest latency (single events at a fixed rate, paced client) while the service does
+ * its upkeep on an organisation of `--prefill` events: partitions created (ensurePartitions), an expired week of
+ * `--expired` rows dropped (applyRetention), index snapshots written every `--snapshot-every` seconds. The p99 in
+ * each operation's window beside the windows where nothing ran, and one snapshot's bytes and WAL.
  * Flags: --rate R (events/s, 1,000) --duration S (60) --prefill N (2,000,000) --expired N (1,000,000)
  *        --snapshot-every S (20). Embedded PostgreSQL unless BENCH_DATABASE_URL is set.
  */
@@ -14,8 +10,9 @@ import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyRetention, ensurePartitions } from "../../src/db/retention.js";
 import { readFlags } from "../kit/flags.js";
+import { call } from "../kit/api.js";
 import { registerOrg, orgSeq } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer, type Running } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
@@ -49,119 +46,106 @@ interface Window {
 
 async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  let db: pg.Pool | undefined;
-  try {
-    storage = await prepareStorage();
-    const env = { LOG_LEVEL: "info", INDEX_SNAPSHOT_INTERVAL_S: String(SNAPSHOT_EVERY_S) };
-    let started = await startServer(storage, env);
-    server = started.server;
-    let url = connectionUrl(storage);
-    db = new pg.Pool({ connectionString: url, max: 2 });
-    const org = await registerOrg(started.url);
-    const seq = await orgSeq(db, org.orgId);
-    log(`prefill: ${int(PREFILL)} views over ${int(USERS)} users and ${int(ITEMS)} items, written straight into events`);
-    const filler = new pg.Client({ connectionString: url });
+  const storage = await prepareStorage();
+  const env = { LOG_LEVEL: "info", INDEX_SNAPSHOT_INTERVAL_S: String(SNAPSHOT_EVERY_S) };
+  // The server stops its embedded PostgreSQL with it: nothing of ours stays connected across the restart.
+  const prefilled = withServer(storage, env, async ({ url }) => {
+    const org = await registerOrg(url);
+    const filler = new pg.Client({ connectionString: connectionUrl(storage) });
     await filler.connect();
+    const seq = await orgSeq(filler, org.orgId);
+    log(`prefill: ${int(PREFILL)} views over ${int(USERS)} users and ${int(ITEMS)} items, written straight into events`);
     await insertViews(filler, seq, PREFILL, USERS, ITEMS);
     await filler.end();
-    // The server stops its embedded PostgreSQL with it: nothing of ours stays connected across the restart.
-    await db.end();
-    await stopChild(server);
-    server = undefined;
-    log("restarting the server on it (the load reads the prefill)");
-    started = await startServer(storage, env, 30 * 60_000);
-    server = started.server;
-    url = connectionUrl(storage);
-    db = new pg.Pool({ connectionString: url, max: 2 });
-    // Before the run: a retention round's drop fences the snapshots of indexes that loaded the dropped week.
-    const cost = await snapshotCost(db, started.url, org.pk, seq);
-    log(`one snapshot: ${(cost.bytes / 1e6).toFixed(1)} MB, ${(cost.walBytes / 1e6).toFixed(1)} MB of WAL`);
-    // Made after the start, whose retention round would drop it at once.
-    const expiredWeek = await fillExpiredWeek(db, seq);
-    log(`expired week ${expiredWeek}: ${int(EXPIRED)} rows`);
+    return { org, seq };
+  });
+  await prefilled
+    .then(({ org, seq }) => {
+      log("restarting the server on it (the load reads the prefill)");
+      return withServer(storage, env, (s) => measure(s, storage, org, seq, startedAt), { timeoutMs: 30 * 60_000 });
+    })
+    .finally(() => storage.release());
+}
 
-    const events = new ViewEvents(seededRandom(5), USERS, ITEMS);
-    log(`paced ingest: ${RATE} single events/s for ${DURATION_S} s`);
-    const run = await startPaced({
-      url: `${started.url}/v1/events/ingest`,
-      headers: { "content-type": "application/json", "x-api-key": org.pk },
-      body: () => events.body(1),
-      connections: 32,
-      rate: RATE,
-      durationS: DURATION_S,
-      ours: { pid: server.proc.pid, dataDir: storage.dataDir },
+/** The paced load on the prefilled organisation, with the upkeep run at set points of it, and the report. */
+async function measure({ server, url: serverUrl }: Running, storage: Storage, org: { pk: string }, seq: number, startedAt: string): Promise<void> {
+  const url = connectionUrl(storage);
+  const db = new pg.Pool({ connectionString: url, max: 2 });
+  // Before the run: a retention round's drop fences the snapshots of indexes that loaded the dropped week.
+  const cost = await snapshotCost(db, serverUrl, org.pk, seq);
+  log(`one snapshot: ${(cost.bytes / 1e6).toFixed(1)} MB, ${(cost.walBytes / 1e6).toFixed(1)} MB of WAL`);
+  // Made after the start, whose retention round would drop it at once.
+  const expiredWeek = await fillExpiredWeek(db, seq);
+  log(`expired week ${expiredWeek}: ${int(EXPIRED)} rows`);
+
+  const events = new ViewEvents(seededRandom(5), USERS, ITEMS);
+  log(`paced ingest: ${RATE} single events/s for ${DURATION_S} s`);
+  const run = await startPaced({
+    url: `${serverUrl}/v1/events/ingest`,
+    headers: { "content-type": "application/json", "x-api-key": org.pk },
+    body: () => events.body(1),
+    connections: 32,
+    rate: RATE,
+    durationS: DURATION_S,
+    ours: { pid: server.proc.pid, dataDir: storage.dataDir },
+  });
+  const connect = () => new pg.Client({ connectionString: url });
+  const windows: Window[] = [];
+  const at = (fraction: number) => sleep(Math.max(0, run.startEpochMs + fraction * DURATION_S * 1000 - Date.now()));
+  await at(0.3);
+  let from = Date.now();
+  const created = await ensurePartitions(connect, Date.now() + 40 * 7 * DAY_MS);
+  windows.push({ what: "partitions created", fromMs: from, toMs: Date.now(), detail: created.join(", ") });
+  await at(0.6);
+  from = Date.now();
+  const report = await applyRetention(connect, { retentionDays: 400, dedupDays: 7 });
+  windows.push({ what: "expired partition dropped", fromMs: from, toMs: Date.now(), detail: report?.dropped.join(", ") ?? "skipped (locked)" });
+  const result = (await run.done).result;
+  // Every round the threads logged, those a drop fenced included (they copied and wrote as much).
+  for (const l of logLines(server, "index snapshot")) {
+    const end = Date.parse(l.t);
+    if (end < run.startEpochMs) continue;
+    const took = Number(l.writeMs) + Number(l.copyMs);
+    // The round began with the batcher held and copied between requests: a second before its busy time, at most.
+    windows.push({
+      what: `index snapshot (${String(l.outcome)})`,
+      fromMs: end - took - SNAPSHOT_LEAD_MS,
+      toMs: end,
+      detail: `${(Number(l.bytes) / 1e6).toFixed(1)} MB, copied in ${String(l.copyMs)} ms, written in ${String(l.writeMs)} ms`,
     });
-    const connect = () => new pg.Client({ connectionString: url });
-    const windows: Window[] = [];
-    const at = (fraction: number) => sleep(Math.max(0, run.startEpochMs + fraction * DURATION_S * 1000 - Date.now()));
-    await at(0.3);
-    let from = Date.now();
-    const created = await ensurePartitions(connect, Date.now() + 40 * 7 * DAY_MS);
-    windows.push({ what: "partitions created", fromMs: from, toMs: Date.now(), detail: created.join(", ") });
-    await at(0.6);
-    from = Date.now();
-    const report = await applyRetention(connect, { retentionDays: 400, dedupDays: 7 });
-    windows.push({ what: "expired partition dropped", fromMs: from, toMs: Date.now(), detail: report?.dropped.join(", ") ?? "skipped (locked)" });
-    const result = (await run.done).result;
-    // Every round the threads logged, those a drop fenced included (they copied and wrote as much).
-    for (const l of logLines(server, "index snapshot")) {
-      const end = Date.parse(l.t);
-      if (end < run.startEpochMs) continue;
-      const took = Number(l.writeMs) + Number(l.copyMs);
-      // The round began with the batcher held and copied between requests: a second before its busy time, at most.
-      windows.push({
-        what: `index snapshot (${String(l.outcome)})`,
-        fromMs: end - took - SNAPSHOT_LEAD_MS,
-        toMs: end,
-        detail: `${(Number(l.bytes) / 1e6).toFixed(1)} MB, copied in ${String(l.copyMs)} ms, written in ${String(l.writeMs)} ms`,
-      });
-    }
-
-    const busy = windows.map((w) => [w.fromMs, w.toMs + AFTER_MS] as const);
-    const quiet = quietWindows(run.startEpochMs, run.startEpochMs + DURATION_S * 1000, busy).map(([a, b]) => run.window(a, b));
-    windows.sort((x, y) => x.fromMs - y.fromMs);
-    const rowsOut = windows.map((w) => ({ ...w, ms: w.toMs - w.fromMs, p: run.window(w.fromMs, w.toMs + AFTER_MS) }));
-    const figures = {
-      startedAt,
-      rate: RATE,
-      durationS: DURATION_S,
-      prefill: PREFILL,
-      expired: EXPIRED,
-      whole: result,
-      windows: rowsOut,
-      quiet,
-      snapshot: cost,
-    };
-    const line = (what: string, took: string, p: Percentiles, detail: string) => [
-      what,
-      took,
-      int(p.requests),
-      ms(p.p50),
-      ms(p.p99),
-      ms(p.max),
-      detail,
-    ];
-    console.log(
-      `Ingest during upkeep — ${RATE} single events/s for ${DURATION_S} s (paced, 32 connections), organisation of ${int(PREFILL)} stored events; ` +
-        `other work on the machine: ${result.otherCores.toFixed(2)} cores\n` +
-        table(
-          ["window", "took", "requests", "p50 ms", "p99 ms", "max ms", ""],
-          [
-            line("whole run", `${DURATION_S} s`, result, `${int(result.ok)} stored, ${result.non2xx} refused, ${result.errors} lost`),
-            ...quiet.map((p, k) => line(`quiet ${k + 1}`, "", p, "nothing else running")),
-            ...rowsOut.map((w) => line(w.what, `${int(w.ms)} ms`, w.p, w.detail)),
-          ],
-        ) +
-        `\nOne index snapshot of the organisation: ${(cost.bytes / 1e6).toFixed(1)} MB stored, ${(cost.walBytes / 1e6).toFixed(1)} MB of WAL (one event sent, then the next snapshot round).`,
-    );
-    writeFigures("maintenance", startedAt, figures);
-  } finally {
-    await db?.end().catch(() => undefined); // already ended after the prefill, when it failed later
-    await stopChild(server);
-    await storage?.release();
   }
+
+  const busy = windows.map((w) => [w.fromMs, w.toMs + AFTER_MS] as const);
+  const quiet = quietWindows(run.startEpochMs, run.startEpochMs + DURATION_S * 1000, busy).map(([a, b]) => run.window(a, b));
+  windows.sort((x, y) => x.fromMs - y.fromMs);
+  const rowsOut = windows.map((w) => ({ ...w, ms: w.toMs - w.fromMs, p: run.window(w.fromMs, w.toMs + AFTER_MS) }));
+  const figures = {
+    startedAt,
+    rate: RATE,
+    durationS: DURATION_S,
+    prefill: PREFILL,
+    expired: EXPIRED,
+    whole: result,
+    windows: rowsOut,
+    quiet,
+    snapshot: cost,
+  };
+  const line = (what: string, took: string, p: Percentiles, detail: string) => [what, took, int(p.requests), ms(p.p50), ms(p.p99), ms(p.max), detail];
+  console.log(
+    `Ingest during upkeep — ${RATE} single events/s for ${DURATION_S} s (paced, 32 connections), organisation of ${int(PREFILL)} stored events; ` +
+      `other work on the machine: ${result.otherCores.toFixed(2)} cores\n` +
+      table(
+        ["window", "took", "requests", "p50 ms", "p99 ms", "max ms", ""],
+        [
+          line("whole run", `${DURATION_S} s`, result, `${int(result.ok)} stored, ${result.non2xx} refused, ${result.errors} lost`),
+          ...quiet.map((p, k) => line(`quiet ${k + 1}`, "", p, "nothing else running")),
+          ...rowsOut.map((w) => line(w.what, `${int(w.ms)} ms`, w.p, w.detail)),
+        ],
+      ) +
+      `\nOne index snapshot of the organisation: ${(cost.bytes / 1e6).toFixed(1)} MB stored, ${(cost.walBytes / 1e6).toFixed(1)} MB of WAL (one event sent, then the next snapshot round).`,
+  );
+  writeFigures("maintenance", startedAt, figures);
+  await db.end();
 }
 
 /** A week received 500 days ago, partitioned as the service does it, filled with `EXPIRED` views. */
@@ -202,11 +186,7 @@ async function snapshotCost(db: pg.Pool, serverUrl: string, pk: string, org: num
       [org],
     )
   ).rows[0]!;
-  const sent = await fetch(`${serverUrl}/v1/events/ingest`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-api-key": pk },
-    body: new ViewEvents(seededRandom(9), USERS, ITEMS).body(1),
-  });
+  const sent = await call(`${serverUrl}/v1/events/ingest`, { key: pk, body: new ViewEvents(seededRandom(9), USERS, ITEMS).body(1) });
   if (sent.status !== 202) throw new Error(`the event that starts a snapshot was refused: ${sent.status}`);
   const until = Date.now() + 3 * SNAPSHOT_EVERY_S * 1000;
   while (Date.now() < until) {

@@ -1,19 +1,16 @@
 /**
- * `npm run bench:merchandising -- --data-dir DIR [--baseline DIST [--baseline-variants all]] [--rounds 2] [--duration 5]
- * [--rate 2000]`:
- * what rules and the per-request controls cost. It runs on the organisation `npm run bench:recommend -- --data-dir
- * DIR` loaded there (load it first). Each round restarts the server of this build on it, and of the build whose
- * `dist/` is `--baseline` (an older one, without rules; alternated with this one), waits for the model, then for
- * `popular` and `personalized`: closed-loop req/s (autocannon, 50 connections) and the p99 at a fixed rate (our
- * paced client), each `--duration` seconds, as requests come with nothing more (both builds); then, on this
- * build only (both with `--baseline-variants all`), with 20 rules of mixed actions stored, with `diversity` 0.5,
- * and with 500 `candidates`.
+ * `npm run bench:merchandising -- --data-dir DIR [--baseline DIST [--baseline-variants all]] [--rounds 2]
+ * [--duration 5] [--rate 2000]`: what rules and the per-request controls cost, on the organisation
+ * `bench:recommend -- --data-dir DIR` loaded. Each round restarts this build's server (and `--baseline`'s,
+ * alternated) on it, then for popular and personalized: closed-loop req/s (50 connections) and the p99 at a fixed
+ * rate, as plain requests (both builds), then on this build (and the baseline's with `--baseline-variants all`)
+ * with 20 rules stored, with diversity 0.5, and with 500 candidates; each build against its own plain runs.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
 import { readFlags } from "../kit/flags.js";
 import { call } from "../kit/api.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer, type Running } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { waitForLog } from "../kit/serverLog.js";
@@ -24,7 +21,7 @@ import { mixedRules } from "./recommend/mixedRules.js";
 import { median, table } from "../kit/table.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 import { readManifest, type Manifest } from "./recommend/manifest.js";
-import { bodyMaker } from "./recommend/bodies.js";
+import { bodyMaker } from "./recommend/spec.js";
 import { drive } from "./traffic/drive.js";
 import { paced } from "./traffic/paced.js";
 
@@ -93,15 +90,14 @@ async function deleteAllRules(url: string, sk: string): Promise<void> {
     await call(`${url}/v1/rules/${r.rule_id}`, { method: "DELETE", headers: { "x-api-key": sk } });
 }
 
-async function withServer<T>(storage: Storage, main: string | undefined, use: (server: Child, url: string) => Promise<T>): Promise<T> {
-  const { server, url } = await startServer(storage, { LOG_LEVEL: "info" }, MODEL_TIMEOUT_MS, main);
-  try {
-    await waitForLog(server, "recommender model trained", () => true, MODEL_TIMEOUT_MS);
+/** `use` with the build's server on the data, once its model is in. */
+function withModel<T>(storage: Storage, main: string | undefined, use: (s: Running) => Promise<T>): Promise<T> {
+  const ready = async (s: Running) => {
+    await waitForLog(s.server, "recommender model trained", () => true, MODEL_TIMEOUT_MS);
     await sleep(3_000);
-    return await use(server, url);
-  } finally {
-    await stopChild(server);
-  }
+    return use(s);
+  };
+  return withServer(storage, { LOG_LEVEL: "info" }, ready, { timeoutMs: MODEL_TIMEOUT_MS, main });
 }
 
 async function main(): Promise<void> {
@@ -116,7 +112,7 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const { build, main: entry } of builds) {
         log(`round ${round}, ${build} build: restarting on the data, waiting for the model`);
-        await withServer(storage, entry, async (server, url) => {
+        await withModel(storage, entry, async ({ server, url }) => {
           const all = build === "this" || BASELINE_VARIANTS === "all";
           const variants: Variant[] = all ? ["plain", "20 rules", "diversity 0.5", "500 candidates"] : ["plain"];
           // Rules an interrupted run left behind would make "plain" a run with rules.

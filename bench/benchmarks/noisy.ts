@@ -1,41 +1,27 @@
 /**
- * `npm run bench:noisy`: whether one organisation can slow another on the same recommender thread, and what its
- * catalogs cost in memory. One server build at a time (alternated when several are named), RECOMMEND_SHARDS=1
- * so that every organisation shares the one thread:
- *
- * 1. Memory: RSS of the server restarted on what is stored (min of samples once loaded), before and after
- *    each hostile catalog: 2,001 items of one array attribute of 999 distinct strings (16 KB of JSON each),
- *    then --text-items items of one 30 KiB string each. RSS added ÷ the catalog's attribute JSON bytes.
- * 2. Noise: with RATE_LIMIT_WINDOW_S=1 and RATE_LIMIT_MAX = each of --rates (per organisation), the hostile
- *    organisation sends its most expensive valid requests (bench/benchmarks/noisy/hostileRequests.ts, kinds in turn)
- *    at that rate, while bystander organisations call `popular`, paced, at 80% of the limit each and
- *    --bystander-rate in all. Rate 0 is the quiet baseline (bystanders alone, no rate limit). Reported: bystander
- *    p50/p99/max and 503s, the hostile requests' latency and statuses.
- *
- *   --builds name=path,…   server entry points (default: this build, `new=dist/src/main.js`); for example
- *                          `old=/tmp/old/dist/src/main.js,new=dist/src/main.js`
- *   --rounds N             times each build is run, alternating (default 1)
+ * `npm run bench:noisy`: whether one organisation can slow another on the same recommender thread
+ * (RECOMMEND_SHARDS=1), and what its hostile catalogs cost in memory; the README's Benchmarks section says what
+ * it loads and sends. The hostile requests: noisy/catalogs.ts.
+ *   --builds name=path,…   server entry points (default `new=dist/src/main.js`), alternated
+ *   --rounds N             times each build is run (default 1)
  *   --duration S           seconds of each noise phase (default 30)
- *   --rates 0,1,20         hostile request rates = the rate limit, per second (default 0,1,20)
+ *   --rates 0,1,20         hostile request rates = the rate limit, per second (0: bystanders alone, no limit)
  *   --bystander-rate R     bystander `popular` requests per second, all together (default 30)
  *   --text-items N         items of the 30 KiB-string catalog (default 2,000: 60 MB)
- * BENCH_DATABASE_URL: a PostgreSQL to create the benchmark's database in (default: an embedded one).
- * Progress goes to stderr, the tables to stdout. The machine's other load moves the figures: compare builds
- * within one run.
+ * BENCH_DATABASE_URL as for bench:ingest. Compare builds within one run: the machine's other load moves the figures.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { prepareStorage, type Storage } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer, type Running } from "../kit/processes.js";
 import { rssMb } from "../kit/proc.js";
 import { int, ms, table } from "../kit/table.js";
 import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
-import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog } from "./noisy/catalogs.js";
-import { HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/hostileRequests.js";
+import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog, HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/catalogs.js";
 import { newStats, runSchedule, type PacedStats, type Schedule } from "./noisy/pacedClient.js";
 
 const flags = readFlags({ builds: {}, rounds: {}, duration: {}, rates: {}, "bystander-rate": {}, "text-items": {} });
@@ -69,8 +55,9 @@ const statusText = (s: PacedStats) =>
     .map(([k, v]) => `${k}×${v}`)
     .join(" ") + (s.errors ? ` errors×${s.errors}` : "");
 
-function startBuild(storage: Storage, main: string, env: NodeJS.ProcessEnv = {}): Promise<{ server: Child; url: string }> {
-  return startServer(storage, { RECOMMEND_SHARDS: "1", LOG_LEVEL: "warn", ...env }, undefined, main);
+/** `use` with the build's server on what is stored, every organisation on the one recommender thread. */
+function onBuild<T>(storage: Storage, main: string, env: NodeJS.ProcessEnv, use: (s: Running) => Promise<T>): Promise<T> {
+  return withServer(storage, { RECOMMEND_SHARDS: "1", LOG_LEVEL: "warn", ...env }, use, { main });
 }
 
 /** Waits until the thread has loaded the organisations (a request answers 200 rather than 503). */
@@ -85,9 +72,8 @@ async function waitReady(url: string, org: Org, body: string): Promise<void> {
 }
 
 /** RSS of the server started on what is stored, once loaded and settled (lowest sample). */
-async function settledRss(storage: Storage, main: string, probe: Org): Promise<number> {
-  const { server, url } = await startBuild(storage, main);
-  try {
+function settledRss(storage: Storage, main: string, probe: Org): Promise<number> {
+  return onBuild(storage, main, {}, async ({ server, url }) => {
     await waitReady(url, probe, JSON.stringify({ strategy: "popular" }));
     const samples: number[] = [];
     for (let k = 0; k < SETTLE_SAMPLES; k++) {
@@ -96,9 +82,7 @@ async function settledRss(storage: Storage, main: string, probe: Org): Promise<n
     }
     log(`  RSS samples ${samples.map((x) => x.toFixed(0)).join(", ")} MB`);
     return Math.min(...samples);
-  } finally {
-    await stopChild(server);
-  }
+  });
 }
 
 interface NoiseResult {
@@ -119,37 +103,25 @@ async function runBuild(build: { name: string; main: string }, round: number): P
   const run: BuildRun = { build: build.name, round, memory: [], noise: [] };
   try {
     const bystanderCount = Math.max(...RATES.map((r) => (r === 0 ? 1 : Math.ceil(BYSTANDER_RATE / (BYSTANDER_SHARE * r)))));
-    let hostile: Org;
-    let textOrg: Org;
-    const bystanders: Org[] = [];
-    {
-      log(`[${build.name} #${round}] registering 2 hostile and ${bystanderCount} bystander organisations`);
-      const { server, url } = await startBuild(storage, build.main);
-      try {
-        hostile = await registerOrg(url);
-        textOrg = await registerOrg(url);
-        for (let b = 0; b < bystanderCount; b++) {
-          const org = await registerOrg(url);
-          await loadBystander(url, org.sk, org.pk);
-          bystanders.push(org);
-        }
-      } finally {
-        await stopChild(server);
+    log(`[${build.name} #${round}] registering 2 hostile and ${bystanderCount} bystander organisations`);
+    const { hostile, textOrg, bystanders } = await onBuild(storage, build.main, {}, async ({ url }) => {
+      const orgs = { hostile: await registerOrg(url), textOrg: await registerOrg(url), bystanders: [] as Org[] };
+      for (let b = 0; b < bystanderCount; b++) {
+        const org = await registerOrg(url);
+        await loadBystander(url, org.sk, org.pk);
+        orgs.bystanders.push(org);
       }
-    }
+      return orgs;
+    });
     log(`[${build.name} #${round}] RSS before the hostile catalogs`);
     let before = await settledRss(storage, build.main, bystanders[0]!);
     for (const stage of ["tags", "text"] as const) {
-      const { server, url } = await startBuild(storage, build.main);
-      let jsonBytes: number;
-      try {
-        if (stage === "tags") {
-          jsonBytes = await loadTagCatalog(url, hostile.sk);
-          await viewTagCatalog(url, hostile.pk);
-        } else jsonBytes = await loadTextCatalog(url, textOrg.sk, TEXT_ITEMS);
-      } finally {
-        await stopChild(server);
-      }
+      const jsonBytes = await onBuild(storage, build.main, {}, async ({ url }) => {
+        if (stage === "text") return loadTextCatalog(url, textOrg.sk, TEXT_ITEMS);
+        const bytes = await loadTagCatalog(url, hostile.sk);
+        await viewTagCatalog(url, hostile.pk);
+        return bytes;
+      });
       log(`[${build.name} #${round}] RSS with the ${stage} catalog (${(jsonBytes / 2 ** 20).toFixed(1)} MB of attribute JSON)`);
       const after = await settledRss(storage, build.main, bystanders[0]!);
       run.memory.push({ name: stage, jsonMb: jsonBytes / 2 ** 20, rssMb: after - before });
@@ -173,8 +145,8 @@ async function noise(
   // The quiet baseline (no hostile requests) keeps the bench's usual limit-free setting.
   const limit = rate === 0 ? QUIET_LIMIT : rate;
   log(`[${build.name} #${round}] noise: hostile at ${rate}/s (RATE_LIMIT_MAX=${limit} per 1 s), bystanders ${BYSTANDER_RATE}/s for ${DURATION_S} s`);
-  const { server, url } = await startBuild(storage, build.main, { RATE_LIMIT_MAX: String(limit), RATE_LIMIT_WINDOW_S: "1" });
-  try {
+  const env = { RATE_LIMIT_MAX: String(limit), RATE_LIMIT_WINDOW_S: "1" };
+  return onBuild(storage, build.main, env, async ({ url }) => {
     // `popular`: on the old build a hostile `similar` outlasts the recommend timeout (503) even when loaded.
     await waitReady(url, hostile, JSON.stringify({ strategy: "popular", limit: 1 }));
     for (const b of bystanders) await waitReady(url, b, JSON.stringify({ strategy: "popular" }));
@@ -211,9 +183,7 @@ async function noise(
     }
     await Promise.all(schedules);
     return { rate, bystander, hostile: hostileStats };
-  } finally {
-    await stopChild(server);
-  }
+  });
 }
 
 async function main(): Promise<void> {

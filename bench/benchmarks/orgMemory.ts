@@ -1,22 +1,16 @@
 /**
- * `npm run bench:memory`: what one process holds in memory per organisation, by what the organisation stores.
- * Organisations of the seeded synthetic shape (bench/kit/synthetic.ts) are loaded one after another through the
- * real API into an embedded PostgreSQL, and after each the server is restarted on everything stored so far (so
- * the figure is what a process that loads the tables holds, not ingestion's buffers) and measured: resident
- * memory, and the items, users and index bytes its recommender shards report on /metrics. The differences
- * between stages give bytes per item (an organisation of items only), per user (users only) and per event
- * (more events for the same users and items, model retrained).
- *
+ * `npm run bench:memory`: what one process holds per organisation, by what it stores. Organisations of the seeded
+ * synthetic shape are loaded one after another through the API, and after each the server is restarted on all
+ * stored so far and measured (RSS, and the index items, users and bytes on /metrics): bytes per item, per user and
+ * per event are the differences between stages.
  *   --scale X   (BENCH_SCALE) sizes times X (default 1: 100,000 items; 100,000 users; 20,000 users × 5,000 items
- *               with 500,000 then 1,500,000 events)
- * Progress goes to stderr, the table to stdout. Each stage's RSS moves by a few MB from run to run (heap
- * growth, allocator): small stages are noisy, which the default sizes keep below a tenth of the difference.
+ *               with 500,000 then 1,500,000 events). Small stages are noisy: RSS moves by a few MB run to run.
  */
 import pg from "pg";
 import { readFlags } from "../kit/flags.js";
-import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
+import { connectionUrl, prepareStorage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer } from "../kit/processes.js";
 import { restartAndMeasure, type Measured } from "./memory/measure.js";
 import { loadOrganisation } from "./recommend/loadOrg.js";
 import { int, table } from "../kit/table.js";
@@ -72,10 +66,9 @@ const STAGES: Stage[] = [
 ];
 
 async function main(): Promise<void> {
-  let storage: Storage | undefined;
+  const storage = await prepareStorage();
   const rows: string[][] = [];
   try {
-    storage = await prepareStorage();
     log("the server on an empty database");
     let before: Measured = await restartAndMeasure(storage, []);
     rows.push(["empty database", int(before.rssMb), "", "", int(before.indexBytes), ""]);
@@ -83,12 +76,9 @@ async function main(): Promise<void> {
     let keys: { pk: string; sk: string } | undefined;
     for (const stage of STAGES) {
       log(`loading ${stage.name}`);
-      let loader: Child | undefined;
-      try {
-        const started = await startServer(storage, { LOG_LEVEL: "warn" });
-        loader = started.server;
+      await withServer(storage, { LOG_LEVEL: "warn" }, async ({ url }) => {
         if (stage.org === "new" || !keys) {
-          const org = await registerOrg(started.url);
+          const org = await registerOrg(url);
           keys = { pk: org.pk, sk: org.sk };
           if (stage.spec.events > 0) {
             const db = new pg.Pool({ connectionString: connectionUrl(storage), max: 1 });
@@ -96,10 +86,8 @@ async function main(): Promise<void> {
             await db.end();
           }
         }
-        await loadOrganisation(started.url, keys, stage.spec, 8);
-      } finally {
-        await stopChild(loader);
-      }
+        await loadOrganisation(url, keys, stage.spec, 8);
+      });
       log("restarting on what is stored and measuring");
       const after = await restartAndMeasure(storage, trained);
       const rssBytes = (after.rssMb - before.rssMb) * 1024 * 1024;
@@ -116,7 +104,7 @@ async function main(): Promise<void> {
       before = after;
     }
   } finally {
-    await storage?.release();
+    await storage.release();
   }
   process.stdout.write(
     [

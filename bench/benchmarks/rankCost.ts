@@ -1,15 +1,10 @@
 /**
- * `npm run bench:rank-cost`: what one `rank()` call costs the recommender thread, per strategy, on the benchmark's
- * synthetic organisation built in this process (no HTTP, no PostgreSQL): the index replayed through `applyEvent`
- * as a recommender thread builds it, the model trained as the training thread trains it, then each strategy asked
- * for a random known user (or item) `--calls` times per round. It isolates the strategy's own work from the
- * front thread and the network, which `bench:recommend` measures together.
- *
- * Flags: --scale X (default 0.2; 1 = 100,000 items, 50,000 users, 5,000,000 events), --calls N per round (2,000),
- * --rounds N (5), --strategies a,b (default personalized,similar,because-you-viewed), --variants a,b (default
- * plain; also `rules`: the merchandising benchmark's 20 rules of mixed actions, `diversity`: 0.5, `candidates`: 500
- * random ids a request).
- * Prints per strategy and variant the median and best round's µs of CPU time per call.
+ * `npm run bench:rank-cost`: CPU time of one `rank()` call per strategy on the benchmark's synthetic organisation,
+ * built and trained in this process as the threads do (no HTTP, no PostgreSQL): the strategy's own work.
+ * Flags: --scale X (0.2; 1 = 100,000 items, 50,000 users, 5,000,000 events), --calls N per round (2,000),
+ * --rounds N (5), --strategies a,b (personalized,similar,because-you-viewed), --variants a,b (plain; also `rules`:
+ * the merchandising benchmark's 20 rules of mixed actions, `diversity`: 0.5, `candidates`: 500 random ids a
+ * request). Prints the median and best round per strategy and variant.
  */
 import { toRankRequest } from "../../src/recommend/schema.js";
 import { eventWeight } from "../../src/ingest/schemas.js";
@@ -19,14 +14,14 @@ import { rank } from "../../workers/strategies/rank.js";
 import { trainModel } from "../../workers/training/train.js";
 import { trainingSet } from "../../workers/training/trainingSet.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
-import { benchSpec, specLine } from "./recommend/spec.js";
-import { LIMIT } from "./recommend/bodies.js";
+import { benchSpec, specLine, LIMIT } from "./recommend/spec.js";
 import { itemId, syntheticEvents, syntheticItems, userId } from "../kit/synthetic.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { readFlags } from "../kit/flags.js";
 import { median } from "../kit/table.js";
 import { ruleBook } from "../../workers/strategies/rules/ruleBook.js";
 import { mixedRuleWires } from "./recommend/mixedRules.js";
+import { ownCpuSeconds } from "../kit/proc.js";
 
 const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {}, variants: {} });
 const scale = flags.number("scale", 0.2, { min: Number.MIN_VALUE });
@@ -89,8 +84,7 @@ for (const variant of variants) {
       // CPU time, not wall time: on a shared machine the thread's share of a core varies, its work does not.
       const started = process.cpuUsage();
       for (const body of bodies) rank(index, body, nowS);
-      const used = process.cpuUsage(started);
-      if (r > 0) perRound.push((used.user + used.system) / calls); // round 0 warms up
+      if (r > 0) perRound.push((ownCpuSeconds(started) * 1e6) / calls); // round 0 warms up
     }
     console.log(
       `${strategy.padEnd(20)} ${variant.padEnd(10)} ${median(perRound).toFixed(1).padStart(8)}  ${Math.min(...perRound)

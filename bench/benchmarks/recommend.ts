@@ -1,27 +1,23 @@
 /**
- * `npm run bench:recommend`: the recommender on a synthetic organisation (100,000 items, 50,000 users,
- * 5,000,000 events with planted topics) loaded through the real ingest API; index build time, ALS training
- * time and index memory after a restart on that data; then every strategy of POST /v1/recommend under
- * autocannon next to a bare uWS endpoint answering a canned recommend response (the ceiling, same run); then
- * personalized and similar at a fixed rate from our paced client (bench/benchmarks/traffic/paced.ts: requests spread
- * evenly in time over keep-alive connections, latency from each request's slot), run after run, and
- * personalized while the organisation is retrained and just after its new model is swapped in.
+ * `npm run bench:recommend`: the recommender on a synthetic organisation loaded through the ingest API: index build,
+ * training and memory after a restart on it; every strategy under autocannon beside a bare uWS endpoint answering a
+ * canned recommend answer (the ceiling); personalized and similar at a fixed rate from our paced client
+ * (traffic/paced.ts); personalized while the organisation is retrained. Report on stdout, figures in
+ * bench/results/recommend-<date>.json.
  *
  * Flags (or environment):
- *   --scale X         (BENCH_SCALE) size of the organisation, 1 = full; 0.02 for a quick run
- *   --data-dir DIR    (BENCH_DATA_DIR) keep the embedded database in DIR: the first run loads it, later runs
- *                     with the same scale start from it (loading 5M events takes a while)
+ *   --scale X         (BENCH_SCALE) 1 = 100,000 items, 50,000 users, 5,000,000 events; 0.02 for a quick run
+ *   --data-dir DIR    (BENCH_DATA_DIR) keep the embedded database in DIR: later runs of the same scale start from it
  *   --connections N   (BENCH_CONNECTIONS) autocannon connections per run (default 50)
  *   --duration S      (BENCH_DURATION_S) seconds per measured run (default 10); BENCH_WARMUP_S warm-up (2)
- *   --rate R          (BENCH_FIXED_RATE) requests/s of the fixed-rate runs of personalized and similar (2000)
+ *   --rate R          (BENCH_FIXED_RATE) requests/s of the fixed-rate runs (2000)
  *   --strategies a,b  (BENCH_STRATEGIES) only these strategies
  *   BENCH_FIXED_CONNECTIONS  connections of the fixed-rate runs (default <connections>; a list runs each)
- *   BENCH_FIXED_RUNS         fixed-rate runs per strategy after the restart, each reported (default 5)
+ *   BENCH_FIXED_RUNS         fixed-rate runs per strategy after the restart (default 5)
  *   BENCH_FIXED_DURATION_S   seconds per fixed-rate run (default 8)
- *   BENCH_RETRAIN=0          skip the retrain phase (one event retrains the organisation under the fixed rate)
+ *   BENCH_RETRAIN=0          skip the retrain phase
  *   BENCH_LOAD_IN_FLIGHT     1,000-event requests in flight while loading (default 8)
  *   BENCH_VERBOSE=1          pass the server's stderr through
- * Progress goes to stderr, the report to stdout, and the figures to bench/results/recommend-<date>.json.
  */
 import { execFileSync } from "node:child_process";
 import os from "node:os";
@@ -29,33 +25,42 @@ import { prepareStorage, type Storage } from "../kit/storage.js";
 import { stopChild, type Child } from "../kit/processes.js";
 import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
-import { bodyMaker } from "./recommend/bodies.js";
+import { bodyMaker, benchSpec, specLine } from "./recommend/spec.js";
 import { STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
 import { recommendCeiling } from "./recommend/ceiling.js";
-import { loadPhase } from "./recommend/loadPhase.js";
+import { loadPhase } from "./recommend/loadOrg.js";
 import { isEmptyDir, readManifest, sameSpec, writeManifest, type Manifest } from "./recommend/manifest.js";
 import { rssMb } from "../kit/proc.js";
 import { report, type Results } from "./recommend/report.js";
 import { sample } from "./recommend/sample.js";
-import {
-  CONNECTIONS,
-  DATA_DIR,
-  DURATION_S,
-  FIXED_CONNECTIONS,
-  FIXED_DURATION_S,
-  FIXED_RATE,
-  FIXED_RUNS,
-  LOAD_IN_FLIGHT,
-  ONLY_STRATEGIES,
-  RETRAIN,
-  SCALE,
-  WARMUP_S,
-} from "./recommend/settings.js";
 import { retrainPhase, type RetrainFigures } from "./recommend/retrain.js";
-import { benchSpec, specLine } from "./recommend/spec.js";
 import { emptyServerRss, startOnData } from "./recommend/startPhase.js";
 import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./recommend/strategies.js";
 import { runBenchmark } from "../kit/run.js";
+import { fromEnv, readFlags } from "../kit/flags.js";
+
+const flags = readFlags({
+  scale: { env: "BENCH_SCALE" },
+  "data-dir": { env: "BENCH_DATA_DIR" },
+  connections: { env: "BENCH_CONNECTIONS" },
+  duration: { env: "BENCH_DURATION_S" },
+  rate: { env: "BENCH_FIXED_RATE" },
+  strategies: { env: "BENCH_STRATEGIES" },
+});
+const POSITIVE = { min: Number.MIN_VALUE };
+
+const SCALE = flags.number("scale", 1, POSITIVE);
+const DATA_DIR = flags.text("data-dir");
+const CONNECTIONS = flags.number("connections", 50, POSITIVE);
+const DURATION_S = flags.number("duration", 10, POSITIVE);
+const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", 2, POSITIVE);
+const FIXED_RATE = flags.number("rate", 2000, POSITIVE);
+const ONLY_STRATEGIES = flags.text("strategies")?.split(",").filter(Boolean);
+const LOAD_IN_FLIGHT = fromEnv.number("BENCH_LOAD_IN_FLIGHT", 8, POSITIVE);
+const FIXED_CONNECTIONS = fromEnv.numbers("BENCH_FIXED_CONNECTIONS", `${CONNECTIONS}`, POSITIVE);
+const FIXED_RUNS = fromEnv.number("BENCH_FIXED_RUNS", 5, POSITIVE);
+const FIXED_DURATION_S = fromEnv.number("BENCH_FIXED_DURATION_S", 8, POSITIVE);
+const RETRAIN = fromEnv.text("BENCH_RETRAIN") !== "0";
 
 const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
 

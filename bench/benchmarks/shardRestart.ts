@@ -1,12 +1,9 @@
 /**
- * `npm run bench:restart`: how long a recommender shard that died keeps its organisations waiting. One large
- * organisation and many small ones, written straight into PostgreSQL (the server only applies the migrations),
- * are loaded by a RecommenderPool in this process; one thread is ended as a crash would end it, and each
- * organisation is asked every few milliseconds until it answers again. Prints when the small ones and the
- * large one answer again, against the time the whole load took at start.
- *
- * Settings (environment): BENCH_RESTART_EVENTS (large organisation's events, default 2,000,000),
- * BENCH_RESTART_SMALL (small organisations, default 200, 500 events each), BENCH_DATABASE_URL (as for bench:ingest).
+ * `npm run bench:restart`: how long a recommender shard whose thread died keeps its organisations waiting. One
+ * large organisation and many small ones written by SQL, loaded by a RecommenderPool in this process; one thread
+ * ended as a crash would; each organisation asked every 5 ms until it answers again.
+ * Settings (environment): BENCH_RESTART_EVENTS (the large organisation's events, 2,000,000), BENCH_RESTART_SMALL
+ * (small organisations of 500 events, 200), BENCH_DATABASE_URL.
  */
 import type { Worker } from "node:worker_threads";
 import pg from "pg";
@@ -16,8 +13,8 @@ import type { RankRequest } from "../../src/wire/rank.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { fromEnv } from "../kit/flags.js";
-import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { connectionUrl, insertViews } from "../kit/storage.js";
+import { withFreshServer } from "../kit/processes.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
@@ -41,12 +38,7 @@ async function answeredAfter(r: RecommenderPool, req: RankRequest, since: number
 const ask = (org: number) => toRankRequest(org, validateRecommend({ strategy: "popular" }));
 
 async function main(): Promise<void> {
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  let recommender: RecommenderPool | undefined;
-  try {
-    storage = await prepareStorage();
-    server = (await startServer(storage)).server;
+  await withFreshServer({}, async ({ storage }) => {
     const databaseUrl = connectionUrl(storage);
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
@@ -57,7 +49,7 @@ async function main(): Promise<void> {
     await db.end();
 
     const started = performance.now();
-    recommender = await RecommenderPool.start({
+    const recommender = await RecommenderPool.start({
       databaseUrl,
       shards: 2,
       timeoutMs: 10_000,
@@ -72,9 +64,9 @@ async function main(): Promise<void> {
     const killedAt = performance.now();
     await thread.worker.terminate();
     const [small, large] = await Promise.all([
-      Promise.all(Array.from({ length: SMALL_ORGS }, (_, k) => answeredAfter(recommender!, ask(smallSeq(k)), killedAt))),
+      Promise.all(Array.from({ length: SMALL_ORGS }, (_, k) => answeredAfter(recommender, ask(smallSeq(k)), killedAt))),
       answeredAfter(recommender, ask(LARGE), killedAt),
-    ]);
+    ]).finally(() => recommender.close());
     const at = (q: number) => int(percentile(small, q));
     process.stdout.write(
       `\nA shard of ${SMALL_ORGS + 1} organisations (${int(LARGE_EVENTS + SMALL_ORGS * SMALL_EVENTS)} events) rebuilt after its thread died\n\n${table(
@@ -87,11 +79,7 @@ async function main(): Promise<void> {
         ],
       )}\n`,
     );
-  } finally {
-    await recommender?.close();
-    await stopChild(server);
-    await storage?.release();
-  }
+  });
 }
 
 runBenchmark(main);

@@ -1,13 +1,8 @@
 /**
- * `npm run bench:soak` (not in CI): the real server on an embedded PostgreSQL under mixed traffic at a fixed
- * rate for a long while, to see whether its memory stays flat and its latency stable. Several organisations,
- * each preloaded with a small synthetic catalog and history; then event ingestion (1- and 100-event arrays),
- * recommendations of every strategy, item and user upserts, one bulk CSV upload a quarter of the way in and one
- * key rotation halfway. Each minute it prints the server's resident memory, PostgreSQL's, where the CPU went,
- * and per kind the requests and the p50/p99/max latency, measured from each request's due time (an open-loop
- * client: a stall shows as latency, not as fewer requests). Before that, the same traffic against a bare
- * endpoint gives the client's own floor. The summary judges memory growth and latency drift; the process
- * exits 0 whenever the run completed, with GROWING or DRIFT printed rather than failed.
+ * `npm run bench:soak` (not in CI): the real server under mixed traffic at a fixed rate for a long while (events,
+ * every strategy, upserts, a CSV upload at a quarter, a key rotation halfway), open loop; each minute the server's
+ * and PostgreSQL's memory, where the CPU went, and per kind the p50/p99/max from each request's due time. First the
+ * same traffic against a bare endpoint: the client's floor. The summary says GROWING or DRIFT rather than failing.
  *
  * Flags:
  *   --minutes N        length of the soak (default 30)
@@ -16,21 +11,21 @@
  *   --floor-seconds S  seconds against the bare endpoint first (default 30; 0 skips it)
  *   --orgs N           organisations (default 3)
  *   --upload-rows N    rows of the CSV upload (default 50,000; 0 skips it)
- *   BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for the other benchmarks (bench/kit/settings.ts).
- * Progress goes to stderr, the tables to stdout, and the figures to bench/results/soak-<date>.json.
+ *   BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for bench:ingest.
+ * Figures in bench/results/soak-<date>.json.
  */
 import os from "node:os";
 import pg from "pg";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withServer, type Child } from "../kit/processes.js";
 import { logCounts, waitForLog } from "../kit/serverLog.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
-import { parseSoakArgs } from "./soak/args.js";
+import { readFlags } from "../kit/flags.js";
 import { measureFloor, type Floor } from "./soak/floor.js";
-import { kindMinute } from "./soak/minutes.js";
+import { kindMinute, type MinuteRow } from "./soak/minutes.js";
 import { KINDS, type Kind } from "./soak/mix.js";
 import { setUpOrgs, type SoakOrg } from "./soak/orgs.js";
 import { summaryReport, type Summary } from "./soak/report.js";
@@ -38,6 +33,19 @@ import { soak } from "./soak/soakRun.js";
 import { comparisonWindows, latencyVerdict, memoryVerdict } from "./soak/verdicts.js";
 
 const FIRST_TRAINING_TIMEOUT_MS = 5 * 60_000;
+
+function parseSoakArgs(argv: string[]) {
+  const flags = readFlags({ minutes: {}, rate: {}, "data-dir": {}, "floor-seconds": {}, orgs: {}, "upload-rows": {} }, argv);
+  const whole = (min: number, max: number) => ({ min, max, integer: true });
+  return {
+    minutes: flags.number("minutes", 30, whole(1, 24 * 60)),
+    rate: flags.number("rate", 300, whole(1, 20_000)),
+    dataDir: flags.text("data-dir"),
+    floorSeconds: flags.number("floor-seconds", 30, whole(0, 600)),
+    orgs: flags.number("orgs", 3, whole(1, 20)),
+    uploadRows: flags.number("upload-rows", 50_000, whole(0, 10_000_000)),
+  };
+}
 
 /** Starts the soak from trained models, so its first minutes do not measure the fallback; PostgreSQL's shared_buffers. */
 async function firstModels(server: Child, storage: Storage, orgs: SoakOrg[]): Promise<string> {
@@ -65,18 +73,14 @@ async function main(): Promise<void> {
     floor = await measureFloor(args.rate, args.floorSeconds, args.orgs);
     process.stdout.write(floor.report + "\n");
   }
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  try {
-    storage = await prepareStorage(args.dataDir);
-    const started = await startServer(storage, { LOG_LEVEL: "info" });
-    server = started.server;
-    const orgs = await setUpOrgs(started.url, args.orgs);
+  const storage = await prepareStorage(args.dataDir);
+  await withServer(storage, { LOG_LEVEL: "info" }, async ({ server, url }) => {
+    const orgs = await setUpOrgs(url, args.orgs);
     log("waiting for each organisation's first model");
     const sharedBuffers = await firstModels(server, storage, orgs);
     log(`soak: ${args.minutes} min at ${args.rate} req/s over ${orgs.length} organisations`);
     const out = await soak({
-      url: started.url,
+      url,
       server,
       dataDir: storage.dataDir,
       orgs,
@@ -87,6 +91,7 @@ async function main(): Promise<void> {
 
     const windows = comparisonWindows(args.minutes);
     const uploadMinute = typeof out.upload === "object" ? out.upload.meanwhile.endedInMinute : undefined;
+    const memoryOf = (mb: (r: MinuteRow) => number) => memoryVerdict(out.rows.map(mb), uploadMinute);
     const whole = out.tally.whole;
     const accepted = (k: Kind) => whole[k].statuses[202] ?? 0;
     const [latenessP99, latenessMax] = out.driven.lateness.percentiles([0.99, 1]);
@@ -98,18 +103,9 @@ async function main(): Promise<void> {
       tally: out.tally,
       windows,
       memory: {
-        server: memoryVerdict(
-          out.rows.map((r) => r.serverRssMb),
-          uploadMinute,
-        ),
-        postgres: memoryVerdict(
-          out.rows.map((r) => r.postgresPssMb),
-          uploadMinute,
-        ),
-        postgresPrivate: memoryVerdict(
-          out.rows.map((r) => r.postgresPrivateMb),
-          uploadMinute,
-        ),
+        server: memoryOf((r) => r.serverRssMb),
+        postgres: memoryOf((r) => r.postgresPssMb),
+        postgresPrivate: memoryOf((r) => r.postgresPrivateMb),
       },
       latency: Object.fromEntries(
         KINDS.map((k) => [
@@ -155,11 +151,7 @@ async function main(): Promise<void> {
       firstErrors: Object.fromEntries(out.tally.firstErrors),
     };
     writeFigures("soak", date, figures);
-  } finally {
-    await stopChild(server);
-    if (server && server.proc.exitCode !== 0) log(`server exit ${server.proc.exitCode ?? server.proc.signalCode}:\n${server.output().slice(-2000)}`);
-    await storage?.release();
-  }
+  }).finally(() => storage.release());
 }
 
 runBenchmark(main);

@@ -1,19 +1,15 @@
 /**
- * `npm run bench:text-copy`: what copying stored item texts costs an answer, in one recommender thread's terms.
- * A catalog of `--items` items (attributes of the synthetic shape, about 150 bytes of answer text each) is
- * upserted into an OrgIndex; then random pages of `--limit` items are assembled two ways:
- *   texts: the three copies page.ts makes per item (head, metadata part, id), nothing else: ns per text copied;
- *   page:  the whole `page()` (scores, the shared reason, the ids array, the copy out): ns per answer.
- * Each figure is the fastest and the median of `--reps` short timed passes of `--pages` pages, after one untimed
- * pass: on a shared machine a pass that nothing interrupted is the fastest, so the minimum is the steadier figure.
- * To compare two builds, run each build's copy of this file in turn (alternated, several times each): only
- * figures taken close together compare.
+ * `npm run bench:text-copy`: what copying stored item texts costs an answer, in one recommender thread: `--items`
+ * items upserted into an OrgIndex, then random pages of `--limit` items assembled two ways: the three copies page.ts
+ * makes per item (ns per text copied), and the whole `page()` (ns per answer). Fastest and median of `--reps`
+ * passes of `--pages` pages: on a shared machine the fastest is the steadier figure. Compare builds by running
+ * each build's copy of this file in turn.
  */
 import { OrgIndex } from "../../workers/index/orgIndex.js";
 import { HEAD_CLOSE, HEAD_OPEN } from "../../workers/index/itemText.js";
 import { page } from "../../workers/strategies/page.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
-import type { RankRequest } from "../../src/wire/rank.js";
+import { toRankRequest, type RecommendBody } from "../../src/recommend/schema.js";
 import { readFlags } from "../kit/flags.js";
 import { median } from "../kit/table.js";
 
@@ -37,23 +33,7 @@ for (let i = 0; i < ITEMS; i++) textBytes += texts.length(i);
 const picks = new Uint32Array(PAGES * LIMIT);
 for (let k = 0; k < picks.length; k++) picks[k] = Math.floor(random() * ITEMS);
 const scores = new Float64Array(LIMIT).map((_, k) => 1 / (k + 1));
-const req: RankRequest = {
-  org: 1,
-  strategy: "popular",
-  userId: undefined,
-  contextItemId: undefined,
-  contextItemIds: undefined,
-  candidates: undefined,
-  diversity: undefined,
-  maxPer: undefined,
-  itemType: undefined,
-  filters: undefined,
-  excludeItemIds: undefined,
-  excludeSeen: false,
-  fields: undefined,
-  limit: LIMIT,
-  page: 1,
-};
+const req = toRankRequest(1, { strategy: "popular", limit: LIMIT, page: 1 } as RecommendBody);
 
 /** Nanoseconds per text copied: each item's head, metadata part and id, as page() copies them. */
 function copyTexts(): number {

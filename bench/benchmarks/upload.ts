@@ -1,25 +1,18 @@
 /**
- * `npm run bench:upload`: a CSV of 1,000,000 items (BENCH_UPLOAD_ROWS) uploaded to the real server's
- * POST /v1/upload/items, streamed from disk, against (in the same run) the same file COPYed straight into
- * PostgreSQL by one client (COPY … FORMAT csv into a table keyed by item_id): the ceiling.
- * Prints rows/s, the ratio, and the server's peak RSS (the file is streamed, so that stays flat as files grow).
+ * `npm run bench:upload`: a CSV of BENCH_UPLOAD_ROWS items (default 1,000,000) streamed from disk to the real
+ * server's POST /v1/upload/items, against the same file COPYed (FORMAT csv) straight into PostgreSQL by one client:
+ * rows/s, the ratio, and the server's peak RSS. BENCH_UPLOAD_DISTINCT: distinct item ids (default: one a row;
+ * fewer makes rows update the same items, so memory shows the upload's own footprint, not a growing catalog).
  *
- * Settings (environment): BENCH_UPLOAD_ROWS (default 1000000); BENCH_UPLOAD_DISTINCT, the number of distinct
- * item ids (default: as many as rows; fewer makes a file of any size whose rows update the same items, so the
- * server's memory then shows the upload's own footprint, not a growing catalog); BENCH_DATABASE_URL, BENCH_KEEP,
- * BENCH_VERBOSE.
+ * BENCH_UPLOAD_BASELINE=<another build's dist folder>: that build's server and this one's alternated
+ * BENCH_UPLOAD_ROUNDS times (default 3), rows/s of each and their ratio (no COPY ceiling).
  *
- * BENCH_UPLOAD_BASELINE=<another build's dist folder> (e.g. a build of main): the same file is uploaded to that
- * build's server and to this one's, alternated BENCH_UPLOAD_ROUNDS times (default 3), and the rows/s of each
- * are printed with their ratio (the COPY ceiling is then skipped).
- *
- * BENCH_UPLOAD_SCENARIO=hostile: three hostile uploads at once, each from its own organisation, for
- * BENCH_HOSTILE_S seconds (default 20), while GET /healthz is sent at a paced rate (BENCH_HEALTHZ_PER_S, default
- * 50; latency counted from when each request was due, so a stalled server cannot hide its stall); first the same
- * polling on the idle server. The poller runs on a thread of its own, so the bodies built here do not delay it. Prints /healthz p50/p99/max and each upload's answer and throughput. The uploads:
- * a CSV of 1,000 columns whose rows are just under the 1 MiB record cap; NDJSON lines just under the cap, each an
- * item whose attributes hold ~90,000 keys; a JSON array whose elements, just under the cap, hold ~350,000 empty
- * arrays. With BENCH_UPLOAD_BASELINE, alternated as above.
+ * BENCH_UPLOAD_SCENARIO=hostile: three hostile uploads at once, each from its own organisation, for BENCH_HOSTILE_S
+ * seconds (default 20): a CSV of 1,000 columns with rows just under the 1 MiB record cap; NDJSON lines just under
+ * the cap of ~90,000 keys; a JSON array of elements just under the cap holding ~350,000 empty arrays. Meanwhile GET
+ * /healthz at BENCH_HEALTHZ_PER_S (default 50), timed from each request's due time on a thread of its own, after the
+ * same polling of the idle server. With BENCH_UPLOAD_BASELINE, alternated as above.
+ * BENCH_DATABASE_URL, BENCH_KEEP and BENCH_VERBOSE as for bench:ingest.
  */
 import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from "node:fs";
 import { randomUUID } from "node:crypto";
@@ -30,9 +23,9 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import pg from "pg";
 import copyStreams from "pg-copy-streams";
-import { connectionUrl, prepareStorage, serverVersion, type Storage } from "../kit/storage.js";
+import { connectionUrl, serverVersion } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
-import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { withFreshServer } from "../kit/processes.js";
 import { call } from "../kit/api.js";
 import { fromEnv } from "../kit/flags.js";
 import { rssMb } from "../kit/proc.js";
@@ -85,10 +78,6 @@ async function peakRss<T>(pid: number | undefined, work: () => Promise<T>): Prom
   }
 }
 
-/**
- * Streams the file to the upload endpoint, chunked (no Content-Length: this uWS build refuses a Content-Length
- * of 10^9 or more, and chunked bodies have no such limit); the server's answer and the seconds it took.
- */
 const uploadFile = (url: string, token: string, file: string): Promise<Sent> =>
   uploadBody(url, token, "text/csv", createReadStream(file, { highWaterMark: 256 * 1024 }));
 
@@ -115,27 +104,12 @@ async function copyCeiling(databaseUrl: string, file: string): Promise<number> {
 
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
-/** The server of this build, or of the baseline's (BENCH_UPLOAD_BASELINE). */
-function mainOf(build: string): string {
-  return path.join(build, "src", "main.js");
-}
-
 /** Opens the server's GET /metrics, whose event-loop delay figures (prom-client's) the hostile scenario reads. */
 const METRICS_TOKEN = `bench-${randomUUID()}`;
 
-/** Starts the build's server on fresh storage; `run` gets its url; both are stopped afterwards. */
-async function withServer<T>(build: string, run: (url: string, pid: number | undefined) => Promise<T>): Promise<T> {
-  const storage = await prepareStorage();
-  let server: Child | undefined;
-  try {
-    const started = await startServer(storage, { METRICS_TOKEN }, undefined, mainOf(build));
-    server = started.server;
-    return await run(started.url, server.proc.pid);
-  } finally {
-    await stopChild(server);
-    await storage.release();
-  }
-}
+/** The build's server (this one's or the baseline's) on fresh storage, for `run`. */
+const withServer = <T>(build: string, run: (url: string) => Promise<T>): Promise<T> =>
+  withFreshServer({ METRICS_TOKEN }, ({ url }) => run(url), { main: path.join(build, "src", "main.js") });
 
 /** The baseline and this build, alternated ROUNDS times, starting with the baseline. */
 function alternation(): Array<{ name: "old" | "new"; build: string }> {
@@ -144,14 +118,22 @@ function alternation(): Array<{ name: "old" | "new"; build: string }> {
   return out;
 }
 
-/** The catalog CSV uploaded to the baseline's server and to this build's, alternated: rows/s of each. */
-async function normalAlternated(): Promise<void> {
+/** `use` with the catalog CSV of ROWS items written to a temporary file, and its size in MB. */
+async function withCsv(use: (file: string, mb: number) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "recsvc-upload-"));
   const file = path.join(dir, "items.csv");
   try {
     log(`writing a CSV of ${fmt(ROWS)} items`);
     await writeCsv(file, ROWS);
-    const mb = statSync(file).size / 1024 / 1024;
+    await use(file, statSync(file).size / 1024 / 1024);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The catalog CSV uploaded to the baseline's server and to this build's, alternated: rows/s of each. */
+function normalAlternated(): Promise<void> {
+  return withCsv(async (file, mb) => {
     const rates: Record<"old" | "new", number[]> = { old: [], new: [] };
     const lines = [
       "",
@@ -174,9 +156,7 @@ async function normalAlternated(): Promise<void> {
       "",
     );
     process.stdout.write(lines.join("\n"));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -231,7 +211,7 @@ function hostileBodies(deadline: number): Array<{ name: string; contentType: str
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- see above
 type Sent = { status: number; body: any; seconds: number; bytes: number };
 
-/** Streams `body` to the upload endpoint (chunked). */
+/** Streams `body` to the upload endpoint chunked (this uWS build refuses a Content-Length of 10^9 or more). */
 function uploadBody(url: string, token: string, contentType: string, body: Readable): Promise<Sent> {
   const started = performance.now();
   let bytes = 0;
@@ -330,62 +310,50 @@ async function main(): Promise<void> {
 }
 
 /** This build's upload of the catalog CSV against the COPY ceiling (the default). */
-async function normalAgainstCeiling(): Promise<void> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "recsvc-upload-"));
-  const file = path.join(dir, "items.csv");
-  let storage: Storage | undefined;
-  let server: Child | undefined;
-  try {
-    log(`writing a CSV of ${fmt(ROWS)} items`);
-    await writeCsv(file, ROWS);
-    const mb = statSync(file).size / 1024 / 1024;
-    storage = await prepareStorage();
-    const started = await startServer(storage);
-    server = started.server;
-    const databaseUrl = connectionUrl(storage);
-    const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
-    const version = await serverVersion(db);
-    await db.end();
-    const { token } = await registerOrg(started.url);
+function normalAgainstCeiling(): Promise<void> {
+  return withCsv((file, mb) =>
+    withFreshServer({}, async ({ server, url, storage }) => {
+      const databaseUrl = connectionUrl(storage);
+      const db = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+      const version = await serverVersion(db);
+      await db.end();
+      const { token } = await registerOrg(url);
 
-    log("ceiling: the file COPYed straight into PostgreSQL");
-    const ceiling = await copyCeiling(databaseUrl, file);
-    log("server: POST /v1/upload/items (new items)");
-    const fresh = await peakRss(server.proc.pid, () => uploadFile(started.url, token, file));
-    log("server: POST /v1/upload/items again (every row an update)");
-    const again = await peakRss(server.proc.pid, () => uploadFile(started.url, token, file));
+      log("ceiling: the file COPYed straight into PostgreSQL");
+      const ceiling = await copyCeiling(databaseUrl, file);
+      log("server: POST /v1/upload/items (new items)");
+      const fresh = await peakRss(server.proc.pid, () => uploadFile(url, token, file));
+      log("server: POST /v1/upload/items again (every row an update)");
+      const again = await peakRss(server.proc.pid, () => uploadFile(url, token, file));
 
-    const lines = [
-      "",
-      `Upload benchmark: ${fmt(ROWS)}-row CSV (${mb.toFixed(0)} MB, ${fmt(Math.min(DISTINCT, ROWS))} distinct items), loopback, PostgreSQL ${version} (${storage.dataDir ? "embedded" : "external"}), ${os.cpus().length} cores`,
-      "",
-      "run                          status  accepted   rejected  seconds  rows/s    vs COPY ceiling  server RSS start -> peak",
-    ];
-    for (const [name, r] of [
-      ["upload (new items)", fresh],
-      ["upload again (updates)", again],
-    ] as const) {
-      const u = r.result;
-      const accepted = u.body?.data?.accepted ?? 0;
+      const lines = [
+        "",
+        `Upload benchmark: ${fmt(ROWS)}-row CSV (${mb.toFixed(0)} MB, ${fmt(Math.min(DISTINCT, ROWS))} distinct items), loopback, PostgreSQL ${version} (${storage.dataDir ? "embedded" : "external"}), ${os.cpus().length} cores`,
+        "",
+        "run                          status  accepted   rejected  seconds  rows/s    vs COPY ceiling  server RSS start -> peak",
+      ];
+      for (const [name, r] of [
+        ["upload (new items)", fresh],
+        ["upload again (updates)", again],
+      ] as const) {
+        const u = r.result;
+        const accepted = u.body?.data?.accepted ?? 0;
+        lines.push(
+          `${name.padEnd(28)} ${String(u.status).padEnd(7)} ${fmt(accepted).padEnd(10)} ${fmt(u.body?.data?.rejected ?? 0).padEnd(9)} ` +
+            `${u.seconds.toFixed(1).padEnd(8)} ${fmt(accepted / u.seconds).padEnd(9)} ${((accepted / u.seconds / ceiling) * 100).toFixed(0).padStart(3)}%` +
+            `             ${r.startMb.toFixed(0)} -> ${r.peakMb.toFixed(0)} MB`,
+        );
+      }
+      const rate = (fresh.result.body?.data?.accepted ?? 0) / fresh.result.seconds;
       lines.push(
-        `${name.padEnd(28)} ${String(u.status).padEnd(7)} ${fmt(accepted).padEnd(10)} ${fmt(u.body?.data?.rejected ?? 0).padEnd(9)} ` +
-          `${u.seconds.toFixed(1).padEnd(8)} ${fmt(accepted / u.seconds).padEnd(9)} ${((accepted / u.seconds / ceiling) * 100).toFixed(0).padStart(3)}%` +
-          `             ${r.startMb.toFixed(0)} -> ${r.peakMb.toFixed(0)} MB`,
+        "",
+        `ceiling: the same file COPYed (FORMAT csv) by one client into a table${DISTINCT >= ROWS ? " keyed by item_id" : ""}: ${fmt(ceiling)} rows/s`,
+        `target: >= ${fmt(TARGET_ROWS_PER_S)} rows/s for new items: ${fmt(rate)} rows/s, ${rate >= TARGET_ROWS_PER_S ? "met" : "MISSED"}`,
+        "",
       );
-    }
-    const rate = (fresh.result.body?.data?.accepted ?? 0) / fresh.result.seconds;
-    lines.push(
-      "",
-      `ceiling: the same file COPYed (FORMAT csv) by one client into a table${DISTINCT >= ROWS ? " keyed by item_id" : ""}: ${fmt(ceiling)} rows/s`,
-      `target: >= ${fmt(TARGET_ROWS_PER_S)} rows/s for new items: ${fmt(rate)} rows/s, ${rate >= TARGET_ROWS_PER_S ? "met" : "MISSED"}`,
-      "",
-    );
-    process.stdout.write(lines.join("\n"));
-  } finally {
-    await stopChild(server);
-    await storage?.release();
-    rmSync(dir, { recursive: true, force: true });
-  }
+      process.stdout.write(lines.join("\n"));
+    }),
+  );
 }
 
 runBenchmark(main);

@@ -1,32 +1,10 @@
-import { DEFAULT_ALS, type AlsParams } from "../../src/wire/als.js";
+import { DEFAULT_ALS } from "../../src/wire/als.js";
 import { readFlags } from "../kit/flags.js";
 import { DEFAULT_DEPTH } from "./metrics.js";
 import { isGivenSplit } from "./lightGcnSplit.js";
 import type { Protocol } from "./split.js";
 
-export interface EvaluateArgs {
-  data: string;
-  /** `given`: the data is a published split (a folder of train.txt and test.txt), evaluated as published. */
-  protocol: Protocol | "given";
-  /** The depth of every figure (P@k, Recall@k, nDCG@k): 20 on a given split as LightGCN's tables, else 10. */
-  k: number;
-  /** The temporal protocol's held-out share (or count) of each user's latest interactions. */
-  holdout: number;
-  /** Seeds the random protocol's split. */
-  seed: number;
-  als: AlsParams;
-  /** Evaluate at most this many users (a seeded sample), to keep runs on large files short. */
-  maxUsers: number;
-  /** The EASE reference's λ; 0: chosen on a validation part of the training data; −1: no EASE reference. */
-  easeLambda: number;
-  /** Serve personalized by ALS even where a closed form fits (how larger organisations are served). */
-  alsOnly: boolean;
-  /** Serve personalized by the item-item model even where a closed form fits (how larger organisations are served). */
-  itemItem: boolean;
-  /** Count only held-out items new to the user (users without any are left out). */
-  novel: boolean;
-  json: boolean;
-}
+export type EvaluateArgs = ReturnType<typeof parseEvaluateArgs>;
 
 export const USAGE = `usage: npm run evaluate -- --data FILE|FOLDER [--protocol temporal|random] [--holdout 0.2|N] [--seed N] [--k N]
        [--factors N] [--iterations N] [--regularization X] [--alpha X] [--max-users N] [--novel] [--ease LAMBDA | --no-ease] [--als-only | --item-item] [--json]
@@ -40,7 +18,7 @@ FOLDER: a published split in LightGCN's layout (train.txt, test.txt: "user item 
 --als-only: personalized by ALS (no closed form, no item-item model).
 --item-item: personalized by the item-item model, as organisations too large for a closed form are served.`;
 
-export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
+export function parseEvaluateArgs(argv: string[]) {
   const flags = readFlags(
     {
       data: {},
@@ -73,7 +51,8 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
   if (!given && protocol !== "temporal" && protocol !== "random") throw new Error("--protocol must be temporal or random");
   return {
     data,
-    protocol: given ? "given" : (protocol as Protocol),
+    /** `given`: the data is a published split (a folder of train.txt and test.txt), evaluated as published. */
+    protocol: given ? ("given" as const) : (protocol as Protocol),
     k: flags.number("k", given ? 20 : DEFAULT_DEPTH, whole),
     holdout,
     seed: flags.number("seed", 1, whole),
@@ -85,6 +64,7 @@ export function parseEvaluateArgs(argv: string[]): EvaluateArgs {
       alpha: flags.number("alpha", DEFAULT_ALS.alpha, positive),
     },
     maxUsers: flags.number("max-users", Number.MAX_SAFE_INTEGER, whole),
+    /** The EASE reference's λ; 0: chosen on a validation part of the training data; −1: no EASE reference. */
     easeLambda: flags.on("no-ease") ? -1 : flags.number("ease", 0, positive),
     alsOnly: flags.on("als-only"),
     itemItem: flags.on("item-item"),

@@ -1,5 +1,4 @@
-import { existsSync, statSync } from "node:fs";
-import { createReadStream } from "node:fs";
+import { existsSync, statSync, createReadStream } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Interaction } from "./csv.js";

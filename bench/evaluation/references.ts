@@ -1,5 +1,4 @@
-import type { SparseRows } from "../../workers/training/als.js";
-import { transpose } from "../../workers/training/als.js";
+import { type SparseRows, transpose } from "../../workers/training/als.js";
 import { invertSpd } from "../../workers/model/linalg.js";
 import { TopK } from "../../workers/model/topK.js";
 import type { Interaction } from "./csv.js";

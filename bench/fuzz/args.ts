@@ -2,23 +2,11 @@
 import { readFlags } from "../kit/flags.js";
 import { newSeed } from "./prng.js";
 
-export interface FuzzArgs {
-  seed: number;
-  /** Ordinary cases at most. */
-  requests: number;
-  /** Seconds of fuzzing at most. */
-  seconds: number;
-  concurrency: number;
-  slowLanes: number;
-  /** Replay only these case numbers (of `seed`). */
-  cases: number[] | undefined;
-  /** Skip the phase on default rate limits. */
-  skipLimits: boolean;
-}
+export type FuzzArgs = ReturnType<typeof parseArgs>;
 
 const DEFAULT_SECONDS = 120;
 
-export function parseArgs(argv: string[]): FuzzArgs {
+export function parseArgs(argv: string[]) {
   const flags = readFlags(
     { seed: {}, requests: {}, seconds: {}, concurrency: {}, slow: {}, case: { multiple: true }, "no-limits-phase": { boolean: true } },
     argv,
@@ -31,6 +19,7 @@ export function parseArgs(argv: string[]): FuzzArgs {
     seconds: flags.number("seconds", flags.given("requests") ? Infinity : DEFAULT_SECONDS, count),
     concurrency: Math.max(1, flags.number("concurrency", 8, count)),
     slowLanes: flags.number("slow", 2, count),
+    /** Replay only these case numbers (of `seed`). */
     cases: flags.given("case") ? flags.all("case").map((c) => Number(c)) : undefined,
     skipLimits: flags.on("no-limits-phase"),
   };

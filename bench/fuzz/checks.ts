@@ -7,9 +7,6 @@ import type { FuzzCase } from "./case.js";
 import type { HttpAnswer } from "../kit/rawHttp.js";
 import type { Exchange } from "./sender.js";
 
-/** The error codes, with the status each one is answered with: the service's one catalog (CONTRACT 6, README). */
-export const ERROR_CODES: Readonly<Record<string, number>> = ERROR_STATUS;
-
 /** 503s that say they shed load (a queue or a lookup limit full), rather than that something broke. */
 const LOAD_SHEDDING = /saturated|too many unknown keys/;
 
@@ -65,8 +62,8 @@ export function envelopeProblem(a: HttpAnswer): string | undefined {
   const extra = Object.keys(body).filter((k) => !["success", "message", "error"].includes(k));
   if (extra.length > 0) return `error envelope has extra keys ${extra.join(", ")}`;
   const error = String(body.error); // as `in` and indexing would take it
-  if (!(error in ERROR_CODES)) return `error code ${JSON.stringify(body.error)} is not in CONTRACT section 6`;
-  if (ERROR_CODES[error] !== a.status) return `error ${error} answered with status ${a.status}`;
+  if (!(error in ERROR_STATUS)) return `error code ${JSON.stringify(body.error)} is not in CONTRACT section 6`;
+  if ((ERROR_STATUS as Readonly<Record<string, number>>)[error] !== a.status) return `error ${error} answered with status ${a.status}`;
   if (a.status === 429 && header(a, "retry-after") === undefined) return "a 429 without Retry-After";
   if (a.status === 405 && header(a, "allow") === undefined) return "a 405 without Allow";
   return undefined;

@@ -4,7 +4,7 @@
  * cases), and organisation C, whose key pairs the cases may generate and revoke freely.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { call as api } from "../kit/api.js";
+import { call, type Called, type CallOptions } from "../kit/api.js";
 import { registerOrg } from "../kit/org.js";
 
 export interface OrgKeys {
@@ -38,26 +38,12 @@ export interface Fixture {
   metricsToken: string;
 }
 
-interface Answer {
-  status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the service's JSON answer, whose fields the fixture reads where it needs them
-  body: any;
-}
-
-async function call(url: string, method: string, path: string, opts: { json?: unknown; token?: string; apiKey?: string } = {}): Promise<Answer> {
-  const r = await api(url + path, { method, json: opts.json, token: opts.token, key: opts.apiKey, headers: { "x-forwarded-for": randomIp() } });
-  return { status: r.status, body: r.json };
-}
-
-async function must(what: string, status: number, p: Promise<Answer>): Promise<Answer["body"]> {
-  const r = await p;
-  if (r.status !== status) throw new Error(`fixture: ${what} answered ${r.status}: ${JSON.stringify(r.body)}`);
-  return r.body.data;
-}
-
-function randomIp(): string {
+/** The answer's data when its status is `status`; each call from an address of its own (sign-ins are limited per address). */
+async function must(what: string, status: number, url: string, method: string, o: CallOptions = {}): Promise<Called["json"]> {
   const b = randomBytes(3);
-  return `10.${b[0]}.${b[1]}.${b[2]}`;
+  const r = await call(url, { method, ...o, headers: { "x-forwarded-for": `10.${b[0]}.${b[1]}.${b[2]}` } });
+  if (r.status !== status) throw new Error(`fixture: ${what} answered ${r.status}: ${r.text}`);
+  return r.json.data;
 }
 
 const PASSWORD = "fuzzing password 1";
@@ -86,10 +72,10 @@ async function member(
   role: string,
 ): Promise<{ userId: string; token: string; email: string }> {
   const email = `fuzz-${role.toLowerCase()}-${randomUUID()}@example.com`;
-  await must(`invite ${role}`, 201, call(url, "POST", "/v1/members", { token: ownerToken, json: { email, role } }));
+  await must(`invite ${role}`, 201, url + "/v1/members", "POST", { token: ownerToken, json: { email, role } });
   const token = await mailedToken(output, email);
-  const joined = await must(`accept ${role}`, 201, call(url, "POST", "/auth/invitations/accept", { json: { token, password: PASSWORD } }));
-  const session = await must(`login ${role}`, 200, call(url, "POST", "/auth/login", { json: { email, password: PASSWORD } }));
+  const joined = await must(`accept ${role}`, 201, url + "/auth/invitations/accept", "POST", { json: { token, password: PASSWORD } });
+  const session = await must(`login ${role}`, 200, url + "/auth/login", "POST", { json: { email, password: PASSWORD } });
   return { userId: joined.user.id, token: session.token, email };
 }
 
@@ -130,10 +116,10 @@ function history(users: string[], items: string[], n: number) {
 async function loadData(url: string, o: OrgKeys, prefix: string, nItems: number, nUsers: number, nEvents: number) {
   const items = catalog(nItems, prefix);
   const users = people(nUsers, prefix);
-  await must("items upsert", 202, call(url, "POST", "/v1/items/upsert", { apiKey: o.sk, json: items }));
-  await must("users upsert", 202, call(url, "POST", "/v1/users/upsert", { apiKey: o.sk, json: users }));
+  await must("items upsert", 202, url + "/v1/items/upsert", "POST", { key: o.sk, json: items });
+  await must("users upsert", 202, url + "/v1/users/upsert", "POST", { key: o.sk, json: users });
   const ids = { items: items.map((i) => i.item_id), users: users.map((u) => u.user_id) };
-  await must("events ingest", 202, call(url, "POST", "/v1/events/ingest", { apiKey: o.pk, json: history(ids.users, ids.items, nEvents) }));
+  await must("events ingest", 202, url + "/v1/events/ingest", "POST", { key: o.pk, json: history(ids.users, ids.items, nEvents) });
   return ids;
 }
 
@@ -145,9 +131,9 @@ export async function createFixture(url: string, metricsToken: string, output: (
   const plain = await member(url, output, a.token, "MEMBER");
   const patchable = await member(url, output, a.token, "DEVELOPER");
 
-  const cPairs = await must("list C's pairs", 200, call(url, "GET", "/v1/keys", { token: c.token }));
-  const revokedPair = await must("generate C's second pair", 201, call(url, "POST", "/v1/keys", { token: c.token }));
-  await must("revoke C's second pair", 200, call(url, "POST", `/v1/keys/${revokedPair.key_pair_id}/revoke`, { token: c.token }));
+  const cPairs = await must("list C's pairs", 200, url + "/v1/keys", "GET", { token: c.token });
+  const revokedPair = await must("generate C's second pair", 201, url + "/v1/keys", "POST", { token: c.token });
+  await must("revoke C's second pair", 200, url + `/v1/keys/${revokedPair.key_pair_id}/revoke`, "POST", { token: c.token });
 
   const data = await loadData(url, a, "a", 60, 30, 900);
   await loadData(url, b, "b", 20, 10, 120);

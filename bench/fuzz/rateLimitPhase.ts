@@ -47,34 +47,33 @@ export async function rateLimitPhase(url: string, fx: Fixture): Promise<PhaseRes
   const lines: string[] = [];
   const rateHeaders = ["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy"];
 
-  const logins: HttpAnswer[] = [];
-  for (let i = 0; i < AUTH_LIMIT + 3; i++) {
-    logins.push(
-      await answer(`${url}/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-forwarded-for": "10.250.0.1" },
-        // An email of its own: the fuzz phase's wrong passwords for the fixture's emails count against them (per email).
-        body: JSON.stringify({ email: `limits-ip-${randomUUID()}@example.com`, password: "not the password" }),
-      }),
-    );
-  }
+  /** `n` sign-ins one after another, the i-th from address `ip(i)` with `body(i)`. */
+  const signIns = async (n: number, ip: (i: number) => string, body: (i: number) => object) => {
+    const out: HttpAnswer[] = [];
+    for (let i = 0; i < n; i++) {
+      const headers = { "content-type": "application/json", "x-forwarded-for": ip(i) };
+      out.push(await answer(`${url}/auth/login`, { method: "POST", headers, body: JSON.stringify(body(i)) }));
+    }
+    return out;
+  };
+  // An email of its own each: the fuzz phase's wrong passwords for the fixture's emails count against them (per email).
+  const logins = await signIns(
+    AUTH_LIMIT + 3,
+    () => "10.250.0.1",
+    () => ({ email: `limits-ip-${randomUUID()}@example.com`, password: "not the password" }),
+  );
   const firstLimited = logins.findIndex((a) => a.status === 429);
   lines.push(`sign-ins from one IP: ${countStatuses(logins)} (first 429 at request ${firstLimited + 1})`);
   if (firstLimited !== AUTH_LIMIT) problems.push(`sign-ins: the first 429 came at request ${firstLimited + 1}, not ${AUTH_LIMIT + 1}`);
   check429s("sign-ins", logins, rateHeaders, problems);
 
   // Wrong passwords for one email, each from an address of its own: the per-email limit, not the per-IP one.
-  const guesses: HttpAnswer[] = [];
   const guessed = `limits-email-${randomUUID()}@example.com`;
-  for (let i = 0; i < LOGIN_FAILURES_LIMIT + 2; i++) {
-    guesses.push(
-      await answer(`${url}/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-forwarded-for": `10.251.0.${i + 1}` },
-        body: JSON.stringify({ email: guessed, password: `guess ${i}` }),
-      }),
-    );
-  }
+  const guesses = await signIns(
+    LOGIN_FAILURES_LIMIT + 2,
+    (i) => `10.251.0.${i + 1}`,
+    (i) => ({ email: guessed, password: `guess ${i}` }),
+  );
   const firstLocked = guesses.findIndex((a) => a.status === 429);
   lines.push(`wrong passwords for one email from many IPs: ${countStatuses(guesses)} (first 429 at request ${firstLocked + 1})`);
   if (firstLocked !== LOGIN_FAILURES_LIMIT) {

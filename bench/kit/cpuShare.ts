@@ -4,7 +4,7 @@
  * client, and anything else. The machine is shared with other work; a figure measured while others held a core
  * says so next to it.
  */
-import { cpuSeconds, machineBusySeconds, postgresCpuSeconds } from "./proc.js";
+import { cpuSeconds, machineBusySeconds, ownCpuSeconds, postgresCpuSeconds } from "./proc.js";
 
 export interface Ours {
   /** The process under load: the server, or the ceiling's endpoint. */
@@ -75,10 +75,9 @@ export function sinceSpawn(): (o: Ours) => CpuShare {
   const self = process.cpuUsage();
   return (o) => {
     const s = (performance.now() - at) / 1000;
-    const own = process.cpuUsage(self);
     const server = cpuSeconds(o.pid).all;
     const pg = (o.dataDir ? postgresCpuSeconds(o.dataDir) : 0) || 0;
-    const ours = server + pg + (own.user + own.system) / 1e6;
+    const ours = server + pg + ownCpuSeconds(self);
     return { serverCores: server / s, pgCores: pg / s, otherCores: Math.max(0, (machineBusySeconds() - machine - ours) / s) };
   };
 }

@@ -18,7 +18,7 @@ export async function registerOrg(url: string): Promise<{ orgId: string; token: 
 }
 
 /** The organisation's number, which the events table is keyed by. */
-export async function orgSeq(db: pg.Pool, orgId: string): Promise<number> {
+export async function orgSeq(db: pg.Pool | pg.Client, orgId: string): Promise<number> {
   const { rows } = await db.query<{ seq: number }>("SELECT seq FROM organisations WHERE id = $1", [orgId]);
   return rows[0].seq;
 }

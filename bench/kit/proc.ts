@@ -100,6 +100,12 @@ export function machineBusySeconds(): number {
   }
 }
 
+/** CPU seconds this process has used since `since` (process.cpuUsage()), user and kernel. */
+export function ownCpuSeconds(since: NodeJS.CpuUsage): number {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1e6;
+}
+
 /** CPU seconds spread over `count` things, in microseconds each. */
 export function usPer(cpuS: number, count: number): number {
   return (cpuS * 1e6) / Math.max(1, count);

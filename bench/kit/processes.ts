@@ -2,8 +2,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Storage } from "./storage.js";
-import { SERVER_NODE_ARGS, VERBOSE } from "./settings.js";
+import { prepareStorage, type Storage } from "./storage.js";
+import { log, SERVER_NODE_ARGS, VERBOSE } from "./settings.js";
 
 const MAIN = fileURLToPath(new URL("../../src/main.js", import.meta.url));
 const START_TIMEOUT_MS = 120_000;
@@ -42,6 +42,42 @@ export async function startServer(
   if (storage.dataDir) serverEnv.DATA_DIR = storage.dataDir;
   const { child, match } = await startChild(main, serverEnv, /listening on (http:\/\/\S+)/, SERVER_NODE_ARGS, timeoutMs);
   return { server: child, url: match[1] };
+}
+
+export interface Running {
+  server: Child;
+  url: string;
+}
+
+/** Runs `use` with a server started on `storage` (as startServer does), and stops the server afterwards whatever happens. */
+export async function withServer<T>(
+  storage: Storage,
+  env: NodeJS.ProcessEnv,
+  use: (s: Running) => Promise<T>,
+  o: { timeoutMs?: number; main?: string } = {},
+): Promise<T> {
+  const started = await startServer(storage, env, o.timeoutMs, o.main);
+  try {
+    return await use(started);
+  } finally {
+    await stopChild(started.server);
+    const { exitCode, signalCode } = started.server.proc;
+    if (exitCode !== 0) log(`server exit ${exitCode ?? signalCode}:\n${started.server.output().slice(-2000)}`);
+  }
+}
+
+/** The same on storage of its own (prepareStorage), released afterwards. */
+export async function withFreshServer<T>(
+  env: NodeJS.ProcessEnv,
+  use: (s: Running & { storage: Storage }) => Promise<T>,
+  o: { timeoutMs?: number; main?: string } = {},
+): Promise<T> {
+  const storage = await prepareStorage();
+  try {
+    return await withServer(storage, env, (s) => use({ ...s, storage }), o);
+  } finally {
+    await storage.release();
+  }
 }
 
 /** Spawns `node file` and resolves once its stdout matches `ready`. */

@@ -50,11 +50,15 @@ async function createDatabase(adminUrl: string): Promise<Storage> {
   };
 }
 
-async function adminQuery(adminUrl: string, sql: string): Promise<void> {
+/** One statement on its own connection (CREATE and DROP DATABASE run outside a pool). */
+export async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(sql);
-  await admin.end();
+  try {
+    await admin.query(sql);
+  } finally {
+    await admin.end();
+  }
 }
 
 /** Where to connect once the server is up (an embedded cluster's port and password exist only then). */

@@ -2,10 +2,14 @@
 export const int = (x: number): string => Math.round(x).toLocaleString("en-US");
 export const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
 
-/** Columns padded to their widest cell; the first left-aligned, the rest right-aligned. */
-export function table(head: string[], rows: string[][]): string {
+/**
+ * Columns padded to their widest cell; the first left-aligned, the rest right-aligned. `head`: the column names, or
+ * one line of them separated by " | ".
+ */
+export function table(names: readonly string[] | string, rows: string[][]): string {
+  const head = typeof names === "string" ? names.split(" | ") : names;
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  const line = (cells: readonly string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
   return [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
 

@@ -194,6 +194,24 @@ describe("the import graph", () => {
     expect(cyclesOf(benchGraph)).toEqual([]);
   });
 
+  it("keeps bench/'s purposes apart: the kit imports none of them, the fuzzer and the evaluation import only the kit, the benchmarks read data files through the evaluation's readers alone", () => {
+    const purpose = (f: string) => f.split("/")[1]!;
+    const allowed: Record<string, (to: string) => boolean> = {
+      kit: (to) => purpose(to) === "kit",
+      fuzz: (to) => ["kit", "fuzz"].includes(purpose(to)),
+      evaluation: (to) => ["kit", "evaluation"].includes(purpose(to)),
+      benchmarks: (to) => ["kit", "benchmarks"].includes(purpose(to)) || /^bench\/evaluation\/(csv|lightGcnSplit|split)\.ts$/.test(to),
+    };
+    expect(Object.keys(allowed).sort()).toEqual([...new Set(benchFiles.map(purpose))].sort());
+    const crossings = benchFiles.flatMap((f) =>
+      benchGraph
+        .get(f)!
+        .filter((to) => to.startsWith("bench/") && !allowed[purpose(f)]!(to))
+        .map((to) => `${f} → ${to}`),
+    );
+    expect(crossings).toEqual([]);
+  });
+
   it("finds a cycle when there is one (a → b → c → a, and a file importing itself)", () => {
     const g = new Map([
       ["a", ["b"]],

@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { nextAnswer } from "../../bench/kit/rawHttp.js";
+import { nextAnswer, parseAnswers } from "../../bench/kit/rawHttp.js";
 import type { ApiResponse } from "./api.js";
 
 /**
@@ -26,10 +26,8 @@ export async function sendInPieces(base: string, pieces: string[], timeoutMs = 5
   }
   await Promise.race([answered, sleep(timeoutMs)]);
   socket.destroy();
-  const text = received.toString("utf8");
-  const m = /^HTTP\/1\.1 (\d{3})/.exec(text);
-  if (!m) return undefined;
-  return { status: Number(m[1]), body: JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4)) };
+  const answer = parseAnswers(received, [false], true).answers[0];
+  return answer && { status: answer.status, body: JSON.parse(answer.body.toString("utf8")) };
 }
 
 /**

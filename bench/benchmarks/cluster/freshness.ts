@@ -9,11 +9,10 @@
  * Time runs from A's 202 to the arrival of B's first answer that shows the change, so it includes one
  * request to B and up to POLL_MS of waiting between asks.
  */
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { seededRandom } from "../../../workers/model/seededRandom.js";
 import { Latencies } from "../../kit/latencies.js";
-import { call } from "../../kit/api.js";
+import { call, viewEvent as view } from "../../kit/api.js";
 import { log } from "../../kit/settings.js";
 import { itemId } from "../../kit/synthetic.js";
 
@@ -61,10 +60,11 @@ async function recentlyViewed(url: string, pk: string, user: string): Promise<st
   return data.mode === "fallback" ? [] : data.recommended_items;
 }
 
-/** Milliseconds from `since` until `seen` holds for an answer from B; NaN past the deadline. */
-async function until(since: number, ask: () => Promise<string[] | undefined>, seen: (items: string[]) => boolean): Promise<number> {
+/** Milliseconds from now until `seen` holds for the user's recently-viewed on B (`url`); NaN past the deadline. */
+async function untilSeen(url: string, pk: string, user: string, seen: (items: string[]) => boolean): Promise<number> {
+  const since = performance.now();
   for (;;) {
-    const items = await ask();
+    const items = await recentlyViewed(url, pk, user);
     const now = performance.now();
     if (items && seen(items)) return now - since;
     if (now - since > DEADLINE_MS) return NaN;
@@ -72,21 +72,13 @@ async function until(since: number, ask: () => Promise<string[] | undefined>, se
   }
 }
 
-const view = (user: string, item: string) => ({
-  user_id: user,
-  event_family: "engagement",
-  event_name: "view",
-  item_id: item,
-  event_id: randomUUID(),
-});
-
 /** Runs `samples` samples, SAMPLERS at a time, each with a short seeded pause after it so that they do not march in step. */
 async function sampled(
   samples: number,
   concurrency: number,
   seed: number,
-  one: (i: number, pair: Pair) => Promise<number>,
   pair: Pair,
+  one: (i: number, pair: Pair) => Promise<number>,
 ): Promise<Freshness> {
   const random = seededRandom(seed);
   const times = new Latencies();
@@ -110,50 +102,26 @@ async function sampled(
 /** Events accepted by A, read through B. `tag` keeps each run's users apart. */
 export function eventFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number): Promise<Freshness> {
   const random = seededRandom(seed + 1);
-  return sampled(
-    samples,
-    SAMPLERS,
-    seed,
-    async (i, p) => {
-      const user = `fresh-${tag}-${i}`;
-      const item = itemId(Math.floor(random() * org.items));
-      const r = await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item));
-      if (r.status !== 202) return NaN;
-      return until(
-        performance.now(),
-        () => recentlyViewed(p.b, org.pk, user),
-        (items) => items.includes(item),
-      );
-    },
-    pair,
-  );
+  return sampled(samples, SAMPLERS, seed, pair, async (i, p) => {
+    const user = `fresh-${tag}-${i}`;
+    const item = itemId(Math.floor(random() * org.items));
+    const r = await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item));
+    if (r.status !== 202) return NaN;
+    return untilSeen(p.b, org.pk, user, (items) => items.includes(item));
+  });
 }
 
 /** Items made inactive through A, gone from B's recently-viewed. */
 export function hideFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number): Promise<Freshness> {
-  return sampled(
-    samples,
-    2,
-    seed,
-    async (i, p) => {
-      const user = `hider-${tag}-${i}`;
-      const item = `hidden-${tag}-${i}`;
-      const upsert = (status: string) => post(`${p.a}/v1/items/upsert`, org.sk, { item_id: item, item_type: "product", status });
-      if ((await upsert("active")).status !== 202) return NaN;
-      if ((await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item))).status !== 202) return NaN;
-      const shown = await until(
-        performance.now(),
-        () => recentlyViewed(p.b, org.pk, user),
-        (items) => items.includes(item),
-      );
-      if (Number.isNaN(shown)) return NaN;
-      if ((await upsert("inactive")).status !== 202) return NaN;
-      return until(
-        performance.now(),
-        () => recentlyViewed(p.b, org.pk, user),
-        (items) => !items.includes(item),
-      );
-    },
-    pair,
-  );
+  return sampled(samples, 2, seed, pair, async (i, p) => {
+    const user = `hider-${tag}-${i}`;
+    const item = `hidden-${tag}-${i}`;
+    const upsert = (status: string) => post(`${p.a}/v1/items/upsert`, org.sk, { item_id: item, item_type: "product", status });
+    if ((await upsert("active")).status !== 202) return NaN;
+    if ((await post(`${p.a}/v1/events/ingest`, org.pk, view(user, item))).status !== 202) return NaN;
+    const shown = await untilSeen(p.b, org.pk, user, (items) => items.includes(item));
+    if (Number.isNaN(shown)) return NaN;
+    if ((await upsert("inactive")).status !== 202) return NaN;
+    return untilSeen(p.b, org.pk, user, (items) => !items.includes(item));
+  });
 }

@@ -1,7 +1,7 @@
 /** The printed report of bench:cluster: every run, the two setups side by side with their ratio, freshness, and HAProxy's own cost. */
 import os from "node:os";
 import { int, ms, table } from "../../kit/table.js";
-import type { BaselineRun } from "./baseline.js";
+import type { BaselineRun } from "./haproxy.js";
 import type { Freshness } from "./freshness.js";
 import type { RunFigures } from "./runs.js";
 
@@ -35,24 +35,7 @@ const c2 = (x: number) => (Number.isNaN(x) ? "–" : x.toFixed(2));
 
 function runsTable(runs: ScenarioRun[]): string {
   return table(
-    [
-      "scenario",
-      "setup",
-      "round",
-      "quiet s",
-      "-c",
-      "events/s",
-      "req/s",
-      "p50 ms",
-      "p99 ms",
-      "failed",
-      "lone",
-      "pair",
-      "haproxy",
-      "PG",
-      "client",
-      "other",
-    ],
+    "scenario | setup | round | quiet s | -c | events/s | req/s | p50 ms | p99 ms | failed | lone | pair | haproxy | PG | client | other",
     runs.map((r) => {
       const f = r.figures;
       return [

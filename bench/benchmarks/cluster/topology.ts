@@ -7,10 +7,9 @@
  * tables at start; the lone process trained its model on all of it, and of the pair one trained it and the
  * other loaded that model.
  */
-import pg from "pg";
 import { startEmbeddedDatabase } from "../../../src/db/embedded.js";
 import { setLogLevel } from "../../../src/wire/log.js";
-import { connectionUrl, type Storage } from "../../kit/storage.js";
+import { adminQuery, connectionUrl, type Storage } from "../../kit/storage.js";
 import { startServer, stopChild, type Child } from "../../kit/processes.js";
 import { waitForLog } from "../../kit/serverLog.js";
 import { log } from "../../kit/settings.js";
@@ -43,22 +42,11 @@ async function copyDatabase(storage: Storage): Promise<{ url: string; drop: () =
   }
   const source = new URL(connectionUrl(storage));
   const name = `${source.pathname.slice(1)}_pair`;
-  const admin = new URL(source);
-  admin.pathname = "/template1";
-  const adminQuery = async (sql: string) => {
-    const c = new pg.Client({ connectionString: admin.toString() });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
+  const admin = Object.assign(new URL(source), { pathname: "/template1" }).toString();
   log(`copying the loaded database for the pair (${name})`);
-  await adminQuery(`CREATE DATABASE "${name}" TEMPLATE "${source.pathname.slice(1)}"`);
-  const copy = new URL(source);
-  copy.pathname = `/${name}`;
-  return { url: copy.toString(), drop: () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  await adminQuery(admin, `CREATE DATABASE "${name}" TEMPLATE "${source.pathname.slice(1)}"`);
+  const copy = Object.assign(new URL(source), { pathname: `/${name}` }).toString();
+  return { url: copy, drop: () => adminQuery(admin, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
 export async function startTopology(storage: Storage, recommendOrg: number): Promise<Topology> {

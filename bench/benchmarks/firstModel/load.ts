@@ -1,30 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Interaction } from "../../evaluation/csv.js";
-import { postJson } from "../../kit/api.js";
+import { sendInArrays } from "../../kit/api.js";
 
-const ITEM_CHUNK = 10_000;
-const USER_CHUNK = 10_000;
+const CATALOG_CHUNK = 10_000;
 const USERS_SINCE = "2000-01-01T00:00:00.000Z";
 const EVENT_CHUNK = 1_000;
 const IN_FLIGHT = 8;
-
-/** Sends `bodies` in order, IN_FLIGHT at a time; any answer but 202 stops the load. Returns when the last was taken. */
-async function send(url: string, key: string, bodies: string[]): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const r = await postJson(url, key, bodies[next++]!);
-      if (r.status !== 202) throw new Error(`${url}: answer ${r.status}: ${r.body.slice(0, 300)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-}
-
-function chunked<T>(rows: T[], size: number, wire: (r: T) => unknown): string[] {
-  const out: string[] = [];
-  for (let k = 0; k < rows.length; k += size) out.push(JSON.stringify(rows.slice(k, k + size).map(wire)));
-  return out;
-}
 
 /**
  * The file's items (upserted active, secret key), then, when `upsertUsers` is given, that many users (the file's,
@@ -38,31 +19,30 @@ export async function loadInteractions(
   upsertUsers = 0,
 ): Promise<{ items: number; users: number; events: number; seconds: number }> {
   const items = [...new Set(rows.map((r) => r.item).filter((i) => i !== ""))];
-  await send(
-    `${baseUrl}/v1/items/upsert`,
-    keys.sk,
-    chunked(items, ITEM_CHUNK, (item_id) => ({ item_id, item_type: "item", status: "active" })),
-  );
+  const catalog = { size: CATALOG_CHUNK, inFlight: IN_FLIGHT };
+  await sendInArrays(`${baseUrl}/v1/items/upsert`, keys.sk, items, {
+    ...catalog,
+    wire: (item_id) => ({ item_id, item_type: "item", status: "active" }),
+  });
   const users = upsertUsers > 0 ? [...new Set(rows.map((r) => r.user))] : [];
   for (let k = 0; users.length < upsertUsers; k++) users.push(`idle-${k}`);
-  await send(
-    `${baseUrl}/v1/users/upsert`,
-    keys.sk,
-    chunked(users, USER_CHUNK, (user_id) => ({ user_id, status: "active", created_at: USERS_SINCE })),
-  );
+  await sendInArrays(`${baseUrl}/v1/users/upsert`, keys.sk, users, {
+    ...catalog,
+    wire: (user_id) => ({ user_id, status: "active", created_at: USERS_SINCE }),
+  });
   const ordered = rows.slice().sort((a, b) => a.atMs - b.atMs);
   const started = performance.now();
-  await send(
-    `${baseUrl}/v1/events/ingest`,
-    keys.pk,
-    chunked(ordered, EVENT_CHUNK, (r) => ({
+  await sendInArrays(`${baseUrl}/v1/events/ingest`, keys.pk, ordered, {
+    size: EVENT_CHUNK,
+    inFlight: IN_FLIGHT,
+    wire: (r) => ({
       user_id: r.user,
       item_id: r.item || null,
       event_family: r.family,
       event_name: r.name,
       event_id: randomUUID(),
       timestamp: new Date(r.atMs).toISOString(),
-    })),
-  );
+    }),
+  });
   return { items: items.length, users: users.length, events: ordered.length, seconds: (performance.now() - started) / 1000 };
 }

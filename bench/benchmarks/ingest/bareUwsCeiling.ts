@@ -1,10 +1,9 @@
 /** Ceiling (b): a bare uWS endpoint that JSON.parses 1-event bodies and answers 202. */
 import { cpuSeconds, usPer } from "../../kit/proc.js";
-import { load, type LoadResult } from "../traffic/autocannon.js";
+import { load, type LoadResult, ingestTarget, RequestPool } from "../traffic/autocannon.js";
 import { cpuShare } from "../../kit/cpuShare.js";
 import { stopChild } from "../../kit/processes.js";
 import { startUwsCeiling } from "../traffic/uwsCeilingProcess.js";
-import { ingestTarget, RequestPool } from "../traffic/requests.js";
 import { CONNECTIONS, DURATION_S, WARMUP_S } from "../../kit/settings.js";
 
 /** Prebuilt requests: enough for ~60,000 req/s over the run; beyond, built on the fly. */

@@ -42,24 +42,7 @@ export function report(run: RunInfo, results: ScenarioResult[], ceilings: Ceilin
 
 function resultsTable(results: ScenarioResult[]): string {
   return table(
-    [
-      "events/request",
-      "conns",
-      "requests",
-      "req/s",
-      "events/s",
-      "p50 ms",
-      "p99 ms",
-      "commits",
-      "front µs/req",
-      "server CPU",
-      "PG CPU",
-      "µs/event",
-      "other CPU",
-      "acked events",
-      "stored",
-      "check",
-    ],
+    "events/request | conns | requests | req/s | events/s | p50 ms | p99 ms | commits | front µs/req | server CPU | PG CPU | µs/event | other CPU | acked events | stored | check",
     results.map((r) => [
       String(r.n),
       String(r.connections),

@@ -2,10 +2,9 @@
 import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { cpuSeconds, postgresCpuSeconds, threadCpu, usPer } from "../../kit/proc.js";
-import { load, type LoadResult } from "../traffic/autocannon.js";
+import { load, type LoadResult, ingestTarget, RequestPool } from "../traffic/autocannon.js";
 import { cpuShare } from "../../kit/cpuShare.js";
 import { pct } from "../../kit/table.js";
-import { ingestTarget, RequestPool } from "../traffic/requests.js";
 import { connectionsFor, DURATION_S, log, WARMUP_S } from "../../kit/settings.js";
 
 /** A prebuilt pool never holds more events than this (memory). */

@@ -1,5 +1,4 @@
-import type { SparseRows } from "../../../workers/training/als.js";
-import { transpose } from "../../../workers/training/als.js";
+import { type SparseRows, transpose } from "../../../workers/training/als.js";
 import { ITEM_ITEM, USER_PAIRS_MAX_ITEMS, type ItemItemParams } from "../../../workers/training/itemItem.js";
 import type { ItemItem } from "../../../workers/model/itemItem.js";
 import { END, NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, type NeighbourTable } from "../../../workers/model/neighbourSlots.js";

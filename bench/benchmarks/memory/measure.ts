@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { call } from "../../kit/api.js";
 import type { Storage } from "../../kit/storage.js";
-import { startServer, stopChild, type Child } from "../../kit/processes.js";
+import { withServer } from "../../kit/processes.js";
 import { rssMb } from "../../kit/proc.js";
 import { waitForLog } from "../../kit/serverLog.js";
 import { log } from "../../kit/settings.js";
@@ -36,19 +36,16 @@ function gauge(text: string, name: string): number {
 }
 
 /** Starts the server, waits for each organisation in `trainedOrgs` to have a model, settles, measures, and stops it. */
-export async function restartAndMeasure(storage: Storage, trainedOrgs: number[]): Promise<Measured> {
-  let server: Child | undefined;
-  try {
-    const started = await startServer(storage, SERVER_ENV);
-    server = started.server;
-    for (const org of trainedOrgs) await waitForLog(started.server, "recommender model trained", (l) => Number(l.org) === org, TRAIN_TIMEOUT_MS);
+export function restartAndMeasure(storage: Storage, trainedOrgs: number[]): Promise<Measured> {
+  return withServer(storage, SERVER_ENV, async ({ server, url }) => {
+    for (const org of trainedOrgs) await waitForLog(server, "recommender model trained", (l) => Number(l.org) === org, TRAIN_TIMEOUT_MS);
     const samples: number[] = [];
     for (let waited = 0; waited < SETTLE_MS; waited += SAMPLE_MS) {
       await sleep(SAMPLE_MS);
       samples.push(rssMb(server.proc.pid));
     }
     log(`  RSS every ${SAMPLE_MS / 1000} s: ${samples.map((x) => x.toFixed(0)).join(", ")} MB`);
-    const { status, text } = await call(`${started.url}/metrics`, { token: METRICS_TOKEN });
+    const { status, text } = await call(`${url}/metrics`, { token: METRICS_TOKEN });
     if (status !== 200) throw new Error(`/metrics answered ${status}`);
     return {
       rssMb: Math.min(...samples),
@@ -56,7 +53,5 @@ export async function restartAndMeasure(storage: Storage, trainedOrgs: number[])
       users: gauge(text, "recsvc_index_users"),
       indexBytes: gauge(text, "recsvc_index_bytes"),
     };
-  } finally {
-    await stopChild(server);
-  }
+  });
 }

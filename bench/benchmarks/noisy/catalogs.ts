@@ -2,8 +2,7 @@
  * The catalogs bench:noisy loads: hostile ones (what one free organisation may store within the documented
  * limits, built to cost the recommender the most) and the bystanders' ordinary ones.
  */
-import { randomUUID } from "node:crypto";
-import { postJson } from "../../kit/api.js";
+import { postJson, sendInArrays, viewEvent } from "../../kit/api.js";
 
 /** Items of the tag catalog: each with one array attribute of TAGS strings, all distinct but one shared. */
 export const TAG_ITEMS = 2_001;
@@ -74,11 +73,36 @@ export async function loadBystander(url: string, sk: string, pk: string): Promis
 }
 
 async function sendEvents(url: string, pk: string, n: number, item: (k: number) => string): Promise<void> {
-  for (let from = 0; from < n; from += 1_000) {
-    const events = [];
-    for (let k = from; k < Math.min(n, from + 1_000); k++)
-      events.push({ user_id: `u-${k % 97}`, event_family: "engagement", event_name: "view", item_id: item(k), event_id: randomUUID() });
-    const res = await postJson(`${url}/v1/events/ingest`, pk, JSON.stringify(events));
-    if (res.status !== 202 && res.status !== 200) throw new Error(`events answered ${res.status}: ${res.body.slice(0, 300)}`);
+  const events = Array.from({ length: n }, (_, k) => viewEvent(`u-${k % 97}`, item(k)));
+  await sendInArrays(`${url}/v1/events/ingest`, pk, events, { size: 1_000, inFlight: 1 });
+}
+
+/**
+ * The hostile organisation's most expensive valid recommend requests on the tag catalog, by kind: `similar` on
+ * an item of 999 distinct tags (the issue's request), the same naming `fields`, and any-of filters of 100
+ * values none of its items hold, for `popular` (which then scans the whole catalog) and `similar`, at the
+ * deepest page (page × limit = 10,000) and with 1,000 excluded ids.
+ */
+export const HOSTILE_KINDS = ["similar", "similar-fields", "popular-filtered", "similar-filtered"] as const;
+export type HostileKind = (typeof HOSTILE_KINDS)[number];
+
+const missing = Array.from({ length: 100 }, (_, k) => missingTag(k));
+const excluded = Array.from({ length: 1_000 }, (_, k) => `not-an-item-${k}`);
+/** Twenty filters, at most 100 values each: the first one every item fails only after reading its whole tag list. */
+const filters: Record<string, unknown> = { tags: missing };
+for (let f = 1; f < 20; f++) filters[`absent-${f}`] = missing;
+
+/** The k-th hostile request of a kind (its context item varies, so that no answer is shared). */
+export function hostileBody(kind: HostileKind, k: number): string {
+  const context_item_id = tagItemId((k * 7) % TAG_ITEMS);
+  switch (kind) {
+    case "similar":
+      return JSON.stringify({ strategy: "similar", context_item_id, limit: 100 });
+    case "similar-fields":
+      return JSON.stringify({ strategy: "similar", context_item_id, limit: 100, fields: ["tags"] });
+    case "popular-filtered":
+      return JSON.stringify({ strategy: "popular", limit: 100, page: 100, filters, exclude_item_ids: excluded });
+    case "similar-filtered":
+      return JSON.stringify({ strategy: "similar", context_item_id, limit: 100, page: 100, filters, exclude_item_ids: excluded });
   }
 }

@@ -1,10 +1,10 @@
 /**
- * A paced client for bench:noisy: request i of a schedule goes out at start + offset + i/rate (not in bursts, as
- * autocannon's overallRate sends), over a keep-alive agent, and is timed from that due time, so a request held
- * up behind a busy thread counts its wait. Answers are counted by status (a 503 is what the issue saw).
+ * bench:noisy's schedules: request i goes out at start + offset + i/rate (traffic/pace.ts) over a keep-alive agent,
+ * timed from that due time, so a request held up behind a busy thread counts its wait; answers counted by status.
  */
 import { Latencies } from "../../kit/latencies.js";
 import { keepAliveAgent, post } from "../traffic/keepAlive.js";
+import { pace } from "../traffic/pace.js";
 
 export interface Schedule {
   url: string;
@@ -33,12 +33,8 @@ const agent = keepAliveAgent(64);
 export async function runSchedule(s: Schedule, startMs: number, stats: PacedStats): Promise<void> {
   const base = new URL(s.url);
   const headers = { "content-type": "application/json", "x-api-key": s.key };
-  const n = Math.floor(s.durationS * s.rate);
   const pending: Promise<void>[] = [];
-  for (let k = 0; k < n; k++) {
-    const due = startMs + (s.offsetS + k / s.rate) * 1000;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const send = (due: number, k: number) =>
     pending.push(
       post(agent, base, "/v1/recommend", headers, s.body(k)).then((a) => {
         if (a.failure) return void stats.errors++;
@@ -46,6 +42,6 @@ export async function runSchedule(s: Schedule, startMs: number, stats: PacedStat
         stats.statuses.set(a.status, (stats.statuses.get(a.status) ?? 0) + 1);
       }),
     );
-  }
+  await pace(s.rate, s.durationS * 1000, send, startMs + s.offsetS * 1000).done;
   await Promise.all(pending);
 }

@@ -6,9 +6,15 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { SyntheticSpec } from "../../kit/synthetic.js";
-import type { LoadFigures } from "./loadOrg.js";
+import type { Sent } from "../../kit/api.js";
 
 const FILE = "bench-recommend.json";
+
+export interface LoadFigures {
+  items: Sent;
+  users: Sent;
+  events: Sent;
+}
 
 export interface Manifest {
   spec: SyntheticSpec;

@@ -8,8 +8,7 @@ import type { PacedResult, Percentiles } from "../traffic/paced.js";
 import type { RetrainFigures } from "./retrain.js";
 import { specLine } from "./spec.js";
 import type { StartFigures } from "./startPhase.js";
-import type { FixedRateRun, StrategyRun } from "./strategies.js";
-import type { ThreadCores } from "./threads.js";
+import type { FixedRateRun, StrategyRun, ThreadCores } from "./strategies.js";
 
 const GLOBAL_SHARE_TARGET = 0.5;
 const FIXED_P99_TARGET_MS = 10;
@@ -160,25 +159,7 @@ export function report(r: Results): string {
       "server process (all threads), its PostgreSQL, the load generator (near 1.00: it may be the limit) and other work; of the",
       "server's, its front (main) thread and its busiest other thread (the organisation's recommender shard):",
       table(
-        [
-          "strategy",
-          "modes (sample)",
-          "bytes",
-          "req/s",
-          "vs ceiling",
-          "p50 ms",
-          "p90 ms",
-          "p99 ms",
-          "max ms",
-          "non-2xx",
-          "errors",
-          "server",
-          "PG",
-          "client",
-          "other",
-          "front",
-          "shard",
-        ],
+        "strategy | modes (sample) | bytes | req/s | vs ceiling | p50 ms | p90 ms | p99 ms | max ms | non-2xx | errors | server | PG | client | other | front | shard",
         r.strategies.map((s) => [
           s.strategy,
           modes(s.sample.modes),
@@ -201,27 +182,7 @@ export function report(r: Results): string {
       `on its connection counts its wait). "from send": p99 timed from the write instead; "lag": p99 of how late requests`,
       `left their slot (Node's timers fire on whole ms). bare uWS: the ceiling's canned endpoint, the client's own floor:`,
       table(
-        [
-          "strategy",
-          "when",
-          "rate",
-          "conns",
-          "reached req/s",
-          "p50 ms",
-          "p90 ms",
-          "p99 ms",
-          "max ms",
-          "from send",
-          "lag",
-          "non-2xx",
-          "errors",
-          "server",
-          "PG",
-          "client",
-          "other",
-          "front",
-          "shard",
-        ],
+        "strategy | when | rate | conns | reached req/s | p50 ms | p90 ms | p99 ms | max ms | from send | lag | non-2xx | errors | server | PG | client | other | front | shard",
         [
           ...r.ceilings.flatMap((c) => c.fixedRate).map((f) => ["bare uWS (canned)", "-", ...pacedCells(f.rate, f.connections, f.load), "-", "-"]),
           ...r.fixedRate.map((f) => [f.strategy, f.label, ...pacedCells(f.rate, f.connections, f.load), ...threadCells(f.threads)]),

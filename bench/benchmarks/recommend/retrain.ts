@@ -6,18 +6,16 @@
  * with RECOMMEND_RETRAIN_S=1 (startPhase.ts), so one new event is enough to start a training; nothing else
  * sends events meanwhile.
  */
-import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Child } from "../../kit/processes.js";
 import { log } from "../../kit/settings.js";
 import { itemId, userId } from "../../kit/synthetic.js";
-import { bodyMaker } from "./bodies.js";
+import { bodyMaker } from "./spec.js";
 import { rssMb } from "../../kit/proc.js";
 import { startPaced, type PacedResult, type Percentiles } from "../traffic/paced.js";
-import { postJson } from "../../kit/api.js";
+import { postJson, viewEvent } from "../../kit/api.js";
 import { logLines } from "../../kit/serverLog.js";
-import { runFixedRate, target, type FixedRateRun, type Server } from "./strategies.js";
-import { threadCores } from "./threads.js";
+import { runFixedRate, target, type FixedRateRun, type Server, threadCores } from "./strategies.js";
 
 const BEFORE_MS = 3_000;
 const TRAIN_TIMEOUT_MS = 15 * 60_000;
@@ -49,14 +47,7 @@ export async function retrainPhase(
   const run = await startPaced({ ...target(s), body: bodyMaker("personalized", s.spec), connections, rate, durationS: TRAIN_TIMEOUT_MS / 1000 });
   await sleep(Math.max(0, run.startEpochMs + BEFORE_MS - Date.now()));
   const postedAt = Date.now();
-  const event = {
-    user_id: userId(0),
-    item_id: itemId(0),
-    event_family: "engagement",
-    event_name: "view",
-    event_id: randomUUID(),
-    timestamp: new Date().toISOString(),
-  };
+  const event = { ...viewEvent(userId(0), itemId(0)), timestamp: new Date().toISOString() };
   const posted = await postJson(`${s.url}/v1/events/ingest`, s.pk, JSON.stringify([event]));
   if (posted.status !== 202) throw new Error(`retrain: the event got ${posted.status}: ${posted.body.slice(0, 300)}`);
   let line;

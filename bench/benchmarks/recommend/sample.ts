@@ -3,6 +3,8 @@
  * statuses, how often the strategy answered itself rather than falling back to popular, results per answer
  * and answer size. autocannon does not look at bodies, so without this a run of fallbacks would look fast.
  */
+import { call } from "../../kit/api.js";
+
 export interface Sample {
   requests: number;
   non200: number;
@@ -19,18 +21,13 @@ export async function sample(url: string, pk: string, body: () => string, n: num
   let results = 0;
   let bytes = 0;
   for (let i = 0; i < n; i++) {
-    const res = await fetch(`${url}/v1/recommend`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": pk },
-      body: body(),
-    });
-    const text = await res.text();
+    const { status, text, json } = await call(`${url}/v1/recommend`, { key: pk, body: body() });
     s.requests++;
-    if (res.status !== 200) {
+    if (status !== 200) {
       s.non200++;
       continue;
     }
-    const data = (JSON.parse(text) as { data: { mode: string; results: unknown[] } }).data;
+    const data = json.data as { mode: string; results: unknown[] };
     s.modes[data.mode] = (s.modes[data.mode] ?? 0) + 1;
     results += data.results.length;
     bytes += Buffer.byteLength(text);

@@ -1,5 +1,6 @@
 /** The synthetic organisation the benchmark loads: the full size times SCALE, always the same seed. */
-import type { SyntheticSpec } from "../../kit/synthetic.js";
+import { ITEM_STRATEGIES, USER_STRATEGIES, type Strategy } from "../../../src/wire/strategies.js";
+import { itemId, userId, type SyntheticSpec } from "../../kit/synthetic.js";
 
 const FULL = { items: 100_000, users: 50_000, events: 5_000_000 };
 const TOPICS = 200;
@@ -20,3 +21,14 @@ export function benchSpec(scale: number): SyntheticSpec {
 
 export const specLine = (s: SyntheticSpec): string =>
   `${s.items.toLocaleString("en-US")} items, ${s.users.toLocaleString("en-US")} users, ${s.events.toLocaleString("en-US")} events, ${s.topics} topics over ${s.days} days`;
+
+/** Recommend request bodies per strategy: a random known user or item each time, limit 20 (metadata included). */
+export const LIMIT = 20;
+
+/** A body maker for `strategy`: each call picks a new user or item (uniformly by `random`; every user has events). */
+export function bodyMaker(strategy: Strategy, spec: SyntheticSpec, random = Math.random): () => string {
+  const head = `{"strategy":"${strategy}","limit":${LIMIT}`;
+  if (USER_STRATEGIES.has(strategy)) return () => `${head},"user_id":"${userId((random() * spec.users) | 0)}"}`;
+  if (ITEM_STRATEGIES.has(strategy)) return () => `${head},"context_item_id":"${itemId((random() * spec.items) | 0)}"}`;
+  return () => `${head}}`;
+}

@@ -4,8 +4,8 @@
  * once both are done; and, for the difference, the same server started on an empty database.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { prepareStorage, type Storage } from "../../kit/storage.js";
-import { startServer, stopChild, type Child } from "../../kit/processes.js";
+import type { Storage } from "../../kit/storage.js";
+import { startServer, stopChild, withFreshServer, type Child } from "../../kit/processes.js";
 import { log } from "../../kit/settings.js";
 import { sinceSpawn, type CpuShare } from "../../kit/cpuShare.js";
 import { peakRssMb, rssMb } from "../../kit/proc.js";
@@ -50,17 +50,11 @@ export interface Started {
 }
 
 /** RSS of the server started on an empty database: what the process costs before any organisation's index. */
-export async function emptyServerRss(): Promise<number> {
-  const storage = await prepareStorage();
-  let server: Child | undefined;
-  try {
-    server = (await startServer(storage, SERVER_ENV)).server;
+export function emptyServerRss(): Promise<number> {
+  return withFreshServer(SERVER_ENV, async ({ server }) => {
     await sleep(SETTLE_MS);
     return rssMb(server.proc.pid);
-  } finally {
-    await stopChild(server);
-    await storage.release();
-  }
+  });
 }
 
 export async function startOnData(storage: Storage, orgSeq: number, retrainOnEvent = false): Promise<Started> {

@@ -1,12 +1,12 @@
 /** Each strategy driven by autocannon against the real server, after a look at what it answers and a warm-up. */
 import type { SyntheticSpec } from "../../kit/synthetic.js";
 import { log } from "../../kit/settings.js";
-import { bodyMaker } from "./bodies.js";
+import { bodyMaker } from "./spec.js";
 import type { Strategy } from "../../../src/wire/strategies.js";
 import { drive, type DriveResult } from "../traffic/drive.js";
 import { paced, type PacedResult } from "../traffic/paced.js";
 import { sample, type Sample } from "./sample.js";
-import { threadCores, type ThreadCores } from "./threads.js";
+import { threadCpu } from "../../kit/proc.js";
 
 const SAMPLE_REQUESTS = 50;
 
@@ -69,4 +69,34 @@ export async function runFixedRate(
     `  ${label}: ${strategy} ${rate} req/s over ${connections} connections, ${durationS}s: p50 ${load.p50.toFixed(2)}, p99 ${load.p99.toFixed(2)}, max ${load.max.toFixed(2)} ms`,
   );
   return { strategy, label, connections, rate, load, threads: threads() };
+}
+
+/**
+ * Which of the server's threads were busy during a run: the front (main) thread answers HTTP, a recommender
+ * shard thread ranks, so the two numbers say which one a strategy's rate is limited by.
+ */
+export interface ThreadCores {
+  /** Cores used by the main thread (HTTP, validation, JSON of the answer). */
+  front: number;
+  /** The busiest other thread (for one organisation: its recommender shard), as `name#tid`, and its cores. */
+  busiest: string;
+  busiestCores: number;
+}
+
+/** Starts counting; call the returned function at the end of the run. */
+export function threadCores(pid: number | undefined): () => ThreadCores {
+  const before = threadCpu(pid);
+  const at = performance.now();
+  return () => {
+    const s = (performance.now() - at) / 1000;
+    let front = NaN;
+    let busiest = "";
+    let busiestCores = 0;
+    for (const [thread, after] of threadCpu(pid)) {
+      const cores = (after - (before.get(thread) ?? 0)) / s;
+      if (thread.endsWith(`#${pid}`)) front = cores;
+      else if (cores > busiestCores) [busiest, busiestCores] = [thread, cores];
+    }
+    return { front, busiest, busiestCores };
+  };
 }

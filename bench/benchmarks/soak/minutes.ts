@@ -1,7 +1,7 @@
 /** One row per minute: the server's and PostgreSQL's memory, where the CPU went, and each kind's figures. */
 import type { Latencies } from "../../kit/latencies.js";
 import { postgresMemory, rssMb } from "../../kit/proc.js";
-import { cpuShare } from "../../kit/cpuShare.js";
+import { coresDuring } from "../../kit/cpuShare.js";
 import type { Child } from "../../kit/processes.js";
 import { KINDS, type Kind } from "./mix.js";
 import { logCounts } from "../../kit/serverLog.js";
@@ -45,16 +45,12 @@ export function minuteSampler(
   dataDir: string | undefined,
 ): (minute: number, counts: Record<Kind, KindCounts>, lag: Latencies | undefined, inFlight: number, notes: string[]) => MinuteRow {
   const pid = server.proc.pid;
-  let cpu = cpuShare({ pid, dataDir });
-  let client = { usage: process.cpuUsage(), at: performance.now() };
+  let cpu = coresDuring({ server: [pid] }, dataDir);
   let logs = logCounts(server);
   return (minute, counts, lag, inFlight, notes) => {
     const [lagP99, lagMax] = lag?.percentiles([0.99, 1]) ?? [NaN, NaN];
-    const share = cpu();
-    cpu = cpuShare({ pid, dataDir });
-    const usage = process.cpuUsage(client.usage);
-    const clientCores = (usage.user + usage.system) / 1000 / (performance.now() - client.at);
-    client = { usage: process.cpuUsage(), at: performance.now() };
+    const cores = cpu();
+    cpu = coresDuring({ server: [pid] }, dataDir);
     const nowLogs = logCounts(server);
     const pgMemory = postgresMemory(dataDir);
     const row: MinuteRow = {
@@ -62,7 +58,7 @@ export function minuteSampler(
       serverRssMb: rssMb(pid),
       postgresPssMb: pgMemory.totalMb,
       postgresPrivateMb: pgMemory.privateMb,
-      cores: { server: share.serverCores, postgres: share.pgCores, client: clientCores, other: share.otherCores },
+      cores: { ...cores, postgres: cores.postgres || 0 },
       inFlight,
       clientLag: { p99: lagP99!, max: lagMax! },
       trainings: nowLogs.trainings - logs.trainings,

@@ -6,10 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { seededRandom } from "../../../workers/model/seededRandom.js";
-import { bodyMaker } from "../recommend/bodies.js";
+import { bodyMaker } from "../recommend/spec.js";
 import type { Strategy } from "../../../src/wire/strategies.js";
+import { Distinct } from "../traffic/events.js";
 import { itemId, syntheticEvents, topicOf, userId, type SyntheticEvent, type SyntheticSpec } from "../../kit/synthetic.js";
-import { Distinct } from "./distinct.js";
 
 export const KINDS = ["recommend", "ingest-1", "ingest-100", "items-upsert", "users-upsert"] as const;
 export type Kind = (typeof KINDS)[number];

@@ -4,12 +4,12 @@
  * same mix and rate, against a bare endpoint for the client's floor.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Latencies } from "../../kit/latencies.js";
 import type { Mix } from "./mix.js";
 import { track, type SoakOrg } from "./orgs.js";
-import { pace } from "./pacer.js";
 import { keepAliveAgent, post } from "../traffic/keepAlive.js";
 import type { Tally } from "./tally.js";
+import type { Latencies } from "../../kit/latencies.js";
+import { pace } from "../traffic/pace.js";
 
 const SOCKETS_PER_ORG = 16;
 /** Longer than a request's own timeout, so everything sent ends one way or the other. */

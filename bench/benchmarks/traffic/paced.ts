@@ -16,6 +16,7 @@ import net from "node:net";
 import { nextAnswer, requestHead, withBody } from "../../kit/rawHttp.js";
 import { cpuShare, type CpuShare, type Ours } from "../../kit/cpuShare.js";
 import { Latencies } from "../../kit/latencies.js";
+import { ownCpuSeconds } from "../../kit/proc.js";
 
 export interface PacedOptions {
   url: string;
@@ -215,7 +216,6 @@ export async function startPaced(o: PacedOptions): Promise<PacedRun> {
     done: finished.then(() => {
       clearTimeout(drainTimer);
       const cores = share();
-      const cpu = process.cpuUsage(cpuBefore);
       for (const c of conns)
         if (!c.dead) {
           c.dead = true;
@@ -237,7 +237,7 @@ export async function startPaced(o: PacedOptions): Promise<PacedRun> {
         p99FromSend: fromSend.percentiles([0.99])[0]!,
         sendLagP99: lag.percentiles([0.99])[0]!,
         sendLagMax: lag.percentiles([1])[0]!,
-        clientCpuShare: (cpu.user + cpu.system) / 1e6 / Math.max(durationS, 1e-3),
+        clientCpuShare: ownCpuSeconds(cpuBefore) / Math.max(durationS, 1e-3),
       };
       return Object.assign(run, { result });
     }),

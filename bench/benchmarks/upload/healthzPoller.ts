@@ -5,6 +5,7 @@
  */
 import { Agent, request } from "node:http";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { pace } from "../traffic/pace.js";
 
 export interface HealthzPoll {
   latencies: number[];
@@ -35,13 +36,9 @@ async function poll({ url, seconds, perSecond }: PollJob): Promise<HealthzPoll> 
   let worst = 0;
   let worstAt = 0;
   let failed = 0;
-  const every = 1000 / perSecond;
   const start = performance.now();
   const pending: Array<Promise<void>> = [];
-  for (let k = 0; k < seconds * perSecond; k++) {
-    const due = start + k * every;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  const send = (due: number) =>
     pending.push(
       new Promise<void>((resolve) => {
         const req = request(`${url}/healthz`, { agent }, (res) => {
@@ -61,7 +58,7 @@ async function poll({ url, seconds, perSecond }: PollJob): Promise<HealthzPoll> 
         req.end();
       }),
     );
-  }
+  await pace(perSecond, seconds * 1000, send, start).done;
   await Promise.all(pending);
   agent.destroy();
   return { latencies, failed, worstAt };

@@ -14,19 +14,18 @@ export interface Paced {
   lateness: Latencies;
 }
 
-/** Calls `send(dueAt)` `rate` times a second for `durationMs` (dueAt on the performance.now() clock). */
-export function pace(rate: number, durationMs: number, send: (dueAt: number) => void): Paced {
+/** Calls `send(dueAt, k)` `rate` times a second for `durationMs` from `start` (on the performance.now() clock). */
+export function pace(rate: number, durationMs: number, send: (dueAt: number, k: number) => void, start = performance.now()): Paced {
   const lateness = new Latencies();
   const interval = 1000 / rate;
   const total = Math.floor((durationMs / 1000) * rate);
-  const start = performance.now();
   let k = 0;
   const done = new Promise<void>((resolve) => {
     const tick = () => {
       const now = performance.now();
       for (let due = start + k * interval; k < total && due <= now; due = start + ++k * interval) {
         lateness.add(now - due);
-        send(due);
+        send(due, k);
       }
       if (k >= total) return resolve();
       setTimeout(tick, Math.max(0, start + k * interval - performance.now()));
