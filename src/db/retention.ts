@@ -3,6 +3,7 @@ import type pg from "pg";
 import { ALL_ORGS, fenceSnapshotsNow } from "./snapshotFences.js";
 import { forgetDays } from "../recommend/analyticsCache.js";
 import { log } from "../wire/log.js";
+import { Rounds } from "./rounds.js";
 
 /** One process at a time does the work (CLUSTER=1 runs several on one database); the others skip that round. */
 const RETENTION_LOCK = 727_020;
@@ -188,30 +189,23 @@ async function purgeOrganisations(c: pg.Client, now: number, retentionDays: numb
 
 /** Creates the coming partitions at start (awaited), then runs applyRetention at once and every `intervalMs`. */
 export class RetentionTask {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly rounds: Rounds;
 
   constructor(
     private readonly connect: () => pg.Client,
     private readonly settings: RetentionSettings,
-    private readonly intervalMs: number,
-  ) {}
+    intervalMs: number,
+  ) {
+    this.rounds = new Rounds("events retention", () => this.round(), intervalMs);
+  }
 
   async start(): Promise<void> {
     await ensurePartitions(this.connect);
-    const tick = () => {
-      this.running ??= this.round()
-        .catch((err: Error) => log.error("events retention failed; tried again next round", { error: err.message }))
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, this.intervalMs);
-    this.timer.unref();
+    this.rounds.start();
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   private async round(): Promise<void> {

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { Rounds } from "../db/rounds.js";
 import { log } from "../wire/log.js";
 import { fillDays, settledDays } from "./analyticsCache.js";
 
@@ -84,29 +85,22 @@ async function precountRound(pool: pg.Pool, budgetMs: number, now: number): Prom
 
 /** Runs precountDays every `intervalMs` (the first round at once), each within `budgetMs`. */
 export class AnalyticsPrecountTask {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private readonly rounds: Rounds;
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly intervalMs: number,
+    intervalMs: number,
     private readonly budgetMs: number,
-  ) {}
-
-  start(): void {
-    const tick = () => {
-      this.running ??= this.round()
-        .catch((err: Error) => log.error("analytics precount failed; tried again next round", { error: err.message }))
-        .finally(() => (this.running = undefined));
-    };
-    tick();
-    this.timer = setInterval(tick, this.intervalMs);
-    this.timer.unref();
+  ) {
+    this.rounds = new Rounds("analytics precount", () => this.round(), intervalMs);
   }
 
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  start(): void {
+    this.rounds.start();
+  }
+
+  stop(): Promise<void> {
+    return this.rounds.stop();
   }
 
   private async round(): Promise<void> {
