@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DEFAULT_TRUSTED_PROXIES, TrustedProxies } from "./http/trustedProxies.js";
 import { DEFAULT_ALS } from "./wire/als.js";
 import { DEFAULT_USER_LIMITS } from "./wire/userLimits.js";
+import { DEFAULT_TRAINING_ENTRIES_MAX } from "./wire/trainingBudget.js";
 
 const JWT_SECRET_MIN_BYTES = 32;
 const flag = z.enum(["0", "1", "true", "false"]).transform((v) => v === "1" || v === "true");
@@ -118,6 +119,12 @@ export const ConfigSchema = z.object({
    */
   USER_HISTORY_MAX: z.coerce.number().int().min(16).max(4_096).default(DEFAULT_USER_LIMITS.historyMax),
   USER_ITEMS_MAX: z.coerce.number().int().min(16).max(65_536).default(DEFAULT_USER_LIMITS.itemsMax),
+  /**
+   * The most (user, item) entries one organisation's training set holds: past it each user's row keeps their
+   * latest items, the longest records cut first (workers/training/trainingSet.ts), so that a training's memory
+   * (about 40 bytes an entry at its peak) and time follow the number of users, not the length of the history.
+   */
+  TRAINING_ENTRIES_MAX: z.coerce.number().int().min(10_000).default(DEFAULT_TRAINING_ENTRIES_MAX),
   /** Models are retrained at least this often while events arrive (and sooner after much new data). */
   RECOMMEND_RETRAIN_S: z.coerce.number().int().min(1).default(600),
   /** ALS: latent factors, iterations, regularisation and confidence scale (c = 1 + alpha·log(1 + strength)). */

@@ -126,6 +126,7 @@ async function start(config: Config, onLockTaken: (reason: string) => void): Pro
     retrainIntervalMs: config.RECOMMEND_RETRAIN_S * 1000,
     attributeCaps: { maxTokens: config.ORG_MAX_ATTRIBUTE_TOKENS, maxBytes: config.ORG_INDEX_MAX_BYTES },
     userLimits: { historyMax: config.USER_HISTORY_MAX, itemsMax: config.USER_ITEMS_MAX },
+    trainingEntriesMax: config.TRAINING_ENTRIES_MAX,
     cluster: cluster && { holder: cluster.origin, leaseS: config.TRAINING_LEASE_S },
     snapshotMinEvents: config.INDEX_SNAPSHOT_MIN_EVENTS,
     ruleSets: (shard, shards) => rules.forShard(shard, shards),

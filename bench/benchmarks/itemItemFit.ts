@@ -13,7 +13,8 @@ import { benchSpec, specLine } from "./recommend/spec.js";
 import { syntheticEvents, type SyntheticSpec } from "../kit/synthetic.js";
 import { writeFigures } from "../kit/results.js";
 import { log } from "../kit/settings.js";
-import { NOT_RECENT, QUERY_MAX_ITEMS } from "../../workers/training/query.js";
+import { NOT_RECENT } from "../../workers/training/query.js";
+import { QUERY_MAX_ITEMS } from "../../workers/model/itemItem.js";
 import { fitUserTop, USER_TOP_MAX_ENTRIES, USER_TOP_PER_USER } from "../../workers/training/userTop.js";
 import { NO_USER_USER, USER_USER } from "../../workers/training/userUser.js";
 

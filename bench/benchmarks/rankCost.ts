@@ -55,8 +55,8 @@ for (const e of syntheticEvents(spec)) {
 }
 console.error(`${specLine(spec)}: index replayed in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 t = performance.now();
-const { matrix, userVersions, recency } = trainingSet(index);
-index.model = trainModel(matrix, userVersions, DEFAULT_ALS, undefined, process.env.BENCH_USER_TOP === "0" ? undefined : recency);
+const { matrix, userVersions, recency, rowMax } = trainingSet(index);
+index.model = trainModel(matrix, userVersions, DEFAULT_ALS, undefined, process.env.BENCH_USER_TOP === "0" ? undefined : recency, rowMax);
 console.error(`model trained in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
 const random = seededRandom(7);

@@ -32,8 +32,8 @@ export function replay(train: Interaction[], allItems: Iterable<string>, nowS: n
 
 /** Trains the model the way the training scheduler does and swaps it in; returns the training time (ms). */
 export function trainInto(index: OrgIndex, params: AlsParams): { ms: number; interactions: number } {
-  const { matrix, userVersions, recency } = trainingSet(index);
+  const { matrix, userVersions, recency, rowMax } = trainingSet(index);
   const started = performance.now();
-  index.model = trainModel(matrix, userVersions, params, undefined, recency);
+  index.model = trainModel(matrix, userVersions, params, undefined, recency, rowMax);
   return { ms: performance.now() - started, interactions: matrix.indptr[matrix.rows]! };
 }

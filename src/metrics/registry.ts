@@ -95,6 +95,13 @@ export const metrics = {
     labelNames: SHARD,
     registers: [registry],
   }),
+  /** A training whose set TRAINING_ENTRIES_MAX held: its longest users' rows kept only their latest items. */
+  modelTrainingsBudgeted: new Counter({
+    name: "recsvc_model_trainings_budgeted_total",
+    help: "Model trainings whose training set was held to TRAINING_ENTRIES_MAX (the longest records cut to their latest items), by shard.",
+    labelNames: SHARD,
+    registers: [registry],
+  }),
   /** Length of one training: `modelTrainingSeconds.observe({ shard }, seconds)`. */
   modelTrainingSeconds: new Histogram({
     name: "recsvc_model_training_seconds",
@@ -164,7 +171,7 @@ export function collectProcessMetrics(): void {
 export function zeroShardSeries(shards: number): void {
   for (let i = 0; i < shards; i++) {
     const shard = String(i);
-    for (const c of [metrics.recommenderRestarts, metrics.recommenderRecordsSkipped, metrics.recommenderAsksExpired, metrics.modelTrainings]) {
+    for (const c of [metrics.recommenderRestarts, metrics.recommenderRecordsSkipped, metrics.recommenderAsksExpired, metrics.modelTrainings, metrics.modelTrainingsBudgeted]) {
       c.inc({ shard }, 0);
     }
     metrics.modelTrainingSeconds.zero({ shard });

@@ -6,8 +6,9 @@ export const shardMetrics: ShardObserver = {
   restarted: (shard) => metrics.recommenderRestarts.inc({ shard: String(shard) }),
   skipped: (shard, records) => metrics.recommenderRecordsSkipped.inc({ shard: String(shard) }, records),
   expired: (shard, asks) => metrics.recommenderAsksExpired.inc({ shard: String(shard) }, asks),
-  trained: (shard, ms) => {
+  trained: (shard, ms, budgeted) => {
     metrics.modelTrainings.inc({ shard: String(shard) });
+    if (budgeted) metrics.modelTrainingsBudgeted.inc({ shard: String(shard) });
     metrics.modelTrainingSeconds.observe({ shard: String(shard) }, ms / 1000);
   },
   snapshotsLoaded: (outcomes) => {

@@ -4,6 +4,7 @@ import { log, logLevel } from "../wire/log.js";
 import type { RecommenderThreadData } from "../wire/threadData.js";
 import type { AlsParams } from "../wire/als.js";
 import { DEFAULT_USER_LIMITS, type UserLimits } from "../wire/userLimits.js";
+import { DEFAULT_TRAINING_ENTRIES_MAX } from "../wire/trainingBudget.js";
 import { readAnswers } from "../wire/answerBatch.js";
 import { PendingRequests } from "./pendingRequests.js";
 import {
@@ -36,6 +37,8 @@ export interface RecommenderPoolOptions {
   attributeCaps?: { maxTokens: number; maxBytes: number };
   /** What the index keeps per user (USER_HISTORY_MAX, USER_ITEMS_MAX); their defaults when unset. */
   userLimits?: UserLimits;
+  /** TRAINING_ENTRIES_MAX; its default when unset. */
+  trainingEntriesMax?: number;
   /** CLUSTER=1: this process's id, and how long a training lease lasts unrenewed (workers/recommender/sharedTraining.ts). */
   cluster?: { holder: string; leaseS: number };
   /** INDEX_SNAPSHOT_MIN_EVENTS (docs/operations.md, Snapshots). */
@@ -52,7 +55,7 @@ export interface ShardObserver {
   skipped(shard: number, records: number): void;
   /** Asks the shard reached past their deadline and dropped without ranking them. */
   expired(shard: number, asks: number): void;
-  trained(shard: number, ms: number): void;
+  trained(shard: number, ms: number, budgeted: boolean): void;
   sizes(shard: number, sizes: ShardSizes): void;
   snapshotsLoaded?(outcomes: Record<string, number>): void;
   snapshotWritten?(m: Extract<FromShard, { t: "snapshotWritten" }>): void;
@@ -297,6 +300,7 @@ export class RecommenderPool {
       orgMaxAttributeTokens: this.opts.attributeCaps?.maxTokens ?? Infinity,
       orgMaxAttributeBytes: this.opts.attributeCaps?.maxBytes ?? Infinity,
       userLimits: this.opts.userLimits ?? DEFAULT_USER_LIMITS,
+      trainingEntriesMax: this.opts.trainingEntriesMax ?? DEFAULT_TRAINING_ENTRIES_MAX,
       restart,
       logLevel: logLevel(),
       cluster: this.opts.cluster ?? null,
@@ -401,7 +405,7 @@ export class RecommenderPool {
         observer?.expired(shard, m.asks);
         return;
       case "trained":
-        observer?.trained(shard, m.ms);
+        observer?.trained(shard, m.ms, m.budgeted);
         return;
       case "sizes":
         observer?.sizes(shard, m.sizes);

@@ -156,7 +156,8 @@ export type FromShard =
   | { t: "skipped"; records: number }
   /** Asks the shard dropped unranked: their deadline had passed when their turn came (the front had answered 503). */
   | { t: "expired"; asks: number }
-  | { t: "trained"; org: number; ms: number }
+  /** `budgeted`: the training set was held to TRAINING_ENTRIES_MAX (its longest rows cut). */
+  | { t: "trained"; org: number; ms: number; budgeted: boolean }
   | { t: "sizes"; sizes: ShardSizes }
   /** How the load met each organisation's snapshot, by outcome (restored, missing, unreadable). */
   | { t: "snapshotsLoaded"; outcomes: Record<string, number> }

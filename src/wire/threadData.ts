@@ -31,6 +31,8 @@ export interface RecommenderThreadData {
   orgMaxAttributeBytes: number;
   /** What the index keeps per user: settings USER_HISTORY_MAX and USER_ITEMS_MAX. */
   userLimits: UserLimits;
+  /** TRAINING_ENTRIES_MAX: the most entries one organisation's training set holds (workers/training/trainingSet.ts). */
+  trainingEntriesMax: number;
   /** Started again after the thread died: the service is serving, so organisations are loaded smallest first. */
   restart: boolean;
   logLevel: LogLevel;

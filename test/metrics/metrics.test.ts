@@ -14,6 +14,7 @@ const SHARD_METRICS = [
   "recsvc_recommender_records_skipped_total",
   "recsvc_recommender_asks_expired_total",
   "recsvc_model_trainings_total",
+  "recsvc_model_trainings_budgeted_total",
   "recsvc_model_training_seconds_count",
   "recsvc_index_organisations",
   "recsvc_index_items",

@@ -10,8 +10,19 @@
  * a ranking are found by the rows, which is the search. The fit is one pass over the users of each item, costing
  * Σ_u d_u² multiply-adds (a user's pairs through at most USER_PAIRS_MAX_ITEMS of their items).
  */
+/**
+ * A query reads at most this many of the user's items (their latest), so that its cost is bounded by
+ * QUERY_MAX_ITEMS rows whatever the user's record holds.
+ */
+export const QUERY_MAX_ITEMS = 1_024;
+
 export interface ItemItem {
   items: number;
+  /**
+   * A user's query reads their latest this many items: QUERY_MAX_ITEMS, or fewer when the training budget gave
+   * each row fewer (TrainingSet.rowMax), so that a query scores as training did for the kept lists.
+   */
+  queryMax: number;
   /** Item i's neighbours are neighbours[rowStart[i] .. rowStart[i+1]), best first, with their S_ij in weights. */
   rowStart: Int32Array;
   neighbours: Int32Array;

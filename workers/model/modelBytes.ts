@@ -1,7 +1,7 @@
 import { Packr } from "msgpackr";
 import type { AlsParams } from "../../src/wire/als.js";
 import type { ClosedForm } from "./ease.js";
-import type { ItemItem } from "./itemItem.js";
+import { QUERY_MAX_ITEMS, type ItemItem } from "./itemItem.js";
 import type { Model } from "./model.js";
 
 /**
@@ -53,6 +53,8 @@ export interface Header {
   closedForm: { form: "primal" | "dual"; lambda: number; items: number; users: number } | null;
   /** The item-item rows' item count, when the model has them. */
   itemItem: number | null;
+  /** Their queries' length (ItemItem.queryMax); absent in models stored before it was: QUERY_MAX_ITEMS. */
+  itemItemQueryMax?: number;
   /** Slots per item of the stored neighbour lists, when they are stored. */
   neighboursPerItem: number | null;
   /** Each array's name, element type and length, in the order their bytes follow. */
@@ -130,6 +132,7 @@ export function encodeModel(m: StoredModel): Uint8Array {
     ivfCells: m.ivf?.cells ?? null,
     closedForm: c ? { form: c.form, lambda: c.lambda, items: c.items, users: c.form === "dual" ? c.users : 0 } : null,
     itemItem: m.itemItem?.items ?? null,
+    itemItemQueryMax: m.itemItem?.queryMax,
     neighboursPerItem: m.neighbours ? m.neighbours.perItem : null,
     arrays: arrays.map(([name, a]) => [name, kindOf(a), a.length]),
   };
@@ -231,7 +234,13 @@ export function decodeModel(bytes: Uint8Array): DecodedModel {
     itemItem:
       h.itemItem === null
         ? undefined
-        : { items: h.itemItem, rowStart: get("itemItemRowStart"), neighbours: get("itemItemNeighbours"), weights: get("itemItemWeights") },
+        : {
+            items: h.itemItem,
+            queryMax: h.itemItemQueryMax ?? QUERY_MAX_ITEMS,
+            rowStart: get("itemItemRowStart"),
+            neighbours: get("itemItemNeighbours"),
+            weights: get("itemItemWeights"),
+          },
     neighbours: h.neighboursPerItem === null ? undefined : { perItem: h.neighboursPerItem, slots: get("neighbourSlots") },
   };
 }

@@ -252,9 +252,10 @@ async function start(): Promise<void> {
   const training = new TrainingScheduler(() => shard.all(), {
     params: data.als,
     retrainIntervalMs: data.retrainIntervalMs,
+    entriesMax: data.trainingEntriesMax,
     shared: shared || undefined,
-    trained: (org, ms) => {
-      send({ t: "trained", org, ms });
+    trained: (org, ms, budgeted) => {
+      send({ t: "trained", org, ms, budgeted });
       sendSizes(); // a model changes the index's size most
     },
   });

@@ -1,5 +1,6 @@
 import type { OrgIndex } from "../index/orgIndex.js";
 import { TrainingSetBuilder, type TrainingSet } from "../training/trainingSet.js";
+import { DEFAULT_TRAINING_ENTRIES_MAX } from "../../src/wire/trainingBudget.js";
 
 /** Time the shard gives the training set at a stretch before it answers the requests that came meanwhile. */
 const SLICE_MS = 2;
@@ -11,8 +12,13 @@ const USERS_PER_CHECK = 64;
  * slices. Built in one go it holds a large organisation's shard for hundreds of milliseconds, and each request
  * that comes meanwhile waits for it.
  */
-export async function trainingSetInSlices(index: OrgIndex, pause: () => Promise<void> = nextTurn, sliceMs = SLICE_MS): Promise<TrainingSet> {
-  const builder = new TrainingSetBuilder(index);
+export async function trainingSetInSlices(
+  index: OrgIndex,
+  entriesMax = DEFAULT_TRAINING_ENTRIES_MAX,
+  pause: () => Promise<void> = nextTurn,
+  sliceMs = SLICE_MS,
+): Promise<TrainingSet> {
+  const builder = new TrainingSetBuilder(index, entriesMax);
   let sliceStart = performance.now();
   for (let more = true; more;) {
     if (performance.now() - sliceStart >= sliceMs) {

@@ -59,8 +59,10 @@ export interface TrainingSettings {
   params: AlsParams;
   /** Retrain at least this often while new events arrive. */
   retrainIntervalMs: number;
+  /** The most entries a training set holds (TRAINING_ENTRIES_MAX). */
+  entriesMax?: number;
   /** Hears of each model put in place, with how long its training took. */
-  trained?: (org: number, ms: number) => void;
+  trained?: (org: number, ms: number, budgeted: boolean) => void;
   /** CLUSTER=1: one process trains each organisation and the others load its model (sharedTraining.ts). */
   shared?: TrainingShare;
 }
@@ -234,7 +236,7 @@ export class TrainingScheduler {
       // Built a slice at a time between rank requests; events applied meanwhile count as new ones (some are in it).
       const counted = index.eventsSinceTraining;
       const setStarted = performance.now();
-      const { matrix, userVersions, recency } = await trainingSetInSlices(index);
+      const { matrix, userVersions, recency, rowMax } = await trainingSetInSlices(index, this.settings.entriesMax);
       const setMs = performance.now() - setStarted;
       s.trainedOn = matrix.indptr[matrix.rows]!;
       index.eventsSinceTraining -= counted;
@@ -242,18 +244,21 @@ export class TrainingScheduler {
       if (s.trainedOn === 0) return;
       const names = shared ? index.catalog.ids.names.slice(0, matrix.cols) : [];
       const share = shared ? { names, interactions: s.trainedOn } : null;
-      const { model, stored } = await this.run({ kind: "train", matrix, userVersions, recency, params: this.settings.params, share });
+      const { model, stored } = await this.run({ kind: "train", matrix, userVersions, recency, rowMax, params: this.settings.params, share });
       // A turn of the event loop before the swap (prepareSearch says why).
       const prepareStarted = performance.now();
       await prepareSearch(model);
       const prepareMs = performance.now() - prepareStarted;
       index.model = model;
-      this.settings.trained?.(index.org, model.trainingMs);
+      const budgeted = rowMax < index.people.limits.itemsMax;
+      this.settings.trained?.(index.org, model.trainingMs, budgeted);
       log.info("recommender model trained", {
         org: index.org,
         users: model.userCount,
         items: model.itemCount,
         interactions: s.trainedOn,
+        // Held to TRAINING_ENTRIES_MAX: each user's row kept at most their latest rowMax items.
+        ...(budgeted && { rowMax }),
         ms: Math.round(model.trainingMs),
         setMs: Math.round(setMs),
         prepareMs: Math.round(prepareMs * 10) / 10,

@@ -3,7 +3,7 @@ import { closedFormScores, dualScores, userSide } from "../model/ease.js";
 import { itemItemScores, type ItemItem } from "../model/itemItem.js";
 import type { Model } from "../model/model.js";
 import { foldIn } from "../model/model.js";
-import { QUERY_MAX_ITEMS } from "../training/query.js";
+
 import { queryOf, userStrengths } from "../training/trainingSet.js";
 import type { UserTop } from "../model/userTop.js";
 import { searchVectors } from "../vectors/search.js";
@@ -105,7 +105,7 @@ let sums = new Float64Array(0);
  * catalog's size.
  */
 function byItemItem(ctx: RankContext, model: ItemItem, want = ctx.want, skip?: ReadonlySet<number>): TopK | undefined {
-  const query = queryOf(ctx.index, ctx.user, QUERY_MAX_ITEMS);
+  const query = queryOf(ctx.index, ctx.user, model.queryMax);
   if (query.items.length === 0) return undefined;
   if (sums.length < model.items) {
     sums = new Float64Array(model.items);

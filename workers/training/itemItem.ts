@@ -1,7 +1,7 @@
 // Fitting the item-item rows and the neighbour lists made from them: the rows, and how a query is scored by them, are workers/model/itemItem.ts.
 import type { SparseRows } from "./als.js";
 import { transpose } from "./als.js";
-import type { ItemItem } from "../model/itemItem.js";
+import { QUERY_MAX_ITEMS, type ItemItem } from "../model/itemItem.js";
 import { END, NEIGHBOURS_PER_ITEM, slotOf, TABLE_MAX_ITEMS, type NeighbourTable } from "../model/neighbourSlots.js";
 
 export interface ItemItemParams {
@@ -35,7 +35,12 @@ export const USER_PAIRS_MAX_ITEMS = 1_000;
  * organisation (docs/recommender.md). So the selection keeps its threshold in locals and skips a
  * candidate with one comparison, one heap serves every item, and the sampled users' items are laid out once.
  */
-export function fitItemItem(x: SparseRows, params: ItemItemParams = ITEM_ITEM): { rows: ItemItem; similar: NeighbourTable | undefined } {
+export function fitItemItem(
+  x: SparseRows,
+  params: ItemItemParams = ITEM_ITEM,
+  /** Its queries' length: QUERY_MAX_ITEMS, or the training set's rowMax when that is shorter. */
+  queryMax = QUERY_MAX_ITEMS,
+): { rows: ItemItem; similar: NeighbourTable | undefined } {
   const n = x.cols;
   const byItem = transpose(x);
   const itemDegree = new Float64Array(n);
@@ -87,7 +92,7 @@ export function fitItemItem(x: SparseRows, params: ItemItemParams = ITEM_ITEM): 
     rowStart[i + 1] = filled;
   }
   return {
-    rows: { items: n, rowStart, neighbours: neighbours.slice(0, filled), weights: weights.slice(0, filled) },
+    rows: { items: n, queryMax, rowStart, neighbours: neighbours.slice(0, filled), weights: weights.slice(0, filled) },
     similar: slots && { perItem, slots },
   };
 }

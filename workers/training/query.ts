@@ -19,9 +19,3 @@ export const NOT_RECENT = 0xffff;
 export function recencyWeight(code: number): number {
   return code === NOT_RECENT ? 1 : 1 + RECENT_BOOST * 2 ** (-code / RECENT_HALF_LIFE);
 }
-
-/**
- * A query reads at most this many of the user's items (their latest), so that its cost is bounded by
- * QUERY_MAX_ITEMS rows of the item-item model whatever the user's record holds.
- */
-export const QUERY_MAX_ITEMS = 1_024;

@@ -2,12 +2,12 @@ import { trainAls, type SparseRows } from "./als.js";
 import type { AlsParams } from "../../src/wire/als.js";
 import { binaryPattern, closedFormFits, trainClosedForm } from "./ease.js";
 import { fitItemItem } from "./itemItem.js";
+import { QUERY_MAX_ITEMS } from "../model/itemItem.js";
 import { buildIvf } from "./ivf.js";
 import { gram } from "../model/linalg.js";
 import type { Model } from "../model/model.js";
 import { coOccurringNeighbours } from "./neighbours.js";
 import { fitUserTop } from "./userTop.js";
-import { QUERY_MAX_ITEMS } from "./query.js";
 
 /**
  * Below this many items a query scores every item; above, it probes the IVF cells. Cells are clustered by direction,
@@ -28,10 +28,13 @@ export function trainModel(
   progress?: (it: number) => void,
   /** The training set's recency codes: with them, an item-item model keeps each user's best items (userTop.ts). */
   recency?: Uint16Array,
+  /** The training set's rowMax: an item-item model's queries read no more of a user's items than its rows held. */
+  rowMax = Infinity,
 ): Model {
   const started = performance.now();
   const binary = binaryPattern(matrix);
-  if (!closedFormFits(binary.rows, binary.cols)) return itemItemModel(binary, matrix, userVersions, params, started, recency);
+  if (!closedFormFits(binary.rows, binary.cols))
+    return itemItemModel(binary, matrix, userVersions, params, started, recency, Math.min(QUERY_MAX_ITEMS, rowMax));
   return trainFactorModel(matrix, userVersions, params, progress, started);
 }
 
@@ -86,8 +89,9 @@ function itemItemModel(
   params: AlsParams,
   started: number,
   recency: Uint16Array | undefined,
+  queryMax: number,
 ): Model {
-  const { rows, similar } = fitItemItem(binary);
+  const { rows, similar } = fitItemItem(binary, undefined, queryMax);
   return {
     params,
     itemCount: matrix.cols,
@@ -104,7 +108,7 @@ function itemItemModel(
     neighbours: similar,
     closedForm: undefined,
     itemItem: rows,
-    userTop: recency && fitUserTop(rows, matrix, recency, QUERY_MAX_ITEMS),
+    userTop: recency && fitUserTop(rows, matrix, recency, queryMax),
     trainedAt: Date.now(),
     trainingMs: performance.now() - started,
   };

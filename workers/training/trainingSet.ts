@@ -2,6 +2,7 @@ import { ensureLength } from "../index/growable.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { SparseRows } from "./als.js";
 import { NOT_RECENT, recencyWeight } from "./query.js";
+import { DEFAULT_TRAINING_ENTRIES_MAX } from "../../src/wire/trainingBudget.js";
 
 /**
  * What training learns from: the user × item strength matrix, each user's whole record (their history and the
@@ -16,10 +17,16 @@ export interface TrainingSet {
   userVersions: Int32Array;
   /** Per entry of matrix.indices: the item's recency code in its user's record. */
   recency: Uint16Array;
+  /**
+   * The most entries a user's row was given (each user's latest that many items): the training budget's share per
+   * user, or USER_ITEMS_MAX when the budget held every row whole. A query that must score as training did (the
+   * item-item model's kept lists) reads the same latest items.
+   */
+  rowMax: number;
 }
 
-export function trainingSet(index: OrgIndex): TrainingSet {
-  const builder = new TrainingSetBuilder(index);
+export function trainingSet(index: OrgIndex, entriesMax = DEFAULT_TRAINING_ENTRIES_MAX): TrainingSet {
+  const builder = new TrainingSetBuilder(index, entriesMax);
   while (builder.addUser());
   return builder.finish();
 }
@@ -44,7 +51,8 @@ export class RowReader {
   private ranks = new Int32Array(0);
   private order = new Int32Array(256);
 
-  read(index: OrgIndex, u: number): void {
+  /** Reads user u's row: at most their latest `max` items (USER_ITEMS_MAX, or a training budget's share). */
+  read(index: OrgIndex, u: number, max = index.people.limits.itemsMax): void {
     const size = index.catalog.size;
     if (this.sums.length < size) {
       this.sums = ensureLength(this.sums, size, NaN);
@@ -96,7 +104,7 @@ export class RowReader {
       this.codes[n++] = rank === -1 ? NOT_RECENT : Math.min(rank, NOT_RECENT - 1);
     }
     this.size = n;
-    if (n > index.people.limits.itemsMax) this.keep(latestOf(this.codes, n, index.people.limits.itemsMax));
+    if (n > max) this.keep(latestOf(this.codes, n, max));
   }
 
   /** Keeps only the entries at `positions` (ascending), in their order. */
@@ -126,16 +134,25 @@ export class TrainingSetBuilder {
   private u = 0;
   private readonly row = new RowReader();
 
-  constructor(private readonly index: OrgIndex) {
+  /** Each user's row holds at most their latest this many items (TrainingSet.rowMax). */
+  private readonly rowMax: number;
+
+  constructor(
+    private readonly index: OrgIndex,
+    entriesMax = DEFAULT_TRAINING_ENTRIES_MAX,
+  ) {
     this.users = index.people.ids.size;
     this.indptr = new Int32Array(this.users + 1);
     this.userVersions = new Int32Array(this.users);
-    // Room for every row as long as it can be now (each user's kept entries, at most itemsMax), allocated once:
+    const { history, earlier, limits } = index.people;
+    const lengths = new Int32Array(this.users);
+    for (let u = 0; u < this.users; u++) lengths[u] = Math.min(limits.itemsMax, history.size(u) + earlier.size(u));
+    this.rowMax = rowShare(lengths, limits.itemsMax, entriesMax);
+    // Room for every row as long as it can be now (each user's kept entries, at most rowMax), allocated once:
     // growing by doubling and trimming at the end held up to three times the matrix at once. A row that grows
     // while the set is built in slices (trainingRows.ts) still fits, by growing.
-    const { history, earlier, limits } = index.people;
     let room = 0;
-    for (let u = 0; u < this.users; u++) room += Math.min(limits.itemsMax, history.size(u) + earlier.size(u));
+    for (let u = 0; u < this.users; u++) room += Math.min(this.rowMax, lengths[u]!);
     this.indices = new Int32Array(room);
     this.values = new Float32Array(room);
     this.recency = new Uint16Array(room);
@@ -146,7 +163,7 @@ export class TrainingSetBuilder {
     if (this.u === this.users) return false;
     const u = this.u++;
     const row = this.row;
-    row.read(this.index, u);
+    row.read(this.index, u, this.rowMax);
     const end = this.n + row.size;
     if (end > this.indices.length) {
       this.indices = ensureLength(this.indices, end);
@@ -168,8 +185,33 @@ export class TrainingSetBuilder {
       matrix: { rows: users, cols: this.index.catalog.size, indptr, indices: this.indices.subarray(0, n), values: this.values.subarray(0, n) },
       userVersions: this.userVersions,
       recency: this.recency.subarray(0, n),
+      rowMax: this.rowMax,
     };
   }
+}
+
+/**
+ * The longest row that keeps the set within `entriesMax` when every user gets their latest that many items (rows
+ * shorter than it whole): the budget cuts the longest records first, and only as far as it must. `lengths` are
+ * each row's length at most (a history's repeated items make a row shorter), so the set stays within the budget.
+ */
+export function rowShare(lengths: Int32Array, longest: number, entriesMax: number): number {
+  const count = new Int32Array(longest + 1);
+  let total = 0;
+  for (const n of lengths) {
+    count[n]!++;
+    total += n;
+  }
+  if (total <= entriesMax) return longest;
+  // Lowering the share from c to c − 1 takes one entry from each row of c items or more.
+  let share = longest;
+  let atLeast = 0;
+  while (share > 1 && total > entriesMax) {
+    atLeast += count[share]!;
+    total -= atLeast;
+    share--;
+  }
+  return share;
 }
 
 /** The row reader of requests (one thread ranks one request at a time). */

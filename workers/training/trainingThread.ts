@@ -18,6 +18,8 @@ export interface TrainJob {
   userVersions: Int32Array;
   /** The training set's recency codes (trainingSet.ts), for the item-item model's per-user lists. */
   recency: Uint16Array;
+  /** The training set's rowMax (trainingSet.ts). */
+  rowMax: number;
   params: AlsParams;
   /** CLUSTER=1: the model is also wanted as bytes to store for the other processes, its items named so. */
   share: { names: string[]; interactions: number } | null;
@@ -49,7 +51,7 @@ parentPort!.on("message", (job: TrainJob | TranslateJob) => {
 });
 
 function train(job: TrainJob): TrainerAnswer {
-  const model = trainModel(job.matrix, job.userVersions, job.params, undefined, job.recency);
+  const model = trainModel(job.matrix, job.userVersions, job.params, undefined, job.recency, job.rowMax);
   const stored = job.share && encodeModel({ ...model, ...job.share });
   return { model, stored };
 }

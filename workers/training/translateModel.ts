@@ -143,7 +143,7 @@ function translateItemItem(r: ItemItem, local: Int32Array, trainerOf: Int32Array
     }
     rowStart[a + 1] = k;
   }
-  return { items: n, rowStart, neighbours: neighbours.slice(0, k), weights: weights.slice(0, k) };
+  return { items: n, queryMax: r.queryMax, rowStart, neighbours: neighbours.slice(0, k), weights: weights.slice(0, k) };
 }
 
 /** Dual: K and the users' numbering are the trainer's own (no user outside it is referred to); items are renumbered. */

@@ -75,7 +75,7 @@ export function fitItemItemBefore(x: SparseRows, params: ItemItemParams = ITEM_I
     rowStart[i + 1] = filled;
   }
   return {
-    rows: { items: n, rowStart, neighbours: neighbours.slice(0, filled), weights: weights.slice(0, filled) },
+    rows: { items: n, queryMax: 1_024, rowStart, neighbours: neighbours.slice(0, filled), weights: weights.slice(0, filled) },
     similar: slots && { perItem, slots },
   };
 }

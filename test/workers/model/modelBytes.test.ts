@@ -25,10 +25,11 @@ describe("a model's stored bytes", () => {
     expect(Array.from({ length: read.count }, (_, t) => read.name(t))).toEqual(names);
   });
 
-  it("give back a large catalog's item-item rows and neighbour lists, which a model without vectors cannot rebuild", () => {
+  it("give back a large catalog's item-item rows (with their queries' length) and neighbour lists, which a model without vectors cannot rebuild", () => {
     const matrix = topicMatrix({ items: 2_100, topics: 30, users: 1_600, seed: 5 });
-    const model = trainModel(matrix, new Int32Array(matrix.rows), params);
-    expect(model.itemItem).toBeDefined();
+    // Trained on rows a training budget cut to 40 items: queries elsewhere must read as few.
+    const model = trainModel(matrix, new Int32Array(matrix.rows), params, undefined, undefined, 40);
+    expect(model.itemItem!.queryMax).toBe(40);
     expect(model.itemCodes.length).toBe(0);
     const back = decodeModel(encodeModel({ ...model, names: Array.from({ length: 2_100 }, (_, i) => `i${i}`), interactions: 1 }));
     expect(back.itemItem).toEqual(model.itemItem);

@@ -37,7 +37,7 @@ describe("trainingSetInSlices", () => {
     const whole = trainingSet(index);
     let pauses = 0;
     // A pause at every check: the slices are as small as they get.
-    const sliced = await trainingSetInSlices(index, async () => void pauses++, 0);
+    const sliced = await trainingSetInSlices(index, undefined, async () => void pauses++, 0);
     expect(pauses).toBeGreaterThan(0);
     expect(sliced.matrix.rows).toBe(whole.matrix.rows);
     expect(sliced.matrix.cols).toBe(whole.matrix.cols);
@@ -53,6 +53,7 @@ describe("trainingSetInSlices", () => {
     let applied = false;
     const { matrix, userVersions } = await trainingSetInSlices(
       index,
+      undefined,
       async () => {
         if (applied) return;
         applied = true;

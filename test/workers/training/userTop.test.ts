@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { trainModel } from "../../../workers/training/train.js";
-import { QUERY_MAX_ITEMS } from "../../../workers/training/query.js";
+import { QUERY_MAX_ITEMS } from "../../../workers/model/itemItem.js";
 import { trainingSet } from "../../../workers/training/trainingSet.js";
 import { fitUserTop, USER_TOP_MAX_ENTRIES, USER_TOP_PER_USER } from "../../../workers/training/userTop.js";
 import { NO_USER_USER, USER_USER } from "../../../workers/training/userUser.js";
@@ -230,5 +230,26 @@ describe("personalized's kept lists (item-item model)", () => {
     const budget = fitUserTop(model, matrix, recency, QUERY_MAX_ITEMS, 48, 48 * 100);
     expect(budget.items.length).toBe(48 * 100);
     expect(Array.from(budget.counts).filter((c) => c >= 0).length).toBe(100);
+  });
+});
+
+describe("personalized's kept lists under a training budget", () => {
+  it("scores a query over the same latest items the budget gave its training row, so a list is what a fresh sum ranks first", () => {
+    const index = plantedIndex();
+    const whole = trainingSet(index);
+    const { matrix, userVersions, recency, rowMax } = trainingSet(index, Math.floor(whole.matrix.indices.length * 0.6));
+    expect(rowMax).toBeLessThan(30);
+    const model = trainModel(matrix, userVersions, DEFAULT_ALS, undefined, recency, rowMax);
+    expect(model.itemItem!.queryMax).toBe(rowMax);
+    model.userTop = fitUserTop(model.itemItem!, matrix, recency, rowMax, USER_TOP_PER_USER, USER_TOP_MAX_ENTRIES, NO_USER_USER);
+    index.model = model;
+    let cutRows = 0;
+    for (let u = 0; u < USERS; u += 3) {
+      if (whole.matrix.indptr[u + 1]! - whole.matrix.indptr[u]! > rowMax) cutRows++;
+      const { kept, fresh } = keptAndFresh(index, { strategy: "personalized", user_id: `u${u}`, limit: 20 });
+      expect(ids(kept), `u${u}`).toEqual(ids(fresh));
+      kept.forEach((r, k) => expect(r.score).toBeCloseTo(fresh[k]!.score, 5));
+    }
+    expect(cutRows).toBeGreaterThan(50);
   });
 });
