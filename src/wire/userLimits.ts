@@ -12,4 +12,4 @@ export interface UserLimits {
   itemsMax: number;
 }
 
-export const DEFAULT_USER_LIMITS: UserLimits = { historyMax: 512, itemsMax: 4_096 };
+export const DEFAULT_USER_LIMITS: UserLimits = { historyMax: 128, itemsMax: 4_096 };

@@ -19,7 +19,8 @@ export class People {
   /** The latest `limits.historyMax` events. Weights are CONTRACT 4's, whole numbers from −2 to 5: one byte each. */
   readonly history: RowStore;
   /**
-   * What a user did before their history's window: each item once, with its weights summed (8 bytes an item).
+   * What a user did before their history's window: each item once, with its weights summed (5 bytes an item: the
+   * sum is held to a signed byte, −128…127, which only a record of dozens of purchases of one item reaches).
    * The model learns from it and `exclude_seen` leaves its items out, so a heavy user's old interactions still count.
    * At most `limits.itemsMax` items (past it, those first touched longest ago go, a quarter at a time): no more
    * are ever read (trainingSet.ts keeps a user's latest itemsMax items).
@@ -32,7 +33,7 @@ export class People {
 
   constructor(readonly limits: UserLimits = DEFAULT_USER_LIMITS) {
     this.history = new RowStore(limits.historyMax, { value: Int8Array, timed: true });
-    this.earlier = new RowStore(limits.itemsMax, { value: Float32Array, timed: false });
+    this.earlier = new RowStore(limits.itemsMax, { value: Int8Array, timed: false });
   }
 
   /** The id that `userId` now stands for, following identify aliases. */
@@ -95,8 +96,8 @@ export class People {
       const start = e.start(u);
       let at = start + e.size(u) - 1;
       while (at >= start && e.cols.key[at] !== item) at--;
-      if (at >= start) e.cols.value[at]! += weights[k]!;
-      else e.push(u, item, weights[k]!);
+      if (at >= start) e.cols.value[at] = heldToByte(e.cols.value[at]! + weights[k]!);
+      else e.push(u, item, heldToByte(weights[k]!));
     }
   }
 
@@ -188,4 +189,9 @@ export class People {
     this.version[to]!++;
     this.version[from]!++;
   }
+}
+
+/** A summed weight held to a signed byte (an Int8Array would wrap it around instead). */
+function heldToByte(weight: number): number {
+  return Math.max(-128, Math.min(127, weight));
 }

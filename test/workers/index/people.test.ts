@@ -35,6 +35,19 @@ describe("a user's record beyond their history", () => {
     expect(strengths.get("i1")).toBe(1);
   });
 
+  it("holds an item's summed weight before the history's window to a signed byte (127), never wrapping it around", () => {
+    const index = new OrgIndex(1, 0);
+    for (let i = 0; i < 2; i++) index.upsertItem(`i${i}`, "film", "active", {}, 0);
+    const buy = (item: number, atS: number) =>
+      index.applyEvent({ userId: "fan", itemId: `i${item}`, family: "conversion", name: "purchase", weight: 4, previousUserId: null, atS }, atS);
+    // 40 purchases of i0 (160), then enough of i1 to push all of them out of the history.
+    for (let k = 0; k < 40; k++) buy(0, k);
+    for (let k = 0; k < 2 * HISTORY_MAX; k++) buy(1, 100 + k);
+    const strengths = strengthsOf(index, "fan");
+    expect(strengths.get("i0")).toBe(127);
+    expect(strengths.get("i1")).toBeGreaterThan(127);
+  });
+
   it("leaves out of exclude_seen results the items seen before the history's window", () => {
     const index = heavyUser(2 * HISTORY_MAX);
     const ranked = rankOnIndex(index, { strategy: "popular", user_id: "heavy", exclude_seen: true, limit: 20 });
