@@ -13,7 +13,7 @@ export const FILTERS_MAX = 20;
 const FILTER_VALUES_MAX = 100;
 const EXCLUDE_MAX = 1_000;
 const CONTEXT_ITEMS_MAX = 50;
-const CANDIDATES_MAX = 500;
+export const CANDIDATES_MAX = 500;
 const FIELDS_MAX = 100;
 const MAX_PER_ATTRIBUTES_MAX = 5;
 /**
