@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Identifier, PROTO_KEY, USER_HASH_MAX } from "../ingest/schemas.js";
+import { packIdList } from "../wire/idList.js";
 import type { FilterValue as WireFilterValue, RankRequest } from "../wire/rank.js";
 import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
@@ -167,7 +168,7 @@ export function toRankRequest(org: number, b: RecommendBody): RankRequest {
     userId: b.user_id,
     contextItemId: b.context_item_id ?? b.context_item_ids?.[0],
     contextItemIds: b.context_item_ids && b.context_item_ids.length > 1 ? b.context_item_ids : undefined,
-    candidates: b.candidates,
+    candidates: b.candidates && packIdList(b.candidates),
     diversity: b.diversity || undefined,
     maxPer: b.max_per,
     itemType,
