@@ -13,6 +13,13 @@ export function isIdentifier(v: unknown): boolean {
   return typeof v === "string" && v.length >= 1 && v.length <= IDENTIFIER_MAX && IDENTIFIER_CHARS.test(v);
 }
 
+/** True when v is certainly an array of 1 to `max` valid Identifiers: one loop, where a schema's array parses each element through its chain. */
+export function isIdentifierList(v: unknown, max: number): boolean {
+  if (!Array.isArray(v) || v.length < 1 || v.length > max) return false;
+  for (let k = 0; k < v.length; k++) if (!isIdentifier(v[k])) return false;
+  return true;
+}
+
 let lastTimestamp = "";
 /** Uploads and batches often repeat one timestamp: the last one the schema accepted is remembered. */
 function isTimestamp(v: unknown): boolean {

@@ -1,6 +1,6 @@
-import { isIdentifier } from "../ingest/plainRecord.js";
+import { isIdentifier, isIdentifierList } from "../ingest/plainRecord.js";
 import { USER_HASH_MAX } from "../ingest/schemas.js";
-import { DEFAULT_SCENARIO, DEPTH_MAX, LIMIT_MAX, SCENARIO_PATTERN, VARIETY_DEPTH_MAX, type RecommendBody } from "./schema.js";
+import { CANDIDATES_MAX, DEFAULT_SCENARIO, DEPTH_MAX, LIMIT_MAX, SCENARIO_PATTERN, VARIETY_DEPTH_MAX, type RecommendBody } from "./schema.js";
 import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
 const STRATEGY_NAMES: ReadonlySet<unknown> = new Set(STRATEGIES);
@@ -8,7 +8,7 @@ const DEFAULT_LIMIT = 20;
 
 /**
  * The recommend body as RecommendSchema would give it (absent fields as undefined), when the body is certainly
- * valid and uses only the common fields (no filters, exclusions or fields list); otherwise undefined, and the
+ * valid and uses only the common fields (candidates, but no filters, exclusions or fields list); otherwise undefined, and the
  * schema decides. zod's parse was a fifth of the front thread's allocations per recommend request. Like
  * isPlainValidItem it never says "invalid": every error message still comes from the schema.
  */
@@ -24,6 +24,7 @@ export function plainRecommend(body: object): RecommendBody | undefined {
   let itemType: string | undefined;
   let excludeSeen: boolean | undefined;
   let diversity: number | undefined;
+  let candidates: string[] | undefined;
   for (const key in body) {
     if (!Object.hasOwn(body, key)) return undefined;
     const v = (body as Record<string, unknown>)[key];
@@ -60,6 +61,10 @@ export function plainRecommend(body: object): RecommendBody | undefined {
         if (typeof v !== "number" || !(v >= 0 && v <= 1)) return undefined;
         diversity = v;
         break;
+      case "candidates":
+        if (!isIdentifierList(v, CANDIDATES_MAX)) return undefined;
+        candidates = v as string[];
+        break;
       case "limit":
         if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > LIMIT_MAX) return undefined;
         limit = v as number;
@@ -85,6 +90,7 @@ export function plainRecommend(body: object): RecommendBody | undefined {
     item_type: itemType,
     exclude_seen: excludeSeen,
     diversity,
+    candidates,
     limit,
     page,
   };

@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { isIdentifierList } from "../ingest/plainRecord.js";
 import { Identifier, PROTO_KEY, USER_HASH_MAX } from "../ingest/schemas.js";
+import { packIdList } from "../wire/idList.js";
 import type { FilterValue as WireFilterValue, RankRequest } from "../wire/rank.js";
 import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES, type Strategy } from "../wire/strategies.js";
 
@@ -13,7 +15,7 @@ export const FILTERS_MAX = 20;
 const FILTER_VALUES_MAX = 100;
 const EXCLUDE_MAX = 1_000;
 const CONTEXT_ITEMS_MAX = 50;
-const CANDIDATES_MAX = 500;
+export const CANDIDATES_MAX = 500;
 const FIELDS_MAX = 100;
 const MAX_PER_ATTRIBUTES_MAX = 5;
 /**
@@ -80,6 +82,36 @@ export const Scenario = z
     examples: ["product-page"],
   });
 
+/** `candidates` as the API states it: its type, its JSON Schema and every message about it come from here. */
+const CandidateList = z
+  .array(Identifier)
+  .min(1)
+  .max(CANDIDATES_MAX)
+  .meta({
+    description: `Only these items are ranked, by any strategy (with \`personalized\`, a personalized re-ranking of the caller's list); unknown or inactive ids are left out. At most ${CANDIDATES_MAX}.`,
+  });
+/**
+ * CandidateList checked in one loop, and parsed id by id only when the loop refuses the list, for the messages:
+ * zod's chain for each id was most of the front thread's time for a request of 500 (src/recommend/plainRecommend.ts
+ * spares zod the whole body when the rest of it is plain too).
+ */
+const Candidates = z
+  .custom<z.output<typeof CandidateList>>()
+  .check((ctx) => {
+    if (isIdentifierList(ctx.value, CANDIDATES_MAX)) return;
+    // Run as zod runs an object's field: its issues as they are raw (whether each stops the body's superRefine
+    // below included), for zod to word as the array's own. Synchronous: nothing in it is async.
+    const parsed = CandidateList._zod.run({ value: ctx.value, issues: [] }, { async: false }) as z.core.ParsePayload;
+    ctx.issues.push(...parsed.issues);
+  })
+  // The custom check makes the JSON Schema of the input `{}`: CandidateList's is what it accepts.
+  .meta(candidateListSchema());
+
+function candidateListSchema(): Record<string, unknown> {
+  const { $schema: _, ...schema } = z.toJSONSchema(CandidateList, { io: "input" });
+  return schema;
+}
+
 export const RecommendSchema = z
   .strictObject({
     strategy: z.enum(STRATEGIES, { message: `must be one of ${STRATEGIES.join(", ")}` }).default("personalized"),
@@ -102,14 +134,7 @@ export const RecommendSchema = z
         description: `Instead of \`context_item_id\`, up to ${CONTEXT_ITEMS_MAX} items (a cart) for the item strategies: each candidate's scores against them are summed; the context items themselves are never returned.`,
       })
       .optional(),
-    candidates: z
-      .array(Identifier)
-      .min(1)
-      .max(CANDIDATES_MAX)
-      .meta({
-        description: `Only these items are ranked, by any strategy (with \`personalized\`, a personalized re-ranking of the caller's list); unknown or inactive ids are left out. At most ${CANDIDATES_MAX}.`,
-      })
-      .optional(),
+    candidates: Candidates.optional(),
     diversity: z
       .number()
       .min(0, "must be 0 to 1")
@@ -167,7 +192,7 @@ export function toRankRequest(org: number, b: RecommendBody): RankRequest {
     userId: b.user_id,
     contextItemId: b.context_item_id ?? b.context_item_ids?.[0],
     contextItemIds: b.context_item_ids && b.context_item_ids.length > 1 ? b.context_item_ids : undefined,
-    candidates: b.candidates,
+    candidates: b.candidates && packIdList(b.candidates),
     diversity: b.diversity || undefined,
     maxPer: b.max_per,
     itemType,

@@ -13,8 +13,8 @@ export interface RankRequest {
   contextItemId: string | undefined;
   /** Every context item when the request names several; undefined for one or none. */
   contextItemIds: string[] | undefined;
-  /** Only these items may be ranked (`candidates`): a re-ranking of the caller's list. */
-  candidates: string[] | undefined;
+  /** Only these items may be ranked (`candidates`): a re-ranking of the caller's list, packed (idList.ts). */
+  candidates: Uint8Array | undefined;
   /** 0 < diversity ≤ 1 (`diversity`; undefined for 0): variety traded for relevance on each page. */
   diversity: number | undefined;
   /** `max_per`: attribute name → at most that many results per value of it on a page. */

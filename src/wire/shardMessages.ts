@@ -42,7 +42,7 @@ export type AskWire = [
   page: number,
   deadline: number,
   contextItemIds: string[] | null,
-  candidates: string[] | null,
+  candidates: Uint8Array | null,
   diversity: number | null,
   maxPer: Record<string, number> | null,
   scenario: string | null,

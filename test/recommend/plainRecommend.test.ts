@@ -31,6 +31,22 @@ const FIELDS: Record<string, readonly unknown[]> = {
   extra: [1],
 };
 
+/** Short lists of candidates, valid and not: each generated body is also checked with one of them. */
+const CANDIDATE_LISTS: readonly unknown[] = [
+  ["a", "b", "a"],
+  ["é ü ✓", "x".repeat(256), "🎉"],
+  ["i1"],
+  [],
+  ["a", 7],
+  ["a", "tab\there"],
+  ["x".repeat(257)],
+  ["a", ""],
+  ["\ud800"],
+  [null],
+  "a",
+  null,
+];
+
 /** A body with each field present or absent, valid or not; the rarer fields less often. */
 function body(rnd: () => number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -49,8 +65,11 @@ function present(o: object): object {
 describe("the plain recommend body check that spares zod on the front thread", () => {
   it("vouches only for bodies the schema accepts, and gives what the schema gives, over 100,000 generated bodies", () => {
     const rnd = random(42);
+    const listRnd = random(43);
     let vouched = 0;
     let valid = 0;
+    let validWithList = 0;
+    let vouchedWithList = 0;
     for (let i = 0; i < 100_000; i++) {
       const b = body(rnd);
       const r = RecommendSchema.safeParse(b);
@@ -61,10 +80,24 @@ describe("the plain recommend body check that spares zod on the front thread", (
         expect(r.success, JSON.stringify(b)).toBe(true);
         expect(present(plain), JSON.stringify(b)).toStrictEqual(r.data);
       }
+      // The same body with candidates (its own generator: the bodies above stay those of the seed); of the
+      // invalid bodies, a sample (zod's refusals are slow).
+      if (!r.success && i % 10 !== 0) continue;
+      const listed = { ...b, candidates: pick(listRnd, CANDIDATE_LISTS) };
+      const rl = RecommendSchema.safeParse(listed);
+      if (rl.success) validWithList++;
+      const plainListed = plainRecommend(listed);
+      if (plainListed) {
+        vouchedWithList++;
+        expect(rl.success, JSON.stringify(listed)).toBe(true);
+        expect(present(plainListed), JSON.stringify(listed)).toStrictEqual(rl.data);
+      }
     }
     // It must also do its job: most valid bodies are plain enough to be vouched for.
     expect(valid).toBeGreaterThan(1_000);
     expect(vouched / valid).toBeGreaterThan(0.8);
+    expect(validWithList).toBeGreaterThan(200);
+    expect(vouchedWithList / validWithList).toBeGreaterThan(0.8);
   });
 
   it("leaves bodies with filters, exclusions or fields to the schema", () => {
@@ -84,6 +117,17 @@ describe("the plain recommend body check that spares zod on the front thread", (
         expect(plain !== undefined, JSON.stringify(b)).toBe(r.success);
         if (plain) expect(present(plain), JSON.stringify(b)).toStrictEqual(r.data);
       }
+    }
+  });
+
+  it("gives candidates as the schema does (the caller's list as it is, duplicates kept), and leaves any list the schema refuses to it", () => {
+    const longest = Array.from({ length: 500 }, (_, k) => `i${k}`);
+    for (const candidates of [...CANDIDATE_LISTS, longest, [...longest, "i500"], [...longest.slice(1), 7]]) {
+      const b = { strategy: "personalized", user_id: "u1", candidates };
+      const r = RecommendSchema.safeParse(b);
+      const plain = plainRecommend(b);
+      expect(plain !== undefined, JSON.stringify(b)).toBe(r.success);
+      if (plain) expect(present(plain), JSON.stringify(b)).toStrictEqual(r.data);
     }
   });
 

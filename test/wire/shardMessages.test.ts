@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { askFromWire, askToWire, batchToWire, packMessage, readToShard, unpackMessage, type ToShard } from "../../src/wire/shardMessages.js";
+import { packIdList } from "../../src/wire/idList.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 
 const bare: RankRequest = {
@@ -26,7 +27,7 @@ const full: RankRequest = {
   userId: "ü 2",
   contextItemId: "item-9",
   contextItemIds: ["item-9", "item-10"],
-  candidates: ["c1", "c2", "c3"],
+  candidates: packIdList(["c1", "c2", "c3"]),
   diversity: 0.35,
   maxPer: { brand: 2, color: 1 },
   itemType: "book",

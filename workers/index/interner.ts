@@ -38,6 +38,20 @@ export class Interner {
     return id;
   }
 
+  /**
+   * find() for the text whose UTF-8 bytes are `bytes[at, at + n)`. A name known by its bytes costs no string; one
+   * interned as a string is looked up once as text and then held by its bytes as well (a catalog restored from a
+   * snapshot, or read from PostgreSQL, holds its ids as strings). An unknown name makes its string every time.
+   */
+  findBytes(bytes: Uint8Array, at: number, n: number): number {
+    let id = this.byBytes.find(bytes, at, n);
+    if (id < 0) {
+      id = this.find(utf8Text(bytes, at, n));
+      if (id >= 0) this.byBytes.add(bytes, at, n, id);
+    }
+    return id;
+  }
+
   /** The names in id order: interning them again in that order gives every one its id back. */
   restoreFrom(names: readonly string[]): void {
     if (this.names.length > 0) throw new Error("index snapshot: restored into an index in use");

@@ -1,3 +1,4 @@
+import { IdListReader } from "../../src/wire/idList.js";
 import type { FilterValue, RankRequest } from "../../src/wire/rank.js";
 import { type AttributeValues, nameKey, valueKey } from "../index/attributeValues.js";
 import { Marks } from "../index/marks.js";
@@ -104,12 +105,16 @@ function marked(listed: readonly number[]): Marks {
   return listedMarks;
 }
 
-/** The caller's `candidates` the catalog knows, interned, each once, in the caller's order. */
-export function listedItems(index: OrgIndex, ids: readonly string[]): number[] {
+const listedIds = new IdListReader();
+
+/** The caller's `candidates` (packed: src/wire/idList.ts) the catalog knows, interned, each once, in the caller's order. */
+export function listedItems(index: OrgIndex, candidates: Uint8Array): number[] {
   const out: number[] = [];
+  const ids = index.catalog.ids;
   listedMarks.clear();
-  for (const id of ids) {
-    const i = index.catalog.ids.find(id);
+  const r = listedIds.open(candidates);
+  while (r.next()) {
+    const i = ids.findBytes(r.bytes, r.at, r.n);
     if (i < 0 || listedMarks.has(i)) continue;
     listedMarks.add(i);
     out.push(i);

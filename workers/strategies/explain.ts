@@ -3,7 +3,7 @@ import { ownedResult, type RankRequest, type RankResult } from "../../src/wire/r
 import { USER_STRATEGIES, type Strategy } from "../../src/wire/strategies.js";
 import { nameKey } from "../index/attributeValues.js";
 import type { OrgIndex } from "../index/orgIndex.js";
-import { compile, passes, type Eligible } from "./eligibility.js";
+import { compile, listedItems, passes, type Eligible } from "./eligibility.js";
 import { scored } from "./fill.js";
 import { contextsOf, FALLBACK_NAMES, rankFresh, seenBy, type RankTap, type StrategyRow } from "./rank.js";
 import { NO_RULES, rulesFor, type RequestRules } from "./rules/requestRules.js";
@@ -199,14 +199,7 @@ function funnel(
     const i = catalog.ids.find(id);
     if (i >= 0) excluded.add(i);
   }
-  let only: Set<number> | undefined;
-  if (req.candidates) {
-    only = new Set();
-    for (const id of req.candidates) {
-      const i = catalog.ids.find(id);
-      if (i >= 0) only.add(i);
-    }
-  }
+  const only = req.candidates && new Set(listedItems(index, req.candidates));
   const filters = Object.entries(req.filters ?? {}).map(([name, want]) => ({
     reason: `filter:${name}`,
     name,

@@ -32,4 +32,34 @@ describe("Interner", () => {
     expect(new Set([abc, abd, ab]).size).toBe(3);
     expect([ids.find("abc"), ids.find("abd"), ids.find("ab")]).toEqual([abc, abd, ab]);
   });
+
+  it("finds by UTF-8 bytes what was interned as a string or as bytes, and nothing it does not hold, assigning no id", () => {
+    const ids = new Interner();
+    const names = ["sku-1", "café", "商品-42", "🎉x🎉", "x".repeat(256), "日".repeat(256)];
+    const packed = Buffer.from(names.join(""));
+    let at = 0;
+    const spans = names.map((name) => {
+      const n = Buffer.byteLength(name);
+      at += n;
+      return [at - n, n] as const;
+    });
+    const asText = names.slice(0, 3).map((name) => ids.intern(name));
+    const asBytes = spans.slice(3).map(([from, n]) => ids.internBytes(packed, from, n));
+    const known = [...asText, ...asBytes];
+    // Twice: the first look at a string-interned name finds it as text and holds its bytes, the second by them.
+    for (let round = 0; round < 2; round++) expect(spans.map(([from, n]) => ids.findBytes(packed, from, n))).toEqual(known);
+    const unknown = Buffer.from("sku-2cafe商品🎉x");
+    for (const [from, n] of [
+      [0, 5],
+      [5, 4],
+      [0, 4],
+      [9, 6],
+      [15, 5],
+    ] as const) {
+      expect(ids.findBytes(unknown, from, n)).toBe(-1);
+      expect(ids.findBytes(unknown, from, n)).toBe(-1);
+    }
+    expect(ids.size).toBe(names.length);
+    expect(names.map((name) => ids.find(name))).toEqual(known);
+  });
 });
