@@ -171,7 +171,13 @@ export function collectProcessMetrics(): void {
 export function zeroShardSeries(shards: number): void {
   for (let i = 0; i < shards; i++) {
     const shard = String(i);
-    for (const c of [metrics.recommenderRestarts, metrics.recommenderRecordsSkipped, metrics.recommenderAsksExpired, metrics.modelTrainings, metrics.modelTrainingsBudgeted]) {
+    for (const c of [
+      metrics.recommenderRestarts,
+      metrics.recommenderRecordsSkipped,
+      metrics.recommenderAsksExpired,
+      metrics.modelTrainings,
+      metrics.modelTrainingsBudgeted,
+    ]) {
       c.inc({ shard }, 0);
     }
     metrics.modelTrainingSeconds.zero({ shard });

@@ -1,5 +1,3 @@
-import { utf8Text } from "./msgpackCursor.js";
-
 /**
  * A list of ids as one block of bytes: how many there are, each one's length in UTF-8 bytes, then their UTF-8
  * one after the other, in the list's order, duplicates kept (the count and the lengths 2 bytes each, big-endian:
@@ -89,12 +87,4 @@ export class IdListReader {
     this.n = n;
     return true;
   }
-}
-
-/** The list's ids as strings: for what is not on a hot path (tests). */
-export function idListTexts(bytes: Uint8Array): string[] {
-  const out: string[] = [];
-  const r = new IdListReader().open(bytes);
-  while (r.next()) out.push(utf8Text(r.bytes, r.at, r.n));
-  return out;
 }

@@ -25,7 +25,9 @@ async function load(users: number, itemsEach: number): Promise<{ sk: string; pk:
   const items = Array.from({ length: itemsEach }, (_, k) => ({ item_id: `b-${k}`, item_type: "product", status: "active" }));
   expect((await call(server.url, "POST", "/v1/items/upsert", { json: items, apiKey: org.sk })).status).toBe(202);
   for (let u = 0; u < users; u++) {
-    const views = Array.from({ length: itemsEach }, (_, k) => event({ user: `bu-${u}`, item: `b-${(k + u) % itemsEach}`, hoursAgo: (itemsEach - k) / 60 }));
+    const views = Array.from({ length: itemsEach }, (_, k) =>
+      event({ user: `bu-${u}`, item: `b-${(k + u) % itemsEach}`, hoursAgo: (itemsEach - k) / 60 }),
+    );
     expect((await call(server.url, "POST", "/v1/events/ingest", { json: views, apiKey: org.pk })).status).toBe(202);
   }
   return org;
@@ -37,7 +39,11 @@ describe("the training budget (TRAINING_ENTRIES_MAX)", () => {
     // 20 users × 100 items: 2,000 entries, within 10,000.
     const small = await load(20, 100);
     await eventually(
-      () => call(server.url, "POST", "/v1/recommend", { apiKey: small.pk, json: { strategy: "personalized", user_id: "bu-0", exclude_seen: false, limit: 5 } }),
+      () =>
+        call(server.url, "POST", "/v1/recommend", {
+          apiKey: small.pk,
+          json: { strategy: "personalized", user_id: "bu-0", exclude_seen: false, limit: 5 },
+        }),
       (r) => r.status === 200 && r.body.data.results.some((x: { reason: string }) => x.reason === "collaborative"),
       30_000,
     );

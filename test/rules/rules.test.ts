@@ -68,9 +68,7 @@ beforeAll(async () => {
     () => popular({ limit: 30 }),
     // Every event counted, not only the order right: a p00 missing a view would still rank first, and halved rank
     // below p16. Scores are decayed counts, so each is (30 − k) times p29's, within the hour's decay.
-    (rs) =>
-      rs.length === 30 &&
-      rs.every((r, k) => r.item_id === ITEMS[k] && Math.abs(r.score / rs[29]!.score - (30 - k)) < 0.01 * (30 - k)),
+    (rs) => rs.length === 30 && rs.every((r, k) => r.item_id === ITEMS[k] && Math.abs(r.score / rs[29]!.score - (30 - k)) < 0.01 * (30 - k)),
     30_000,
   );
 }, 90_000);

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { IdListReader, idListTexts, packIdList } from "../../src/wire/idList.js";
+import { IdListReader, packIdList } from "../../src/wire/idList.js";
+import { utf8Text } from "../../src/wire/msgpackCursor.js";
+
+/** The list's ids as strings, read as the shard reads them. */
+function idListTexts(bytes: Uint8Array): string[] {
+  const out: string[] = [];
+  const r = new IdListReader().open(bytes);
+  while (r.next()) out.push(utf8Text(r.bytes, r.at, r.n));
+  return out;
+}
 import { IDENTIFIER_MAX } from "../../src/ingest/schemas.js";
 
 /** Ids of every kind an identifier may be: ASCII, accented, CJK, astral (surrogate pairs), the longest allowed. */

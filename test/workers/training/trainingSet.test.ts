@@ -73,7 +73,10 @@ describe("the training budget (rowShare, TRAINING_ENTRIES_MAX)", () => {
     // User u views 10·(u + 1) distinct items, one at a time: rows of 10 to 400.
     for (let u = 0; u < 40; u++)
       for (let k = 0; k < 10 * (u + 1); k++)
-        index.applyEvent({ userId: `u${u}`, itemId: `i${(k * 7 + u) % 500}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS: k + 1 }, 1e6);
+        index.applyEvent(
+          { userId: `u${u}`, itemId: `i${(k * 7 + u) % 500}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS: k + 1 },
+          1e6,
+        );
     const whole = trainingSet(index);
     expect(whole.matrix.indices.length).toBe(8_200);
     expect(whole.rowMax).toBe(index.people.limits.itemsMax);
