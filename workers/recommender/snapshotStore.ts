@@ -1,9 +1,9 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
-import copyStreams from "pg-copy-streams";
 import { ALL_ORGS, SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED, THIS_DATABASE } from "../../src/wire/indexSnapshots.js";
 import { committedBefore, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
 import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
-import { sha256 } from "../index/snapshotBytes.js";
+import { readCopyBinary } from "./copyBinaryReader.js";
 
 /** What a recommender thread knows of a snapshot it writes or reads (migration 019). */
 export interface SnapshotMeta {
@@ -144,41 +144,29 @@ export async function latestSnapshots(c: pg.Client, mine: string): Promise<Store
 }
 
 /**
- * A snapshot's bytes, checked against its size and digest; throws when they do not match. Read by `COPY … (FORMAT
- * binary)`: node-postgres reads query results as text, where bytea arrives as hex, twice its size, decoded on
- * this thread.
+ * A snapshot's bytes, checked against its size and digest; throws when they do not match. Its parts are copied
+ * as they arrive into one buffer of the snapshot's size (the reader restores from one run of bytes), hashed on
+ * the way.
  */
 export async function snapshotBytes(c: pg.Client, s: StoredSnapshot): Promise<Buffer> {
   if (!/^\d+$/.test(s.id)) throw new Error(`not a snapshot id: ${s.id}`);
   const digest = await c.query<{ sha256: string }>("SELECT sha256 FROM org_index_snapshots WHERE id = $1", [s.id]);
-  const stream = c.query(
-    copyStreams.to(`COPY (SELECT bytes FROM org_index_snapshot_parts WHERE snapshot = ${s.id} ORDER BY seq) TO STDOUT (FORMAT binary)`),
-  );
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream as AsyncIterable<Buffer>) chunks.push(chunk);
-  const all = Buffer.concat(chunks);
-  chunks.length = 0;
-  if (!all.subarray(0, COPY_SIGNATURE.length).equals(COPY_SIGNATURE))
-    throw new Error("index snapshot: a COPY in binary format began without its signature");
-  let at = COPY_SIGNATURE.length + 4;
-  at += 4 + all.readUInt32BE(at);
-  const parts: Buffer[] = [];
-  for (;;) {
-    const fields = all.readInt16BE(at);
-    at += 2;
-    if (fields === -1) break;
-    const n = all.readInt32BE(at);
-    if (fields !== 1 || n < 0 || at + 4 + n > all.length) throw new Error("index snapshot: a part that does not read");
-    parts.push(all.subarray(at + 4, at + 4 + n));
-    at += 4 + n;
-  }
-  const bytes = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-  if (bytes.length !== s.bytes || sha256([bytes]) !== digest.rows[0]?.sha256) throw new Error("index snapshot: its bytes do not match its checksum");
+  const bytes = Buffer.allocUnsafe(s.bytes);
+  const hash = createHash("sha256");
+  let at = 0;
+  await readCopyBinary(c, `SELECT bytes FROM org_index_snapshot_parts WHERE snapshot = ${s.id} ORDER BY seq`, {
+    field: (_row, field, length) => {
+      if (field !== 0 || length < 0 || at + length > bytes.length) throw new Error("index snapshot: a part that does not read");
+    },
+    bytes: (piece) => {
+      bytes.set(piece, at);
+      at += piece.length;
+      hash.update(piece);
+    },
+  });
+  if (at !== s.bytes || hash.digest("hex") !== digest.rows[0]?.sha256) throw new Error("index snapshot: its bytes do not match its checksum");
   return bytes;
 }
-
-/** COPY's binary format begins with this signature, a flags word and a header extension. */
-const COPY_SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 
 /**
  * Whether a row written by transaction `xmin` (the 32-bit id PostgreSQL keeps in a row) is missing from an
