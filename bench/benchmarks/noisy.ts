@@ -21,6 +21,7 @@ import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
+import { pollUntil } from "../kit/poll.js";
 import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog, HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/catalogs.js";
 import { newStats, runSchedule, type PacedStats, type Schedule } from "./noisy/pacedClient.js";
 
@@ -62,13 +63,9 @@ function onBuild<T>(storage: Storage, main: string, env: NodeJS.ProcessEnv, use:
 
 /** Waits until the thread has loaded the organisations (a request answers 200 rather than 503). */
 async function waitReady(url: string, org: Org, body: string): Promise<void> {
-  const until = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const res = await call(`${url}/v1/recommend`, { key: org.pk, body });
-    if (res.status === 200) return;
-    if (Date.now() > until) throw new Error(`the server did not answer 200 in time (last ${res.status})`);
-    await sleep(500);
-  }
+  let last = 0;
+  const answered = async () => ((last = (await call(`${url}/v1/recommend`, { key: org.pk, body })).status) === 200 ? true : undefined);
+  await pollUntil(answered, 500, READY_TIMEOUT_MS, () => `the server did not answer 200 in time (last ${last})`);
 }
 
 /** RSS of the server started on what is stored, once loaded and settled (lowest sample). */

@@ -17,6 +17,7 @@ import { connectionUrl, insertViews } from "../kit/storage.js";
 import { withFreshServer } from "../kit/processes.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
+import { pollUntil } from "../kit/poll.js";
 import { runBenchmark } from "../kit/run.js";
 
 const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, { min: 1, integer: true });
@@ -27,12 +28,8 @@ const LARGE = 1_000_000;
 const smallSeq = (k: number) => LARGE + 2 * (k + 1);
 
 /** Milliseconds from `since` until `req` is answered, asking every 5 ms. */
-async function answeredAfter(r: RecommenderPool, req: RankRequest, since: number): Promise<number> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => r.rank(req, (err) => resolve(err === undefined)));
-    if (ok) return performance.now() - since;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function answeredAfter(r: RecommenderPool, req: RankRequest, since: number): Promise<number> {
+  return pollUntil(() => new Promise<number | undefined>((resolve) => r.rank(req, (err) => resolve(err ? undefined : performance.now() - since))), 5);
 }
 
 const ask = (org: number) => toRankRequest(org, validateRecommend({ strategy: "popular" }));

@@ -7,14 +7,7 @@ import { KINDS, type Kind } from "./mix.js";
 import { logCounts } from "../../kit/serverLog.js";
 import { non2xx, type KindCounts } from "./tally.js";
 
-export interface KindMinute {
-  sent: number;
-  answered: number;
-  non2xx: Record<string, number>;
-  p50: number;
-  p99: number;
-  max: number;
-}
+export type KindMinute = ReturnType<typeof kindMinute>;
 
 export interface MinuteRow {
   minute: number;
@@ -34,7 +27,7 @@ export interface MinuteRow {
   notes: string[];
 }
 
-export function kindMinute(c: KindCounts): KindMinute {
+export function kindMinute(c: KindCounts) {
   const [p50, p99, max] = c.latency.percentiles([0.5, 0.99, 1]);
   return { sent: c.sent, answered: c.answered, non2xx: non2xx(c), p50: p50!, p99: p99!, max: max! };
 }

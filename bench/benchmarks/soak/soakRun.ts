@@ -8,10 +8,10 @@ import { Mix } from "./mix.js";
 import { minuteSampler, type MinuteRow } from "./minutes.js";
 import type { SoakOrg } from "./orgs.js";
 import { minuteLine, minuteHeader } from "./report.js";
-import { rotateKeys, type RotationOutcome } from "./rotation.js";
+import { rotateKeys } from "./rotation.js";
 import { emptyKinds, Tally, type Meanwhile } from "./tally.js";
-import { drive, type Driven } from "./traffic.js";
-import { catalogCsv, uploadItems, type UploadOutcome } from "./upload.js";
+import { drive } from "./traffic.js";
+import { catalogCsv, uploadItems } from "./upload.js";
 import { comparisonWindows } from "./verdicts.js";
 
 export interface SoakInput {
@@ -22,15 +22,6 @@ export interface SoakInput {
   minutes: number;
   rate: number;
   uploadRows: number;
-}
-
-export interface SoakOutput {
-  rows: MinuteRow[];
-  tally: Tally;
-  mix: Mix;
-  driven: Driven;
-  upload: (UploadOutcome & { meanwhile: Meanwhile }) | string | undefined;
-  rotation: (RotationOutcome & { meanwhile: Meanwhile }) | string | undefined;
 }
 
 const failed = (e: unknown) => (e as Error).message ?? String(e);
@@ -69,7 +60,7 @@ function later<T extends { ok: boolean }>(
   });
 }
 
-export async function soak(input: SoakInput): Promise<SoakOutput> {
+export async function soak(input: SoakInput) {
   const { minutes, rate } = input;
   const durationMs = minutes * 60_000;
   const mix = new Mix(

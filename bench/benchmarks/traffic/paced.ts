@@ -14,21 +14,13 @@
  */
 import net from "node:net";
 import { nextAnswer, requestHead, withBody } from "../../kit/rawHttp.js";
-import { cpuShare, type CpuShare, type Ours } from "../../kit/cpuShare.js";
+import { cpuShare, type CpuShare } from "../../kit/cpuShare.js";
+import type { DriveOptions } from "./drive.js";
 import { Latencies } from "../../kit/latencies.js";
 import { ownCpuSeconds } from "../../kit/proc.js";
 
-export interface PacedOptions {
-  url: string;
-  headers: Record<string, string>;
-  body: () => string;
-  connections: number;
-  /** Requests per second over all connections. */
-  rate: number;
-  /** Seconds of scheduled requests; a started run may be stopped earlier or later with `stopAt`. */
-  durationS: number;
-  ours: Ours;
-}
+/** `rate`: requests per second over all connections; `durationS`: seconds of scheduled requests (a started run may be stopped earlier or later with `stopAt`). */
+export type PacedOptions = DriveOptions & { rate: number };
 
 export interface Percentiles {
   requests: number;
