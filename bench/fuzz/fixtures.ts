@@ -7,36 +7,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { call, type Called, type CallOptions } from "../kit/api.js";
 import { registerOrg } from "../kit/org.js";
 
-export interface OrgKeys {
-  orgId: string;
-  token: string;
-  pk: string;
-  sk: string;
-}
-
-export interface Fixture {
-  url: string;
-  port: number;
-  a: OrgKeys & {
-    /** Tokens of members of each lesser role (role checks). */
-    adminToken: string;
-    developerToken: string;
-    memberToken: string;
-    /** An account the login example signs in as. */
-    login: { email: string; password: string };
-    /** A member whose role the PATCH example changes back and forth. */
-    patchableUserId: string;
-  };
-  b: OrgKeys;
-  /** Key pairs of organisation C: the revoke example picks among them (they get revoked as the run goes). */
-  c: { token: string; pairIds: string[] };
-  /** Keys of a revoked pair. */
-  revoked: { pk: string; sk: string };
-  items: string[];
-  users: string[];
-  /** The bearer token the server was started with for GET /metrics. */
-  metricsToken: string;
-}
+export type Fixture = Awaited<ReturnType<typeof createFixture>>;
 
 /** The answer's data when its status is `status`; each call from an address of its own (sign-ins are limited per address). */
 async function must(what: string, status: number, url: string, method: string, o: CallOptions = {}): Promise<Called["json"]> {
@@ -113,7 +84,7 @@ function history(users: string[], items: string[], n: number) {
   });
 }
 
-async function loadData(url: string, o: OrgKeys, prefix: string, nItems: number, nUsers: number, nEvents: number) {
+async function loadData(url: string, o: { pk: string; sk: string }, prefix: string, nItems: number, nUsers: number, nEvents: number) {
   const items = catalog(nItems, prefix);
   const users = people(nUsers, prefix);
   await must("items upsert", 202, url + "/v1/items/upsert", "POST", { key: o.sk, json: items });
@@ -123,7 +94,7 @@ async function loadData(url: string, o: OrgKeys, prefix: string, nItems: number,
   return ids;
 }
 
-export async function createFixture(url: string, metricsToken: string, output: () => string): Promise<Fixture> {
+export async function createFixture(url: string, metricsToken: string, output: () => string) {
   const port = Number(new URL(url).port);
   const [a, b, c] = [await registerOrg(url), await registerOrg(url), await registerOrg(url)];
   const admin = await member(url, output, a.token, "ADMIN");
@@ -142,6 +113,8 @@ export async function createFixture(url: string, metricsToken: string, output: (
     port,
     a: {
       ...a,
+      // Tokens of members of each lesser role (role checks); an account the login example signs in as; a member
+      // whose role the PATCH example changes back and forth.
       adminToken: admin.token,
       developerToken: developer.token,
       memberToken: plain.token,
@@ -149,10 +122,11 @@ export async function createFixture(url: string, metricsToken: string, output: (
       patchableUserId: patchable.userId,
     },
     b,
-    c: { token: c.token, pairIds: [cPairs.key_pairs[0].key_pair_id, revokedPair.key_pair_id] },
-    revoked: { pk: revokedPair.publishable_key, sk: revokedPair.secret_key },
+    // Key pairs of organisation C: the revoke example picks among them (they get revoked as the run goes).
+    c: { token: c.token, pairIds: [cPairs.key_pairs[0].key_pair_id, revokedPair.key_pair_id] as string[] },
+    revoked: { pk: revokedPair.publishable_key as string, sk: revokedPair.secret_key as string },
     items: data.items,
     users: data.users,
-    metricsToken,
+    metricsToken, // the bearer token the server was started with for GET /metrics
   };
 }

@@ -12,11 +12,6 @@ import type { ViewEvents } from "../traffic/events.js";
 const CONFIG = fileURLToPath(new URL("../../../../docs/haproxy.cfg", import.meta.url));
 const READY_TIMEOUT_MS = 15_000;
 
-export interface Balancer {
-  child: Child;
-  url: string;
-}
-
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -29,7 +24,7 @@ export function freePort(): Promise<number> {
 }
 
 /** `backends`: the two processes' host:port (the file names two; more need a `server` line each, docs/scaling.md). Resolves once HAProxy answers /readyz with 200 (a ready process behind it). */
-export async function startHaproxy(backends: [string, string]): Promise<Balancer> {
+export async function startHaproxy(backends: [string, string]) {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, RECSVC_BIND: `127.0.0.1:${port}` };
   backends.forEach((b, i) => (env[`RECSVC_${i + 1}`] = b));

@@ -89,19 +89,13 @@ export function memoryVerdict(perMinute: number[], stepMinute?: number): MemoryV
   };
 }
 
-export interface LatencyVerdict {
-  earlyP99: number;
-  lateP99: number;
-  ratio: number;
-  drift: boolean;
-  verdict: string;
-}
+export type LatencyVerdict = ReturnType<typeof latencyVerdict>;
 
 /** Drift: the late window's p99 over 1.5 times the early one's and more than 2 ms above it (sub-ms wobble is not drift). */
 const DRIFT_RATIO = 1.5;
 const DRIFT_MIN_MS = 2;
 
-export function latencyVerdict(earlyP99: number, lateP99: number, minutes: number): LatencyVerdict {
+export function latencyVerdict(earlyP99: number, lateP99: number, minutes: number) {
   const ratio = lateP99 / earlyP99;
   const drift = ratio > DRIFT_RATIO && lateP99 - earlyP99 > DRIFT_MIN_MS;
   const verdict = minutes < 3 || !Number.isFinite(ratio) ? "too short to judge" : drift ? "DRIFT" : "stable";
