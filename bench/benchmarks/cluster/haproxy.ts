@@ -2,7 +2,7 @@
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { cpuSeconds, usPer } from "../../kit/proc.js";
-import { spawnChild, stopChild, type Child } from "../../kit/processes.js";
+import { spawnChild, stopChild } from "../../kit/processes.js";
 import { pollUntil } from "../../kit/poll.js";
 import { startUwsCeiling } from "../traffic/uwsCeilingProcess.js";
 import { ingestTarget, load, RequestPool } from "../traffic/autocannon.js";
