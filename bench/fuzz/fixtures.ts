@@ -6,6 +6,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { call, type Called, type CallOptions } from "../kit/api.js";
 import { registerOrg } from "../kit/org.js";
+import { pollUntil } from "../kit/poll.js";
+import { logLines } from "../kit/serverLog.js";
 
 export type Fixture = Awaited<ReturnType<typeof createFixture>>;
 
@@ -20,19 +22,13 @@ async function must(what: string, status: number, url: string, method: string, o
 const PASSWORD = "fuzzing password 1";
 
 /** The one-time token of the last mail to `to` the server's default mailer printed to its log (at warn). */
-async function mailedToken(output: () => string, to: string): Promise<string> {
-  for (let tries = 0; tries < 100; tries++) {
-    const lines = output()
-      .split("\n")
-      .filter((l) => l.startsWith("{") && l.includes('"mail (printed'));
-    for (const line of lines.reverse()) {
-      const mail = JSON.parse(line) as { to: string; text: string };
-      const token = mail.to === to ? /"token": "([\w-]+)"/.exec(mail.text)?.[1] : undefined;
-      if (token) return token;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`fixture: no mail to ${to} in the server's log`);
+function mailedToken(output: () => string, to: string): Promise<string> {
+  const token = () =>
+    logLines({ output }, "mail (printed, not sent: no mailer configured)")
+      .reverse()
+      .map((mail) => (mail.to === to ? /"token": "([\w-]+)"/.exec(String(mail.text))?.[1] : undefined))
+      .find(Boolean);
+  return pollUntil(token, 50, 5_000, () => `fixture: no mail to ${to} in the server's log`);
 }
 
 /** Invites a member of `role` to the organisation, accepts with the mailed token and signs in; returns its id and token. */
