@@ -48,15 +48,7 @@ interface Variant {
   orgQueueMax: number;
 }
 
-interface Run {
-  bystanderMs: number[];
-  /** Per bystander ask: the hostile organisation's asks answered between it and its answer (order of service, not time). */
-  servedBefore: number[];
-  bystander503: number;
-  hostileAnswered: number;
-  hostileRefused: number;
-  hostileTimedOut: number;
-}
+type Run = Awaited<ReturnType<typeof measure>>;
 
 /** The hostile organisation's k-th ask: the strategies that read the most of its index, in turn. */
 function hostileAsk(k: number): RankRequest {
@@ -77,7 +69,7 @@ const bystanderAsk = toRankRequest(BYSTANDER, validateRecommend({ strategy: "pop
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the variant's pool, waits for its first models, runs the scenario for RUN_S seconds. */
-async function measure(v: Variant, databaseUrl: string): Promise<Run> {
+async function measure(v: Variant, databaseUrl: string) {
   let trained = 0;
   const observer = { restarted: () => {}, skipped: () => {}, expired: () => {}, trained: () => void trained++, sizes: () => {} };
   const pool: RecommenderPool = await v.pool.RecommenderPool.start({
@@ -92,7 +84,15 @@ async function measure(v: Variant, databaseUrl: string): Promise<Run> {
   try {
     // The first models are trained after start: measured without that training beside it.
     for (const until = performance.now() + 60_000; trained < 2 && performance.now() < until;) await sleep(100);
-    const run: Run = { bystanderMs: [], servedBefore: [], bystander503: 0, hostileAnswered: 0, hostileRefused: 0, hostileTimedOut: 0 };
+    // servedBefore, per bystander ask: the hostile organisation's asks answered between it and its answer (order of service, not time).
+    const run = {
+      bystanderMs: [] as number[],
+      servedBefore: [] as number[],
+      bystander503: 0,
+      hostileAnswered: 0,
+      hostileRefused: 0,
+      hostileTimedOut: 0,
+    };
     const ends = performance.now() + RUN_S * 1000;
     let k = 0;
     const bursts = setInterval(() => {

@@ -42,17 +42,11 @@ export async function waitForLog(child: Child, msg: string | readonly string[], 
   );
 }
 
-export interface LogCounts {
-  trainings: number;
-  warnings: number;
-  errors: number;
-  /** Distinct warning and error messages with their counts. */
-  messages: Record<string, number>;
-}
+export type LogCounts = ReturnType<typeof logCounts>;
 
-/** Trainings finished, warnings and errors so far, and the messages seen. */
-export function logCounts(server: Child): LogCounts {
-  const c: LogCounts = { trainings: 0, warnings: 0, errors: 0, messages: {} };
+/** Trainings finished, warnings and errors so far, and the distinct warning and error messages with their counts. */
+export function logCounts(server: Child) {
+  const c = { trainings: 0, warnings: 0, errors: 0, messages: {} as Record<string, number> };
   for (const { json: l } of lines(server.output())) {
     if (l?.msg === "recommender model trained") c.trainings++;
     if (l?.level === "warn" || l?.level === "error") {
