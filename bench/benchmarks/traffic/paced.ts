@@ -75,9 +75,9 @@ interface Connection {
   dead: boolean;
 }
 
-function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
+function grow(a: Float64Array<ArrayBuffer>, n: number, fill = 0): Float64Array<ArrayBuffer> {
   if (n < a.length) return a;
-  const b = new Float64Array(Math.max(n + 1, a.length * 2));
+  const b = new Float64Array(Math.max(n + 1, a.length * 2)).fill(fill);
   b.set(a);
   return b;
 }
@@ -192,11 +192,7 @@ export async function startPaced(o: PacedOptions): Promise<PacedRun> {
       // Not below what is already sent; growing the schedule grows the arrays.
       const wanted = Math.max(next, Math.round((epochMs - startEpochMs) / interval));
       sentAt = grow(sentAt, wanted);
-      if (wanted > latency.length) {
-        const l = new Float64Array(Math.max(wanted, latency.length * 2)).fill(NaN);
-        l.set(latency);
-        latency = l;
-      }
+      latency = grow(latency, wanted, NaN);
       const wasDone = next === total;
       total = wanted;
       if (wasDone && next < total) {
