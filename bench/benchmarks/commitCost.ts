@@ -6,7 +6,7 @@
  * BENCH_DATABASE_URL.
  */
 import { connect, copyRows, createEventsLike, eventRows } from "./ingest/copyCeiling.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, WHOLE } from "../kit/flags.js";
 import { userSystemSeconds } from "../kit/proc.js";
 import { connectionUrl } from "../kit/storage.js";
 import { withFreshServer } from "../kit/processes.js";
@@ -15,7 +15,7 @@ import { DURATION_S, log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
 const TABLE = "bench_commit_cost";
-const SIZES = fromEnv.numbers("BENCH_COMMIT_ROWS", "1,10,40,100,1000", { min: 1, integer: true });
+const SIZES = fromEnv.numbers("BENCH_COMMIT_ROWS", "1,10,40,100,1000", WHOLE);
 
 async function measure(databaseUrl: string, rows: number) {
   const c = await connect(databaseUrl);

@@ -18,19 +18,18 @@ import { toRankRequest } from "../../src/recommend/schema.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { RankRequest } from "../../src/wire/rank.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, POSITIVE, WHOLE } from "../kit/flags.js";
 import { connectionUrl, insertViews } from "../kit/storage.js";
 import { withFreshServer } from "../kit/processes.js";
 import { int, ms, percentile as quantile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
-const whole = { min: 1, integer: true };
-const BURST = fromEnv.number("BENCH_FAIRNESS_BURST", 2_000, whole);
-const PERIOD_MS = fromEnv.number("BENCH_FAIRNESS_PERIOD_MS", 1_000, whole);
-const RUN_S = fromEnv.number("BENCH_FAIRNESS_RUN_S", 6, { min: Number.MIN_VALUE });
-const ROUNDS = fromEnv.number("BENCH_FAIRNESS_ROUNDS", 2, whole);
-const HOSTILE_EVENTS = fromEnv.number("BENCH_FAIRNESS_EVENTS", 100_000, whole);
+const BURST = fromEnv.number("BENCH_FAIRNESS_BURST", 2_000, WHOLE);
+const PERIOD_MS = fromEnv.number("BENCH_FAIRNESS_PERIOD_MS", 1_000, WHOLE);
+const RUN_S = fromEnv.number("BENCH_FAIRNESS_RUN_S", 6, POSITIVE);
+const ROUNDS = fromEnv.number("BENCH_FAIRNESS_ROUNDS", 2, WHOLE);
+const HOSTILE_EVENTS = fromEnv.number("BENCH_FAIRNESS_EVENTS", 100_000, WHOLE);
 const BASELINE_DIST = fromEnv.text("BENCH_BASELINE_DIST");
 /** RECOMMEND_TIMEOUT_MS's and RECOMMEND_ORG_QUEUE_MAX's defaults. */
 const TIMEOUT_MS = 2_000;

@@ -13,7 +13,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { call, sendInArrays, viewEvent } from "../kit/api.js";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, POSITIVE } from "../kit/flags.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
@@ -30,7 +30,7 @@ const ITEMS = 100_000;
 const USERS = 50_000;
 const CHUNK = 1_000_000;
 const STEPS = readFlags({ steps: {} })
-  .numbers("steps", "5,20,50", { min: Number.MIN_VALUE })
+  .numbers("steps", "5,20,50", POSITIVE)
   .map((m) => Math.round(m * 1_000_000));
 const METRICS_TOKEN = "bench-history-metrics-token";
 const LOAD_TIMEOUT_MS = 60 * 60_000;

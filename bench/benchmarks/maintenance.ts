@@ -9,7 +9,7 @@
 import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyRetention, ensurePartitions } from "../../src/db/retention.js";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, WHOLE } from "../kit/flags.js";
 import { call } from "../kit/api.js";
 import { registerOrg, orgSeq } from "../kit/org.js";
 import { withServer, type Running } from "../kit/processes.js";
@@ -28,8 +28,8 @@ const flags = readFlags({ rate: {}, duration: {}, prefill: {}, expired: {}, "sna
 const RATE = flags.number("rate", 1000, { min: 1 });
 const DURATION_S = flags.number("duration", 60, { min: 20 });
 const PREFILL = flags.number("prefill", 2_000_000, { min: 0, integer: true });
-const EXPIRED = flags.number("expired", 1_000_000, { min: 1, integer: true });
-const SNAPSHOT_EVERY_S = flags.number("snapshot-every", 20, { min: 1, integer: true });
+const EXPIRED = flags.number("expired", 1_000_000, WHOLE);
+const SNAPSHOT_EVERY_S = flags.number("snapshot-every", 20, WHOLE);
 const USERS = 50_000;
 const ITEMS = 100_000;
 const DAY_MS = 86_400_000;

@@ -7,7 +7,7 @@
  *               with 500,000 then 1,500,000 events). Small stages are noisy: RSS moves by a few MB run to run.
  */
 import pg from "pg";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, POSITIVE } from "../kit/flags.js";
 import { connectionUrl, prepareStorage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { withServer } from "../kit/processes.js";
@@ -18,7 +18,7 @@ import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import type { SyntheticSpec } from "../kit/synthetic.js";
 
-const SCALE = readFlags({ scale: { env: "BENCH_SCALE" } }).number("scale", 1, { min: Number.MIN_VALUE });
+const SCALE = readFlags({ scale: { env: "BENCH_SCALE" } }).number("scale", 1, POSITIVE);
 const n = (x: number) => Math.max(10, Math.round(x * SCALE));
 
 const shape = (items: number, users: number, events: number, seed: number): SyntheticSpec => ({

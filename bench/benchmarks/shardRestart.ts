@@ -12,7 +12,7 @@ import { toRankRequest } from "../../src/recommend/schema.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, WHOLE } from "../kit/flags.js";
 import { connectionUrl, insertViews } from "../kit/storage.js";
 import { withFreshServer } from "../kit/processes.js";
 import { int, percentile, table } from "../kit/table.js";
@@ -20,7 +20,7 @@ import { log } from "../kit/settings.js";
 import { pollUntil } from "../kit/poll.js";
 import { runBenchmark } from "../kit/run.js";
 
-const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, { min: 1, integer: true });
+const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, WHOLE);
 const SMALL_ORGS = fromEnv.number("BENCH_RESTART_SMALL", 200, { min: 0, integer: true });
 const SMALL_EVENTS = 500;
 /** Organisation seqs of the benchmark: all even, so that with two shards they are all on shard 0. */
