@@ -6,7 +6,7 @@
 import type { Delivery, Expect, Framing, Headers } from "./case.js";
 import type { Prng } from "./prng.js";
 
-export interface FramingMutation {
+interface FramingMutation {
   kind: string;
   framing: Framing;
   delivery: Delivery;

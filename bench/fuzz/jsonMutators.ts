@@ -5,10 +5,10 @@
 import type { Prng } from "./prng.js";
 import { cloneJson, DupKeys, Raw, replaceAt, slots, toJsonText, type Slot } from "./jsonText.js";
 
-export const MAX_BODY = 5 * 1024 * 1024;
+const MAX_BODY = 5 * 1024 * 1024;
 export const MAX_RECORDS = 10_000;
 
-export interface JsonMutation {
+interface JsonMutation {
   /** When not the mutator's name. */
   kind?: string;
   /** The mutated root, to be written as JSON (or NDJSON) text. */

@@ -21,7 +21,7 @@ export const POLL_MS = 10;
 const DEADLINE_MS = 10_000;
 const SAMPLERS = 4;
 
-export interface Pair {
+interface Pair {
   a: string;
   b: string;
 }

@@ -52,7 +52,7 @@ export async function drained(org: SoakOrg, g: number, timeoutMs: number): Promi
 export const USERS = 500;
 export const ITEMS = 5_000;
 /** 300 events per user before the soak: the live traffic fills the rest of the 512 within a few minutes. */
-export const PRELOAD_EVENTS = 150_000;
+const PRELOAD_EVENTS = 150_000;
 
 export function orgSpec(org: number): SyntheticSpec {
   return { users: USERS, items: ITEMS, events: PRELOAD_EVENTS, topics: 100, days: 30, seed: 20260301 + org };

@@ -14,7 +14,7 @@ import { drive } from "./traffic.js";
 import { catalogCsv, uploadItems } from "./upload.js";
 import { comparisonWindows } from "./verdicts.js";
 
-export interface SoakInput {
+interface SoakInput {
   url: string;
   server: Child;
   dataDir: string | undefined;

@@ -20,7 +20,7 @@ import { Latencies } from "../../kit/latencies.js";
 import { ownCpuSeconds } from "../../kit/proc.js";
 
 /** `rate`: requests per second over all connections; `durationS`: seconds of scheduled requests (a started run may be stopped earlier or later with `stopAt`). */
-export type PacedOptions = DriveOptions & { rate: number };
+type PacedOptions = DriveOptions & { rate: number };
 
 export interface Percentiles {
   requests: number;
@@ -52,7 +52,7 @@ export interface PacedResult extends Percentiles, CpuShare {
 }
 
 /** A run in progress: its result once every answer is in, and its end moved (in epoch ms; the schedule stops there). */
-export interface PacedRun {
+interface PacedRun {
   done: Promise<PacedRun & { result: PacedResult }>;
   /** Epoch ms of the first scheduled request. */
   startEpochMs: number;

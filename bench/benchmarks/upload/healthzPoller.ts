@@ -7,7 +7,7 @@ import { isMainThread, parentPort, Worker, workerData } from "node:worker_thread
 import { keepAliveAgent, send } from "../traffic/keepAlive.js";
 import { pace } from "../traffic/pace.js";
 
-export interface HealthzPoll {
+interface HealthzPoll {
   latencies: number[];
   failed: number;
   /** Seconds into the poll at which the slowest request was due. */
