@@ -7,7 +7,6 @@ import { log } from "../../kit/settings.js";
 import { Mix } from "./mix.js";
 import { minuteSampler, type MinuteRow } from "./minutes.js";
 import type { SoakOrg } from "./orgs.js";
-import { minuteLine, minuteHeader } from "./report.js";
 import { rotateKeys } from "./rotation.js";
 import { emptyKinds, Tally, type Meanwhile } from "./tally.js";
 import { drive } from "./traffic.js";
@@ -22,6 +21,8 @@ interface SoakInput {
   minutes: number;
   rate: number;
   uploadRows: number;
+  /** Hears each minute's row at the minute's end. */
+  onMinute: (row: MinuteRow) => void;
 }
 
 const failed = (e: unknown) => (e as Error).message ?? String(e);
@@ -74,14 +75,13 @@ export async function soak(input: SoakInput) {
   let notes: string[] = [];
   const note = (s: string) => notes.push(s);
 
-  process.stdout.write(minuteHeader() + "\n");
   const minuteTimers = Array.from({ length: minutes }, (_, i) =>
     setTimeout(
       () => {
         const row = sample(i + 1, tally.minutes[i] ?? emptyKinds(), tally.lateness[i], tally.inFlight, notes);
         notes = [];
         rows.push(row);
-        process.stdout.write(minuteLine(row) + "\n");
+        input.onMinute(row);
       },
       start + (i + 1) * 60_000 - performance.now(),
     ),
