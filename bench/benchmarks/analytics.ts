@@ -17,7 +17,7 @@
  */
 import pg from "pg";
 import { call } from "../kit/api.js";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, WHOLE } from "../kit/flags.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
@@ -27,9 +27,9 @@ import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { int, ms, percentile, table } from "../kit/table.js";
 
 const flags = readFlags({ events: {}, served: {}, runs: {}, database: {} });
-const EVENTS = flags.number("events", 5_000_000, { min: 1, integer: true });
-const SERVED = flags.number("served", 1_000_000, { min: 1, integer: true });
-const RUNS = flags.number("runs", 5, { min: 1, integer: true });
+const EVENTS = flags.number("events", 5_000_000, WHOLE);
+const SERVED = flags.number("served", 1_000_000, WHOLE);
+const RUNS = flags.number("runs", 5, WHOLE);
 const REUSE = flags.text("database");
 const ITEMS = 100_000;
 const USERS = 50_000;

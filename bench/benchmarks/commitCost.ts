@@ -6,7 +6,7 @@
  * BENCH_DATABASE_URL.
  */
 import { connect, copyRows, createEventsLike, eventRows } from "./ingest/copyCeiling.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, WHOLE } from "../kit/flags.js";
 import { userSystemSeconds } from "../kit/proc.js";
 import { connectionUrl } from "../kit/storage.js";
 import { withFreshServer } from "../kit/processes.js";
@@ -15,17 +15,9 @@ import { DURATION_S, log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
 const TABLE = "bench_commit_cost";
-const SIZES = fromEnv.numbers("BENCH_COMMIT_ROWS", "1,10,40,100,1000", { min: 1, integer: true });
+const SIZES = fromEnv.numbers("BENCH_COMMIT_ROWS", "1,10,40,100,1000", WHOLE);
 
-interface SizeResult {
-  rows: number;
-  commitsPerS: number;
-  wallUs: number;
-  userUs: number;
-  systemUs: number;
-}
-
-async function measure(databaseUrl: string, rows: number): Promise<SizeResult> {
+async function measure(databaseUrl: string, rows: number) {
   const c = await connect(databaseUrl);
   try {
     const { rows: r } = await c.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
@@ -53,7 +45,7 @@ async function measure(databaseUrl: string, rows: number): Promise<SizeResult> {
   }
 }
 
-function report(results: SizeResult[]): string {
+function report(results: Awaited<ReturnType<typeof measure>>[]): string {
   const us = (x: number) => (Number.isFinite(x) ? int(x) : "n/a");
   const rows = results.map((r) => {
     const cpu = r.userUs + r.systemUs;
@@ -71,7 +63,7 @@ async function main(): Promise<void> {
     const databaseUrl = connectionUrl(storage);
     const admin = await connect(databaseUrl);
     await createEventsLike(admin, TABLE);
-    const results: SizeResult[] = [];
+    const results = [];
     for (const rows of SIZES) {
       log(`${rows} rows per commit: ${DURATION_S}s`);
       results.push(await measure(databaseUrl, rows));

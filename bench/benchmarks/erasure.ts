@@ -14,6 +14,7 @@ import { withFreshServer } from "../kit/processes.js";
 import { int, percentile } from "../kit/table.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
+import { pollUntil } from "../kit/poll.js";
 
 const flags = readFlags({ events: {}, "user-events": {}, "chunk-blocks": {} });
 const EVENTS = flags.number("events", 5_000_000, { min: 1 });
@@ -59,12 +60,11 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 5000));
     const asked = performance.now();
     const id = (await call(`${url}/v1/users/erase`, { key: org.sk, json: { user_ids: ["erase-me"] } })).json.data.erasure_id as string;
-    let state: { status: string; deleted: Record<string, number> };
-    for (;;) {
-      state = (await call(`${url}/v1/users/erase/${id}`, { key: org.sk })).json.data;
-      if (state.status === "done") break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const done = async () => {
+      const state = (await call(`${url}/v1/users/erase/${id}`, { key: org.sk })).json.data as { status: string; deleted: Record<string, number> };
+      return state.status === "done" ? state : undefined;
+    };
+    const state = await pollUntil(done, 200);
     const doneMs = performance.now() - asked;
     sending = false;
     await ingest;

@@ -8,12 +8,12 @@ import pg from "pg";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { migrate } from "../../src/db/migrate.js";
 import { setLogLevel } from "../../src/wire/log.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, WHOLE } from "../kit/flags.js";
 import { prepareStorage, serverVersion } from "../kit/storage.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
-const EVENTS = fromEnv.number("BENCH_MIGRATION_EVENTS", 3_000_000, { min: 1, integer: true });
+const EVENTS = fromEnv.number("BENCH_MIGRATION_EVENTS", 3_000_000, WHOLE);
 const CHUNK = 1_000_000;
 
 const size = async (db: pg.Pool) =>

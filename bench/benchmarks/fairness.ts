@@ -18,19 +18,18 @@ import { toRankRequest } from "../../src/recommend/schema.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
 import type { RankRequest } from "../../src/wire/rank.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, POSITIVE, WHOLE } from "../kit/flags.js";
 import { connectionUrl, insertViews } from "../kit/storage.js";
 import { withFreshServer } from "../kit/processes.js";
 import { int, ms, percentile as quantile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
-const whole = { min: 1, integer: true };
-const BURST = fromEnv.number("BENCH_FAIRNESS_BURST", 2_000, whole);
-const PERIOD_MS = fromEnv.number("BENCH_FAIRNESS_PERIOD_MS", 1_000, whole);
-const RUN_S = fromEnv.number("BENCH_FAIRNESS_RUN_S", 6, { min: Number.MIN_VALUE });
-const ROUNDS = fromEnv.number("BENCH_FAIRNESS_ROUNDS", 2, whole);
-const HOSTILE_EVENTS = fromEnv.number("BENCH_FAIRNESS_EVENTS", 100_000, whole);
+const BURST = fromEnv.number("BENCH_FAIRNESS_BURST", 2_000, WHOLE);
+const PERIOD_MS = fromEnv.number("BENCH_FAIRNESS_PERIOD_MS", 1_000, WHOLE);
+const RUN_S = fromEnv.number("BENCH_FAIRNESS_RUN_S", 6, POSITIVE);
+const ROUNDS = fromEnv.number("BENCH_FAIRNESS_ROUNDS", 2, WHOLE);
+const HOSTILE_EVENTS = fromEnv.number("BENCH_FAIRNESS_EVENTS", 100_000, WHOLE);
 const BASELINE_DIST = fromEnv.text("BENCH_BASELINE_DIST");
 /** RECOMMEND_TIMEOUT_MS's and RECOMMEND_ORG_QUEUE_MAX's defaults. */
 const TIMEOUT_MS = 2_000;
@@ -48,15 +47,7 @@ interface Variant {
   orgQueueMax: number;
 }
 
-interface Run {
-  bystanderMs: number[];
-  /** Per bystander ask: the hostile organisation's asks answered between it and its answer (order of service, not time). */
-  servedBefore: number[];
-  bystander503: number;
-  hostileAnswered: number;
-  hostileRefused: number;
-  hostileTimedOut: number;
-}
+type Run = Awaited<ReturnType<typeof measure>>;
 
 /** The hostile organisation's k-th ask: the strategies that read the most of its index, in turn. */
 function hostileAsk(k: number): RankRequest {
@@ -77,7 +68,7 @@ const bystanderAsk = toRankRequest(BYSTANDER, validateRecommend({ strategy: "pop
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts the variant's pool, waits for its first models, runs the scenario for RUN_S seconds. */
-async function measure(v: Variant, databaseUrl: string): Promise<Run> {
+async function measure(v: Variant, databaseUrl: string) {
   let trained = 0;
   const observer = { restarted: () => {}, skipped: () => {}, expired: () => {}, trained: () => void trained++, sizes: () => {} };
   const pool: RecommenderPool = await v.pool.RecommenderPool.start({
@@ -92,7 +83,15 @@ async function measure(v: Variant, databaseUrl: string): Promise<Run> {
   try {
     // The first models are trained after start: measured without that training beside it.
     for (const until = performance.now() + 60_000; trained < 2 && performance.now() < until;) await sleep(100);
-    const run: Run = { bystanderMs: [], servedBefore: [], bystander503: 0, hostileAnswered: 0, hostileRefused: 0, hostileTimedOut: 0 };
+    // servedBefore, per bystander ask: the hostile organisation's asks answered between it and its answer (order of service, not time).
+    const run = {
+      bystanderMs: [] as number[],
+      servedBefore: [] as number[],
+      bystander503: 0,
+      hostileAnswered: 0,
+      hostileRefused: 0,
+      hostileTimedOut: 0,
+    };
     const ends = performance.now() + RUN_S * 1000;
     let k = 0;
     const bursts = setInterval(() => {

@@ -13,7 +13,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { call, sendInArrays, viewEvent } from "../kit/api.js";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, POSITIVE } from "../kit/flags.js";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
@@ -21,6 +21,7 @@ import { rssMb } from "../kit/proc.js";
 import { logLines, waitForLog } from "../kit/serverLog.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
+import { pollUntil } from "../kit/poll.js";
 import { runBenchmark } from "../kit/run.js";
 import { startEmbeddedDatabase } from "../../src/db/embedded.js";
 import { setLogLevel } from "../../src/wire/log.js";
@@ -29,46 +30,17 @@ const ITEMS = 100_000;
 const USERS = 50_000;
 const CHUNK = 1_000_000;
 const STEPS = readFlags({ steps: {} })
-  .numbers("steps", "5,20,50", { min: Number.MIN_VALUE })
+  .numbers("steps", "5,20,50", POSITIVE)
   .map((m) => Math.round(m * 1_000_000));
 const METRICS_TOKEN = "bench-history-metrics-token";
 const LOAD_TIMEOUT_MS = 60 * 60_000;
 /** Ingest while the second snapshot is written: this many connections, each sending one event at a time. */
 const INGEST_CONNECTIONS = 8;
 
-interface StepResult {
-  events: number;
-  fullLoadS: number;
-  readyS: number;
-  restored: string;
-  rssReadyMb: number;
-  rssMinuteMb: number;
-  eventsMb: number;
-  snapshotBytes: number;
-  snapshotWalBytes: number;
-  snapshotCopyMs: number;
-  snapshotWriteMs: number;
-  snapshotsMb: number;
-  ingestBefore: Latency;
-  ingestDuring: Latency;
-}
-
-interface Latency {
-  n: number;
-  p50: number;
-  p99: number;
-}
-
-const post = async (url: string, path: string, key: string, json: unknown): Promise<number> => (await call(`${url}${path}`, { key, json })).status;
-
 async function start(storage: Storage, env: Record<string, string>): Promise<{ server: Child; url: string; readyS: number }> {
   const started = performance.now();
   const { server, url } = await startServer(storage, { LOG_LEVEL: "info", METRICS_TOKEN, ...env }, LOAD_TIMEOUT_MS);
-  for (;;) {
-    const r = await fetch(`${url}/readyz`).catch(() => undefined);
-    if (r?.status === 200) break;
-    await sleep(50);
-  }
+  await pollUntil(async () => ((await fetch(`${url}/readyz`).catch(() => undefined))?.status === 200 ? true : undefined), 50);
   return { server, url, readyS: (performance.now() - started) / 1000 };
 }
 
@@ -106,7 +78,7 @@ async function ingest(url: string, pk: string, stop: () => boolean): Promise<Arr
         const body = viewEvent(`live-${n++ % 5000}`, `item-${n % 1000}`);
         const at = Date.now();
         const t = performance.now();
-        const status = await post(url, "/v1/events/ingest", pk, body);
+        const { status } = await call(`${url}/v1/events/ingest`, { key: pk, json: body });
         if (status !== 202) throw new Error(`ingest answered ${status}`);
         out.push([at, performance.now() - t]);
       }
@@ -115,12 +87,12 @@ async function ingest(url: string, pk: string, stop: () => boolean): Promise<Arr
   return out;
 }
 
-function latency(samples: Array<[number, number]>, inside: (at: number) => boolean): Latency {
+function latency(samples: Array<[number, number]>, inside: (at: number) => boolean) {
   const xs = samples.filter(([at]) => inside(at)).map(([, ms]) => ms);
   return { n: xs.length, p50: percentile(xs, 0.5), p99: percentile(xs, 0.99) };
 }
 
-async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: string }, events: number): Promise<StepResult> {
+async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: string }, events: number) {
   // 1. Full load, then snapshots.
   await db.query("DELETE FROM org_index_snapshots");
   log(`  start after the SQL load (full replay)`);
@@ -182,7 +154,7 @@ async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: stri
 }
 
 /** The figures so far (printed after every step: a long run stopped early still leaves its tables). */
-function print(results: StepResult[]): void {
+function print(results: Awaited<ReturnType<typeof step>>[]): void {
   const base = results[0]!;
   console.log(
     table(
@@ -232,19 +204,22 @@ async function main(): Promise<void> {
     const keys = await registerOrg(setup.url);
     db = new pg.Pool({ connectionString: connectionUrl(storage), max: 2 });
     const org = await orgSeq(db, keys.orgId);
-    const upsert = (path: string, records: object[]) => sendInArrays(`${setup.url}${path}`, keys.sk, records, { size: 1000, inFlight: 1 });
-    const item = (i: number) => ({ item_id: `item-${i}`, item_type: "product", status: "active", attributes: { category: `c${i % 50}` } });
-    await upsert(
-      "/v1/items/upsert",
-      Array.from({ length: ITEMS }, (_, i) => item(i)),
-    );
-    const user = (u: number) => ({ user_id: `user-${u}`, status: "active", created_at: "2025-01-01T00:00:00Z" });
-    await upsert(
-      "/v1/users/upsert",
-      Array.from({ length: USERS }, (_, u) => user(u)),
-    );
+    const upsert = (path: string, n: number, record: (k: number) => object) =>
+      sendInArrays(
+        `${setup.url}${path}`,
+        keys.sk,
+        Array.from({ length: n }, (_, k) => record(k)),
+        { size: 1000, inFlight: 1 },
+      );
+    await upsert("/v1/items/upsert", ITEMS, (i) => ({
+      item_id: `item-${i}`,
+      item_type: "product",
+      status: "active",
+      attributes: { category: `c${i % 50}` },
+    }));
+    await upsert("/v1/users/upsert", USERS, (u) => ({ user_id: `user-${u}`, status: "active", created_at: "2025-01-01T00:00:00Z" }));
     await stopChild(setup.server);
-    const results: StepResult[] = [];
+    const results: Awaited<ReturnType<typeof step>>[] = [];
     let stored = 0;
     for (const target of STEPS) {
       log(`step: ${int(target)} events`);

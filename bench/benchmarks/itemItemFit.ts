@@ -6,7 +6,7 @@
 import type { SparseRows } from "../../workers/training/als.js";
 import { fitItemItem } from "../../workers/training/itemItem.js";
 import { fitItemItemBefore } from "./itemItemFit/before.js";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, POSITIVE, WHOLE } from "../kit/flags.js";
 import { median } from "../kit/table.js";
 import { ownCpuSeconds as cpuSeconds } from "../kit/proc.js";
 import { benchSpec, specLine } from "./recommend/spec.js";
@@ -35,8 +35,8 @@ function syntheticPairs(spec: SyntheticSpec): { x: SparseRows; squares: number }
 
 function main(): void {
   const flags = readFlags({ scale: {}, rounds: {} });
-  const spec = benchSpec(flags.number("scale", 1, { min: Number.MIN_VALUE }));
-  const rounds = flags.number("rounds", 3, { min: 1, integer: true });
+  const spec = benchSpec(flags.number("scale", 1, POSITIVE));
+  const rounds = flags.number("rounds", 3, WHOLE);
   log(`${specLine(spec)}: building the pairs`);
   const { x, squares } = syntheticPairs(spec);
   log(`${x.indices.length} distinct pairs, Σ_u d_u² = ${squares}`);

@@ -9,13 +9,14 @@
 import pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyRetention, ensurePartitions } from "../../src/db/retention.js";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, WHOLE } from "../kit/flags.js";
 import { call } from "../kit/api.js";
 import { registerOrg, orgSeq } from "../kit/org.js";
 import { withServer, type Running } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
+import { pollUntil } from "../kit/poll.js";
 import { logLines } from "../kit/serverLog.js";
 import { connectionUrl, insertViews, prepareStorage, type Storage } from "../kit/storage.js";
 import { int, ms, table } from "../kit/table.js";
@@ -27,8 +28,8 @@ const flags = readFlags({ rate: {}, duration: {}, prefill: {}, expired: {}, "sna
 const RATE = flags.number("rate", 1000, { min: 1 });
 const DURATION_S = flags.number("duration", 60, { min: 20 });
 const PREFILL = flags.number("prefill", 2_000_000, { min: 0, integer: true });
-const EXPIRED = flags.number("expired", 1_000_000, { min: 1, integer: true });
-const SNAPSHOT_EVERY_S = flags.number("snapshot-every", 20, { min: 1, integer: true });
+const EXPIRED = flags.number("expired", 1_000_000, WHOLE);
+const SNAPSHOT_EVERY_S = flags.number("snapshot-every", 20, WHOLE);
 const USERS = 50_000;
 const ITEMS = 100_000;
 const DAY_MS = 86_400_000;
@@ -36,13 +37,6 @@ const DAY_MS = 86_400_000;
 const AFTER_MS = 1_000;
 /** A snapshot's window opens this long before its copying and writing: the batcher's hold and the steps' gaps. */
 const SNAPSHOT_LEAD_MS = 1_000;
-
-interface Window {
-  what: string;
-  fromMs: number;
-  toMs: number;
-  detail: string;
-}
 
 async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
@@ -90,7 +84,7 @@ async function measure({ server, url: serverUrl }: Running, storage: Storage, or
     ours: { pid: server.proc.pid, dataDir: storage.dataDir },
   });
   const connect = () => new pg.Client({ connectionString: url });
-  const windows: Window[] = [];
+  const windows: Array<{ what: string; fromMs: number; toMs: number; detail: string }> = [];
   const at = (fraction: number) => sleep(Math.max(0, run.startEpochMs + fraction * DURATION_S * 1000 - Date.now()));
   await at(0.3);
   let from = Date.now();
@@ -188,17 +182,15 @@ async function snapshotCost(db: pg.Pool, serverUrl: string, pk: string, org: num
   ).rows[0]!;
   const sent = await call(`${serverUrl}/v1/events/ingest`, { key: pk, body: new ViewEvents(seededRandom(9), USERS, ITEMS).body(1) });
   if (sent.status !== 202) throw new Error(`the event that starts a snapshot was refused: ${sent.status}`);
-  const until = Date.now() + 3 * SNAPSHOT_EVERY_S * 1000;
-  while (Date.now() < until) {
-    await sleep(500);
+  const written = async () => {
     const { rows } = await db.query<{ bytes: string; wal: string }>(
       `SELECT bytes, pg_wal_lsn_diff(pg_current_wal_lsn(), $2::pg_lsn) AS wal FROM org_index_snapshots
        WHERE org = $1 AND id > $3 ORDER BY id DESC LIMIT 1`,
       [org, before.lsn, before.id],
     );
-    if (rows[0]) return { bytes: Number(rows[0].bytes), walBytes: Number(rows[0].wal) };
-  }
-  throw new Error("no snapshot was written after the last event");
+    return rows[0] && { bytes: Number(rows[0].bytes), walBytes: Number(rows[0].wal) };
+  };
+  return pollUntil(written, 500, 3 * SNAPSHOT_EVERY_S * 1000, () => "no snapshot was written after the last event");
 }
 
 runBenchmark(main);

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import path from "node:path";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, WHOLE } from "../kit/flags.js";
 import { call } from "../kit/api.js";
 import { withServer, type Running } from "../kit/processes.js";
 import { writeFigures } from "../kit/results.js";
@@ -30,7 +30,7 @@ const DATA_DIR = flags.text("data-dir");
 const BASELINE = flags.text("baseline");
 /** `all`: the baseline build runs every variant too (it must know rules and the controls); else only `plain`. */
 const BASELINE_VARIANTS = flags.text("baseline-variants", "plain");
-const ROUNDS = flags.number("rounds", 2, { min: 1, integer: true });
+const ROUNDS = flags.number("rounds", 2, WHOLE);
 const DURATION_S = flags.number("duration", 5, { min: 1 });
 const RATE = flags.number("rate", 2000, { min: 1 });
 const CONNECTIONS = 50;

@@ -21,7 +21,8 @@ import { call } from "../kit/api.js";
 import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
-import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog, HOSTILE_KINDS, hostileBody, type HostileKind } from "./noisy/catalogs.js";
+import { pollUntil } from "../kit/poll.js";
+import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog, HOSTILE_KINDS, hostileBody } from "./noisy/catalogs.js";
 import { newStats, runSchedule, type PacedStats, type Schedule } from "./noisy/pacedClient.js";
 
 const flags = readFlags({ builds: {}, rounds: {}, duration: {}, rates: {}, "bystander-rate": {}, "text-items": {} });
@@ -62,13 +63,9 @@ function onBuild<T>(storage: Storage, main: string, env: NodeJS.ProcessEnv, use:
 
 /** Waits until the thread has loaded the organisations (a request answers 200 rather than 503). */
 async function waitReady(url: string, org: Org, body: string): Promise<void> {
-  const until = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    const res = await call(`${url}/v1/recommend`, { key: org.pk, body });
-    if (res.status === 200) return;
-    if (Date.now() > until) throw new Error(`the server did not answer 200 in time (last ${res.status})`);
-    await sleep(500);
-  }
+  let last = 0;
+  const answered = async () => ((last = (await call(`${url}/v1/recommend`, { key: org.pk, body })).status) === 200 ? true : undefined);
+  await pollUntil(answered, 500, READY_TIMEOUT_MS, () => `the server did not answer 200 in time (last ${last})`);
 }
 
 /** RSS of the server started on what is stored, once loaded and settled (lowest sample). */
@@ -85,22 +82,14 @@ function settledRss(storage: Storage, main: string, probe: Org): Promise<number>
   });
 }
 
-interface NoiseResult {
-  rate: number;
-  bystander: PacedStats;
-  hostile: Map<HostileKind, PacedStats>;
-}
-
-interface BuildRun {
-  build: string;
-  round: number;
-  memory: { name: string; jsonMb: number; rssMb: number }[];
-  noise: NoiseResult[];
-}
-
-async function runBuild(build: { name: string; main: string }, round: number): Promise<BuildRun> {
+async function runBuild(build: { name: string; main: string }, round: number) {
   const storage = await prepareStorage();
-  const run: BuildRun = { build: build.name, round, memory: [], noise: [] };
+  const run = {
+    build: build.name,
+    round,
+    memory: [] as { name: string; jsonMb: number; rssMb: number }[],
+    noise: [] as Awaited<ReturnType<typeof noise>>[],
+  };
   try {
     const bystanderCount = Math.max(...RATES.map((r) => (r === 0 ? 1 : Math.ceil(BYSTANDER_RATE / (BYSTANDER_SHARE * r)))));
     log(`[${build.name} #${round}] registering 2 hostile and ${bystanderCount} bystander organisations`);
@@ -134,14 +123,7 @@ async function runBuild(build: { name: string; main: string }, round: number): P
   }
 }
 
-async function noise(
-  storage: Storage,
-  build: { name: string; main: string },
-  round: number,
-  rate: number,
-  hostile: Org,
-  bystanders: Org[],
-): Promise<NoiseResult> {
+async function noise(storage: Storage, build: { name: string; main: string }, round: number, rate: number, hostile: Org, bystanders: Org[]) {
   // The quiet baseline (no hostile requests) keeps the bench's usual limit-free setting.
   const limit = rate === 0 ? QUIET_LIMIT : rate;
   log(`[${build.name} #${round}] noise: hostile at ${rate}/s (RATE_LIMIT_MAX=${limit} per 1 s), bystanders ${BYSTANDER_RATE}/s for ${DURATION_S} s`);
@@ -187,7 +169,7 @@ async function noise(
 }
 
 async function main(): Promise<void> {
-  const runs: BuildRun[] = [];
+  const runs: Awaited<ReturnType<typeof runBuild>>[] = [];
   for (let round = 1; round <= ROUNDS; round++) for (const build of BUILDS) runs.push(await runBuild(build, round));
   console.log(`bench:noisy — RECOMMEND_SHARDS=1, ${DURATION_S} s per phase, bystanders ${BYSTANDER_RATE} popular/s in all`);
   console.log("\nMemory: RSS added by each hostile catalog (server restarted on what is stored)\n");

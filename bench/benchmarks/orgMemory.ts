@@ -7,18 +7,18 @@
  *               with 500,000 then 1,500,000 events). Small stages are noisy: RSS moves by a few MB run to run.
  */
 import pg from "pg";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, POSITIVE } from "../kit/flags.js";
 import { connectionUrl, prepareStorage } from "../kit/storage.js";
 import { orgSeq, registerOrg } from "../kit/org.js";
 import { withServer } from "../kit/processes.js";
-import { restartAndMeasure, type Measured } from "./memory/measure.js";
+import { restartAndMeasure } from "./memory/measure.js";
 import { loadOrganisation } from "./recommend/loadOrg.js";
 import { int, table } from "../kit/table.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import type { SyntheticSpec } from "../kit/synthetic.js";
 
-const SCALE = readFlags({ scale: { env: "BENCH_SCALE" } }).number("scale", 1, { min: Number.MIN_VALUE });
+const SCALE = readFlags({ scale: { env: "BENCH_SCALE" } }).number("scale", 1, POSITIVE);
 const n = (x: number) => Math.max(10, Math.round(x * SCALE));
 
 const shape = (items: number, users: number, events: number, seed: number): SyntheticSpec => ({
@@ -30,23 +30,14 @@ const shape = (items: number, users: number, events: number, seed: number): Synt
   seed,
 });
 
-interface Stage {
-  name: string;
-  /** A new organisation, or more data for the previous stage's. */
-  org: "new" | "same";
-  spec: SyntheticSpec;
-  /** What the difference to the previous stage is divided by. */
-  per: string;
-  count: number;
-}
-
 const ITEMS = n(100_000);
 const USERS = n(100_000);
 const E_ITEMS = n(5_000);
 const E_USERS = n(20_000);
 const E_FIRST = n(500_000);
 const E_MORE = n(1_000_000);
-const STAGES: Stage[] = [
+/** `org`: a new organisation, or more data for the previous stage's; `per`, `count`: what the difference to the previous stage is divided by. */
+const STAGES = [
   { name: `an organisation of ${int(ITEMS)} items (no users, no events)`, org: "new", spec: shape(ITEMS, 0, 0, 1), per: "item", count: ITEMS },
   { name: `an organisation of ${int(USERS)} users (no items, no events)`, org: "new", spec: shape(0, USERS, 0, 2), per: "user", count: USERS },
   {
@@ -70,7 +61,7 @@ async function main(): Promise<void> {
   const rows: string[][] = [];
   try {
     log("the server on an empty database");
-    let before: Measured = await restartAndMeasure(storage, []);
+    let before = await restartAndMeasure(storage, []);
     rows.push(["empty database", int(before.rssMb), "", "", int(before.indexBytes), ""]);
     const trained: number[] = [];
     let keys: { pk: string; sk: string } | undefined;

@@ -37,7 +37,7 @@ import { retrainPhase, type RetrainFigures } from "./recommend/retrain.js";
 import { emptyServerRss, startOnData } from "./recommend/startPhase.js";
 import { runFixedRate, runStrategy, type FixedRateRun, type StrategyRun } from "./recommend/strategies.js";
 import { runBenchmark } from "../kit/run.js";
-import { fromEnv, readFlags } from "../kit/flags.js";
+import { fromEnv, readFlags, POSITIVE } from "../kit/flags.js";
 
 const flags = readFlags({
   scale: { env: "BENCH_SCALE" },
@@ -47,7 +47,6 @@ const flags = readFlags({
   rate: { env: "BENCH_FIXED_RATE" },
   strategies: { env: "BENCH_STRATEGIES" },
 });
-const POSITIVE = { min: Number.MIN_VALUE };
 
 const SCALE = flags.number("scale", 1, POSITIVE);
 const DATA_DIR = flags.text("data-dir");

@@ -12,14 +12,15 @@ import { toRankRequest } from "../../src/recommend/schema.js";
 import type { RankRequest } from "../../src/wire/rank.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, WHOLE } from "../kit/flags.js";
 import { connectionUrl, insertViews } from "../kit/storage.js";
 import { withFreshServer } from "../kit/processes.js";
 import { int, percentile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
+import { pollUntil } from "../kit/poll.js";
 import { runBenchmark } from "../kit/run.js";
 
-const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, { min: 1, integer: true });
+const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, WHOLE);
 const SMALL_ORGS = fromEnv.number("BENCH_RESTART_SMALL", 200, { min: 0, integer: true });
 const SMALL_EVENTS = 500;
 /** Organisation seqs of the benchmark: all even, so that with two shards they are all on shard 0. */
@@ -27,12 +28,8 @@ const LARGE = 1_000_000;
 const smallSeq = (k: number) => LARGE + 2 * (k + 1);
 
 /** Milliseconds from `since` until `req` is answered, asking every 5 ms. */
-async function answeredAfter(r: RecommenderPool, req: RankRequest, since: number): Promise<number> {
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => r.rank(req, (err) => resolve(err === undefined)));
-    if (ok) return performance.now() - since;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+function answeredAfter(r: RecommenderPool, req: RankRequest, since: number): Promise<number> {
+  return pollUntil(() => new Promise<number | undefined>((resolve) => r.rank(req, (err) => resolve(err ? undefined : performance.now() - since))), 5);
 }
 
 const ask = (org: number) => toRankRequest(org, validateRecommend({ strategy: "popular" }));

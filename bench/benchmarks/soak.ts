@@ -25,12 +25,11 @@ import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
 import { readFlags } from "../kit/flags.js";
 import { measureFloor, type Floor } from "./soak/floor.js";
-import { kindMinute, type MinuteRow } from "./soak/minutes.js";
+import { kindMinute } from "./soak/minutes.js";
 import { KINDS, type Kind } from "./soak/mix.js";
 import { setUpOrgs, type SoakOrg } from "./soak/orgs.js";
-import { summaryReport, type Summary } from "./soak/report.js";
+import { minuteHeader, minuteLine, summarise, summaryReport } from "./soak/report.js";
 import { soak } from "./soak/soakRun.js";
-import { comparisonWindows, latencyVerdict, memoryVerdict } from "./soak/verdicts.js";
 
 const FIRST_TRAINING_TIMEOUT_MS = 5 * 60_000;
 
@@ -79,6 +78,7 @@ async function main(): Promise<void> {
     log("waiting for each organisation's first model");
     const sharedBuffers = await firstModels(server, storage, orgs);
     log(`soak: ${args.minutes} min at ${args.rate} req/s over ${orgs.length} organisations`);
+    process.stdout.write(minuteHeader() + "\n");
     const out = await soak({
       url,
       server,
@@ -87,43 +87,14 @@ async function main(): Promise<void> {
       minutes: args.minutes,
       rate: args.rate,
       uploadRows: args.uploadRows,
+      onMinute: (row) => process.stdout.write(minuteLine(row) + "\n"),
     });
 
-    const windows = comparisonWindows(args.minutes);
-    const uploadMinute = typeof out.upload === "object" ? out.upload.meanwhile.endedInMinute : undefined;
-    const memoryOf = (mb: (r: MinuteRow) => number) => memoryVerdict(out.rows.map(mb), uploadMinute);
     const whole = out.tally.whole;
     const accepted = (k: Kind) => whole[k].statuses[202] ?? 0;
     const [latenessP99, latenessMax] = out.driven.lateness.percentiles([0.99, 1]);
-    const summary: Summary = {
-      minutes: args.minutes,
-      rate: args.rate,
-      orgs: orgs.length,
-      rows: out.rows,
-      tally: out.tally,
-      windows,
-      memory: {
-        server: memoryOf((r) => r.serverRssMb),
-        postgres: memoryOf((r) => r.postgresPssMb),
-        postgresPrivate: memoryOf((r) => r.postgresPrivateMb),
-      },
-      latency: Object.fromEntries(
-        KINDS.map((k) => [
-          k,
-          latencyVerdict(out.tally.early[k].latency.percentiles([0.99])[0]!, out.tally.late[k].latency.percentiles([0.99])[0]!, args.minutes),
-        ]),
-      ) as Summary["latency"],
-      lateness: out.driven.lateness,
-      unanswered: out.driven.unanswered,
-      upload: out.upload,
-      rotation: out.rotation,
-      distinct: out.mix.distinct(),
-      eventsSent: whole["ingest-1"].sent + 100 * whole["ingest-100"].sent,
-      serverLog: logCounts(server),
-      floor,
-      sharedBuffers,
-      loadAverage: { start: loadStart, end: os.loadavg()[0] },
-    };
+    const loadAverage = { start: loadStart, end: os.loadavg()[0] };
+    const summary = summarise(args, orgs.length, out, { serverLog: logCounts(server), floor, sharedBuffers, loadAverage });
     process.stdout.write(summaryReport(summary));
 
     const date = new Date().toISOString();
@@ -133,7 +104,7 @@ async function main(): Promise<void> {
       machine: { cores: os.cpus().length, loadAverage: summary.loadAverage },
       floor: floor?.p99,
       minutes: out.rows,
-      windows,
+      windows: summary.windows,
       totals: Object.fromEntries(KINDS.map((k) => [k, kindMinute(whole[k])])),
       strategies: Object.fromEntries(
         [...out.tally.strategies].map(([s, t]) => [s, { answered: t.latency.count, p99: t.latency.percentiles([0.99])[0], modes: t.modes }]),

@@ -10,15 +10,14 @@ import { HEAD_CLOSE, HEAD_OPEN } from "../../workers/index/itemText.js";
 import { page } from "../../workers/strategies/page.js";
 import { seededRandom } from "../../workers/model/seededRandom.js";
 import { toRankRequest, type RecommendBody } from "../../src/recommend/schema.js";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, WHOLE } from "../kit/flags.js";
 import { median } from "../kit/table.js";
 
 const flags = readFlags({ items: {}, limit: {}, pages: {}, reps: {} });
-const whole = { min: 1, integer: true };
-const ITEMS = flags.number("items", 100_000, whole);
-const LIMIT = flags.number("limit", 20, whole);
-const PAGES = flags.number("pages", 2000, whole);
-const REPS = flags.number("reps", 41, whole);
+const ITEMS = flags.number("items", 100_000, WHOLE);
+const LIMIT = flags.number("limit", 20, WHOLE);
+const PAGES = flags.number("pages", 2000, WHOLE);
+const REPS = flags.number("reps", 41, WHOLE);
 
 const index = new OrgIndex(1);
 const random = seededRandom(35);

@@ -27,22 +27,21 @@ import { connectionUrl, serverVersion } from "../kit/storage.js";
 import { registerOrg } from "../kit/org.js";
 import { withFreshServer } from "../kit/processes.js";
 import { call } from "../kit/api.js";
-import { fromEnv } from "../kit/flags.js";
+import { fromEnv, POSITIVE, WHOLE } from "../kit/flags.js";
 import { rssMb } from "../kit/proc.js";
 import { median, percentile } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 import { pollHealthz } from "./upload/healthzPoller.js";
 
-const whole = { min: 1, integer: true };
-const ROWS = fromEnv.number("BENCH_UPLOAD_ROWS", 1_000_000, whole);
+const ROWS = fromEnv.number("BENCH_UPLOAD_ROWS", 1_000_000, WHOLE);
 const SCENARIO = fromEnv.text("BENCH_UPLOAD_SCENARIO", "normal");
 const BASELINE = fromEnv.text("BENCH_UPLOAD_BASELINE");
-const ROUNDS = fromEnv.number("BENCH_UPLOAD_ROUNDS", 3, whole);
+const ROUNDS = fromEnv.number("BENCH_UPLOAD_ROUNDS", 3, WHOLE);
 const HOSTILE_S = fromEnv.number("BENCH_HOSTILE_S", 20, { min: 3 });
-const HEALTHZ_PER_S = fromEnv.number("BENCH_HEALTHZ_PER_S", 50, { min: Number.MIN_VALUE });
+const HEALTHZ_PER_S = fromEnv.number("BENCH_HEALTHZ_PER_S", 50, POSITIVE);
 const THIS_BUILD = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
-const DISTINCT = fromEnv.number("BENCH_UPLOAD_DISTINCT", ROWS, whole);
+const DISTINCT = fromEnv.number("BENCH_UPLOAD_DISTINCT", ROWS, WHOLE);
 const TARGET_ROWS_PER_S = 100_000;
 const CATEGORIES = ["books", "music", "garden", "toys", "kitchen", "sports", "tools", "games"];
 

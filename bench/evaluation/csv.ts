@@ -18,14 +18,14 @@ const MOVIELENS = ["userid", "movieid", "rating", "timestamp"] as const;
 const RATING_EVENT = "rate";
 
 /** Epoch milliseconds from either an integer (epoch ms) or an ISO 8601 string. */
-export function parseTimestamp(text: string): number {
+function parseTimestamp(text: string): number {
   const t = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : Date.parse(text);
   if (!Number.isFinite(t)) throw new Error(`unreadable timestamp: ${JSON.stringify(text)}`);
   return t;
 }
 
 /** Splits one CSV line (RFC 4180 quoting, since ids exported from spreadsheets may hold commas). */
-export function splitCsvLine(line: string): string[] {
+function splitCsvLine(line: string): string[] {
   if (!line.includes('"')) return line.split(",");
   const out: string[] = [];
   let field = "";

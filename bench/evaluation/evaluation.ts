@@ -11,15 +11,16 @@ import { trainingSet } from "../../workers/training/trainingSet.js";
 import { USER_USER } from "../../workers/training/userUser.js";
 import { binaryMatrix, chooseEaseLambda, cooccurrenceReference, EASE_MAX_SIDE, easeRanker, GF_CF, popularityReference } from "./references.js";
 import { replay, trainInto } from "./replay.js";
-import type { EvaluationReport } from "./report.js";
 import { shuffle, splitRows, type HeldOutUser, type Split } from "./split.js";
+
+export type EvaluationReport = ReturnType<typeof runEvaluation>;
 
 /**
  * Splits the rows by the protocol (or takes the published split as given), rebuilds the index and model from the
  * training part with the server's own code, and scores every served strategy and the references on the held-out
  * part. `log` hears the progress.
  */
-export function runEvaluation(data: Interaction[] | GivenSplit, args: EvaluateArgs, log: (s: string) => void): EvaluationReport {
+export function runEvaluation(data: Interaction[] | GivenSplit, args: EvaluateArgs, log: (s: string) => void) {
   let t = performance.now();
   const given = Array.isArray(data) ? undefined : data;
   const rows = given ? given.split.train : (data as Interaction[]);

@@ -14,7 +14,7 @@ export interface Ranker {
  * One strategy exactly as `/v1/recommend` runs it, with the user's training items removed (`exclude_seen`,
  * the protocol of published tables). `context`: the context item an item strategy is asked about.
  */
-export function strategyRanker(
+function strategyRanker(
   index: OrgIndex,
   strategy: Strategy,
   nowS: number,

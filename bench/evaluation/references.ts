@@ -12,7 +12,7 @@ import { isPositive, type HeldOutUser } from "./split.js";
  */
 
 /** The training rows as a binary user × item matrix (a pair counts once, whatever its events). */
-export interface BinaryMatrix {
+interface BinaryMatrix {
   matrix: SparseRows;
   userRow: Map<string, number>;
   items: string[];
@@ -69,7 +69,7 @@ export function popularityReference(b: BinaryMatrix, k = DEFAULT_DEPTH): Ranker 
 }
 
 /** Degree exponents of a normalised co-occurrence: S_ij = d_i^−β·d_j^−δ·Σ_u x_ui·x_uj·d_u^−γ. */
-export interface CooccurrenceExponents {
+interface CooccurrenceExponents {
   beta: number;
   gamma: number;
   delta: number;
@@ -145,7 +145,7 @@ export const EASE_MAX_SIDE = 6_000;
  * X·P is row u of K·X, and diag(P)_j = (1 − x_jᵀKx_j)/λ for item column x_j. So u's score for an unseen item j
  * is −(KX)_uj / P_jj, without the items × items matrix.
  */
-export function easeScorer(b: BinaryMatrix, lambda: number): (u: number, scores: Float64Array) => void {
+function easeScorer(b: BinaryMatrix, lambda: number): (u: number, scores: Float64Array) => void {
   const { matrix } = b;
   if (matrix.rows >= matrix.cols) return primalEase(matrix, lambda);
   const m = matrix.rows;
@@ -203,7 +203,7 @@ export function easeRanker(b: BinaryMatrix, lambda: number, k = DEFAULT_DEPTH): 
 }
 
 /** The λ values tried on the validation part; published tables find the best of ML sets between 100 and 500. */
-export const EASE_LAMBDAS = [50, 100, 200, 300, 500, 1000, 2000];
+const EASE_LAMBDAS = [50, 100, 200, 300, 500, 1000, 2000];
 
 /** The λ whose EASE, fitted on `fit`, ranks the validation users' held-out items best (nDCG@10). */
 export function chooseEaseLambda(fit: BinaryMatrix, validation: HeldOutUser[], progress: (s: string) => void): number {

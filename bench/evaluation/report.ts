@@ -1,21 +1,4 @@
-import type { Scores } from "./metrics.js";
-import type { Protocol } from "./split.js";
-
-export interface EvaluationReport {
-  data: string;
-  protocol: Protocol | "given";
-  k: number;
-  rows: number;
-  items: number;
-  trainingInteractions: number;
-  evaluatedUsers: number;
-  holdout: number;
-  novel: boolean;
-  als: Record<string, number>;
-  trainingMs: number;
-  results: { ranker: string; scores: Scores }[];
-  extra: Record<string, number | string>;
-}
+import type { EvaluationReport } from "./evaluation.js";
 
 const pct = (x: number) => (x * 100).toFixed(1).padStart(8);
 const fixed = (x: number) => x.toFixed(4).padStart(8);

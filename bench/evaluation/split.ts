@@ -10,7 +10,7 @@ import type { Interaction } from "./csv.js";
 export type Protocol = "temporal" | "random";
 
 /** The random protocol holds out this share of each user's interactions (a 75/25 split). */
-export const RANDOM_TEST_SHARE = 0.25;
+const RANDOM_TEST_SHARE = 0.25;
 
 /** Splits by the protocol: `holdout` is the temporal share or count; the random protocol holds out a quarter. */
 export function splitRows(rows: Interaction[], protocol: Protocol, holdout: number, seed: number): Split {
@@ -35,10 +35,10 @@ export interface Split {
 }
 
 /** Users need this many positive item interactions to be evaluated (some to learn from, one to hold out). */
-export const MIN_INTERACTIONS = 3;
+const MIN_INTERACTIONS = 3;
 
 /** `holdout`: a whole number of latest interactions per user (≥ 1), or a share of them (0 < holdout < 1). */
-export function splitByUser(rows: Interaction[], holdout: number): Split {
+function splitByUser(rows: Interaction[], holdout: number): Split {
   const order = timeOrder(rows);
   const byUser = rowsByUser(rows, order);
   const heldOut = new Uint8Array(rows.length);
@@ -64,7 +64,7 @@ export function splitByUser(rows: Interaction[], holdout: number): Split {
  * Holds out a seeded random `share` of each user's positive interactions (at least one, and at least one kept);
  * the user's other events on a held-out item go with it, so nothing about it is left to learn from.
  */
-export function splitAtRandom(rows: Interaction[], share: number, seed: number): Split {
+function splitAtRandom(rows: Interaction[], share: number, seed: number): Split {
   const random = seededRandom(seed);
   const order = timeOrder(rows);
   const heldOut = new Uint8Array(rows.length);

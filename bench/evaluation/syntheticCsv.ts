@@ -6,7 +6,7 @@
  */
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { readFlags } from "../kit/flags.js";
+import { readFlags, WHOLE } from "../kit/flags.js";
 import { syntheticEvents, type SyntheticSpec } from "../kit/synthetic.js";
 
 const flags = readFlags({ out: {}, users: {}, items: {}, events: {}, topics: {}, days: {}, focus: {}, seed: {} });
@@ -15,13 +15,12 @@ if (!out) {
   console.error("usage: npm run synthetic-csv -- --out FILE [--users N] [--items N] [--events N] [--topics N] [--days N] [--focus X] [--seed N]");
   process.exit(2);
 }
-const whole = { min: 1, integer: true };
 const spec: SyntheticSpec = {
-  users: flags.number("users", 5000, whole),
-  items: flags.number("items", 2000, whole),
-  events: flags.number("events", 200_000, whole),
-  topics: flags.number("topics", 40, whole),
-  days: flags.number("days", 60, whole),
+  users: flags.number("users", 5000, WHOLE),
+  items: flags.number("items", 2000, WHOLE),
+  events: flags.number("events", 200_000, WHOLE),
+  topics: flags.number("topics", 40, WHOLE),
+  days: flags.number("days", 60, WHOLE),
   focus: flags.number("focus", 0.85, { min: 0, max: 1 }),
   seed: flags.number("seed", 1, { integer: true }),
 };

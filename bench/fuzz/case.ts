@@ -1,7 +1,7 @@
 /** What one fuzz case sends: the request as bytes-to-be, how its body is framed, and how it is delivered. */
 
 /** A header value may be raw bytes (invalid UTF-8, NUL, CR/LF) that no HTTP client library would send. */
-export type HeaderValue = string | Buffer;
+type HeaderValue = string | Buffer;
 export type Headers = Array<[string, HeaderValue]>;
 
 export interface RawRequest {

@@ -26,7 +26,7 @@ export function header(a: HttpAnswer, name: string): string | undefined {
 }
 
 /** Our service writes a content type on every answer (or the CORS headers on a preflight's 204); uWS's own do not. */
-export function fromService(a: HttpAnswer): boolean {
+function fromService(a: HttpAnswer): boolean {
   return header(a, "content-type") !== undefined || (a.status === 204 && header(a, "access-control-allow-origin") !== undefined);
 }
 

@@ -1,7 +1,8 @@
 /** Mutations of a CSV upload: quoting, columns, line ends, sizes, the header itself. */
 import type { Prng } from "./prng.js";
 
-type CsvMutator = (rng: Prng, lines: string[]) => string;
+/** Changes `lines` in place (the body is then their join), or returns the whole body. */
+type CsvMutator = (rng: Prng, lines: string[]) => string | void;
 
 const join = (lines: string[]) => lines.join("\n") + "\n";
 const rowAt = (rng: Prng, lines: string[]) => rng.int(1, Math.max(1, lines.length - 1));
@@ -12,7 +13,6 @@ const MUTATORS: Array<readonly [string, CsvMutator]> = [
     (rng, lines) => {
       const i = rowAt(rng, lines);
       lines[i] = `"${lines[i]}`;
-      return join(lines);
     },
   ],
   [
@@ -22,45 +22,19 @@ const MUTATORS: Array<readonly [string, CsvMutator]> = [
       const cells = lines[i].split(",");
       cells[cells.length - 1] = `"multi\nline ""quoted"", cell"`;
       lines[i] = cells.join(",");
-      return join(lines);
     },
   ],
-  [
-    "extra-cells",
-    (rng, lines) => {
-      lines[rowAt(rng, lines)] += ",extra,cells,beyond";
-      return join(lines);
-    },
-  ],
+  ["extra-cells", (rng, lines) => void (lines[rowAt(rng, lines)] += ",extra,cells,beyond")],
   [
     "missing-cells",
     (rng, lines) => {
       const i = rowAt(rng, lines);
       lines[i] = lines[i].split(",").slice(0, 1).join(",");
-      return join(lines);
     },
   ],
-  [
-    "header-missing-column",
-    (_rng, lines) => {
-      lines[0] = lines[0].split(",").slice(1).join(",");
-      return join(lines);
-    },
-  ],
-  [
-    "header-repeated-column",
-    (_rng, lines) => {
-      lines[0] += "," + lines[0].split(",")[0];
-      return join(lines);
-    },
-  ],
-  [
-    "header-odd-names",
-    (rng, lines) => {
-      lines[0] += rng.pick([",__proto__", ",", ",constructor", ',"quoted,name"', ", spaced "]);
-      return join(lines);
-    },
-  ],
+  ["header-missing-column", (_rng, lines) => void (lines[0] = lines[0].split(",").slice(1).join(","))],
+  ["header-repeated-column", (_rng, lines) => void (lines[0] += "," + lines[0].split(",")[0])],
+  ["header-odd-names", (rng, lines) => void (lines[0] += rng.pick([",__proto__", ",", ",constructor", ',"quoted,name"', ", spaced "]))],
   ["header-only", (_rng, lines) => join(lines.slice(0, 1))],
   ["empty", () => ""],
   ["crlf", (_rng, lines) => lines.join("\r\n") + "\r\n"],
@@ -74,7 +48,6 @@ const MUTATORS: Array<readonly [string, CsvMutator]> = [
       const i = rowAt(rng, lines);
       lines[i] += "," + "h".repeat(rng.pick([100_000, 1_100_000]));
       lines[0] += ",huge";
-      return join(lines);
     },
   ],
   [
@@ -83,7 +56,6 @@ const MUTATORS: Array<readonly [string, CsvMutator]> = [
       const n = rng.pick([1000, 20_000]);
       lines[0] += Array.from({ length: n }, (_, k) => `,c${k}`).join("");
       for (let i = 1; i < lines.length; i++) lines[i] += ",1".repeat(n);
-      return join(lines);
     },
   ],
   [
@@ -113,7 +85,6 @@ const MUTATORS: Array<readonly [string, CsvMutator]> = [
         "x,y",
       ]);
       lines[i] = cells.join(",");
-      return join(lines);
     },
   ],
 ];
@@ -121,5 +92,5 @@ const MUTATORS: Array<readonly [string, CsvMutator]> = [
 export function mutateCsv(rng: Prng, body: Buffer): { kind: string; body: Buffer } {
   const lines = body.toString("utf8").replace(/\n$/, "").split("\n");
   const [name, mutate] = rng.pick(MUTATORS);
-  return { kind: `csv.${name}`, body: Buffer.from(mutate(rng, lines)) };
+  return { kind: `csv.${name}`, body: Buffer.from(mutate(rng, lines) ?? join(lines)) };
 }

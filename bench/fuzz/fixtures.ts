@@ -6,37 +6,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { call, type Called, type CallOptions } from "../kit/api.js";
 import { registerOrg } from "../kit/org.js";
+import { pollUntil } from "../kit/poll.js";
+import { logLines } from "../kit/serverLog.js";
 
-export interface OrgKeys {
-  orgId: string;
-  token: string;
-  pk: string;
-  sk: string;
-}
-
-export interface Fixture {
-  url: string;
-  port: number;
-  a: OrgKeys & {
-    /** Tokens of members of each lesser role (role checks). */
-    adminToken: string;
-    developerToken: string;
-    memberToken: string;
-    /** An account the login example signs in as. */
-    login: { email: string; password: string };
-    /** A member whose role the PATCH example changes back and forth. */
-    patchableUserId: string;
-  };
-  b: OrgKeys;
-  /** Key pairs of organisation C: the revoke example picks among them (they get revoked as the run goes). */
-  c: { token: string; pairIds: string[] };
-  /** Keys of a revoked pair. */
-  revoked: { pk: string; sk: string };
-  items: string[];
-  users: string[];
-  /** The bearer token the server was started with for GET /metrics. */
-  metricsToken: string;
-}
+export type Fixture = Awaited<ReturnType<typeof createFixture>>;
 
 /** The answer's data when its status is `status`; each call from an address of its own (sign-ins are limited per address). */
 async function must(what: string, status: number, url: string, method: string, o: CallOptions = {}): Promise<Called["json"]> {
@@ -49,19 +22,13 @@ async function must(what: string, status: number, url: string, method: string, o
 const PASSWORD = "fuzzing password 1";
 
 /** The one-time token of the last mail to `to` the server's default mailer printed to its log (at warn). */
-async function mailedToken(output: () => string, to: string): Promise<string> {
-  for (let tries = 0; tries < 100; tries++) {
-    const lines = output()
-      .split("\n")
-      .filter((l) => l.startsWith("{") && l.includes('"mail (printed'));
-    for (const line of lines.reverse()) {
-      const mail = JSON.parse(line) as { to: string; text: string };
-      const token = mail.to === to ? /"token": "([\w-]+)"/.exec(mail.text)?.[1] : undefined;
-      if (token) return token;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`fixture: no mail to ${to} in the server's log`);
+function mailedToken(output: () => string, to: string): Promise<string> {
+  const token = () =>
+    logLines({ output }, "mail (printed, not sent: no mailer configured)")
+      .reverse()
+      .map((mail) => (mail.to === to ? /"token": "([\w-]+)"/.exec(String(mail.text))?.[1] : undefined))
+      .find(Boolean);
+  return pollUntil(token, 50, 5_000, () => `fixture: no mail to ${to} in the server's log`);
 }
 
 /** Invites a member of `role` to the organisation, accepts with the mailed token and signs in; returns its id and token. */
@@ -113,7 +80,7 @@ function history(users: string[], items: string[], n: number) {
   });
 }
 
-async function loadData(url: string, o: OrgKeys, prefix: string, nItems: number, nUsers: number, nEvents: number) {
+async function loadData(url: string, o: { pk: string; sk: string }, prefix: string, nItems: number, nUsers: number, nEvents: number) {
   const items = catalog(nItems, prefix);
   const users = people(nUsers, prefix);
   await must("items upsert", 202, url + "/v1/items/upsert", "POST", { key: o.sk, json: items });
@@ -123,7 +90,7 @@ async function loadData(url: string, o: OrgKeys, prefix: string, nItems: number,
   return ids;
 }
 
-export async function createFixture(url: string, metricsToken: string, output: () => string): Promise<Fixture> {
+export async function createFixture(url: string, metricsToken: string, output: () => string) {
   const port = Number(new URL(url).port);
   const [a, b, c] = [await registerOrg(url), await registerOrg(url), await registerOrg(url)];
   const admin = await member(url, output, a.token, "ADMIN");
@@ -142,6 +109,8 @@ export async function createFixture(url: string, metricsToken: string, output: (
     port,
     a: {
       ...a,
+      // Tokens of members of each lesser role (role checks); an account the login example signs in as; a member
+      // whose role the PATCH example changes back and forth.
       adminToken: admin.token,
       developerToken: developer.token,
       memberToken: plain.token,
@@ -149,10 +118,11 @@ export async function createFixture(url: string, metricsToken: string, output: (
       patchableUserId: patchable.userId,
     },
     b,
-    c: { token: c.token, pairIds: [cPairs.key_pairs[0].key_pair_id, revokedPair.key_pair_id] },
-    revoked: { pk: revokedPair.publishable_key, sk: revokedPair.secret_key },
+    // Key pairs of organisation C: the revoke example picks among them (they get revoked as the run goes).
+    c: { token: c.token, pairIds: [cPairs.key_pairs[0].key_pair_id, revokedPair.key_pair_id] as string[] },
+    revoked: { pk: revokedPair.publishable_key as string, sk: revokedPair.secret_key as string },
     items: data.items,
     users: data.users,
-    metricsToken,
+    metricsToken, // the bearer token the server was started with for GET /metrics
   };
 }

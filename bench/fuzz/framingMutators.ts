@@ -6,7 +6,7 @@
 import type { Delivery, Expect, Framing, Headers } from "./case.js";
 import type { Prng } from "./prng.js";
 
-export interface FramingMutation {
+interface FramingMutation {
   kind: string;
   framing: Framing;
   delivery: Delivery;
@@ -15,13 +15,15 @@ export interface FramingMutation {
   expect: Expect;
 }
 
-const plain = (kind: string, framing: Framing, expect: Expect, headers: Headers = []): FramingMutation => ({
+const plain = (kind: string, framing: Framing, expect: Expect, headers: Headers = [], delivery: Delivery = { kind: "whole" }): FramingMutation => ({
   kind,
   framing,
-  delivery: { kind: "whole" },
+  delivery,
   headers,
   expect,
 });
+/** An honest Content-Length, delivered otherwise than whole. */
+const delivered = (kind: string, delivery: Delivery, expect: Expect) => plain(kind, { kind: "length" }, expect, [], delivery);
 
 function oddSizes(rng: Prng, n: number): number[] {
   const style = rng.int(0, 2);
@@ -73,23 +75,14 @@ const MUTATORS: Array<readonly [Mutator, number]> = [
     (rng, _n, wire) => {
       const total = wire();
       const cuts = Array.from({ length: rng.int(1, 6) }, () => rng.int(1, Math.max(1, total - 1))).sort((a, b) => a - b);
-      return { kind: "segments", framing: { kind: "length" }, delivery: { kind: "segments", cuts }, headers: [], expect: "answer" };
+      return delivered("segments", { kind: "segments", cuts }, "answer");
     },
     4,
   ],
   // uWS answers pipelined requests only while each is answered synchronously: one arriving behind an answer
   // still pending (any handler that awaits) makes it close the connection, by design.
-  [() => ({ kind: "pipelined", framing: { kind: "length" }, delivery: { kind: "pipelined" }, headers: [], expect: "maybe" }), 2],
-  [
-    (rng, _n, wire) => ({
-      kind: "abort",
-      framing: { kind: "length" },
-      delivery: { kind: "abort", after: rng.int(1, Math.max(1, wire() - 1)) },
-      headers: [],
-      expect: "none",
-    }),
-    3,
-  ],
+  [() => delivered("pipelined", { kind: "pipelined" }, "maybe"), 2],
+  [(rng, _n, wire) => delivered("abort", { kind: "abort", after: rng.int(1, Math.max(1, wire() - 1)) }, "none"), 3],
 ];
 
 /** `wireLength`: the whole request's size with an honest Content-Length (where pieces may be cut). */

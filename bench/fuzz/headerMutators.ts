@@ -7,7 +7,7 @@ import type { Fixture } from "./fixtures.js";
 import type { Prng } from "./prng.js";
 import type { AuthKind } from "./targets.js";
 
-export interface HeaderMutation {
+interface HeaderMutation {
   kind: string;
   headers: Headers;
   /** `maybe` when the headers are broken at the HTTP level (the server may drop the connection). */

@@ -5,11 +5,12 @@
 import type { Prng } from "./prng.js";
 import { cloneJson, DupKeys, Raw, replaceAt, slots, toJsonText, type Slot } from "./jsonText.js";
 
-export const MAX_BODY = 5 * 1024 * 1024;
+const MAX_BODY = 5 * 1024 * 1024;
 export const MAX_RECORDS = 10_000;
 
-export interface JsonMutation {
-  kind: string;
+interface JsonMutation {
+  /** When not the mutator's name. */
+  kind?: string;
   /** The mutated root, to be written as JSON (or NDJSON) text. */
   root?: unknown;
   /** Or the body already written (size mutations build it themselves). */
@@ -95,9 +96,9 @@ function futureTimestamps(): string[] {
   return [new Date(now + 86_400_000 - 60_000).toISOString(), new Date(now + 86_400_000 + 60_000).toISOString()];
 }
 
-function withString(rng: Prng, root: unknown, kind: string, make: (s: Slot) => unknown, want: (s: Slot) => boolean = isString): JsonMutation {
+function withString(rng: Prng, root: unknown, make: (s: Slot) => unknown, want: (s: Slot) => boolean = isString): JsonMutation {
   const s = pickSlot(rng, root, want) ?? pickSlot(rng, root)!;
-  return { kind, root: replaceAt(root, s, make(s)) };
+  return { root: replaceAt(root, s, make(s)) };
 }
 
 const ID_KEYS = /(^|_)id$|^item_type$|^email$|^organisation$/;
@@ -108,7 +109,7 @@ const MUTATORS: Array<readonly [string, Mutator, number]> = [
     (rng, root) => {
       const s = pickSlot(rng, root, (x) => isObject(x.parent));
       if (s) delete (s.parent as Record<string, unknown>)[s.key as string];
-      return { kind: "drop-field", root };
+      return { root };
     },
     3,
   ],
@@ -116,32 +117,24 @@ const MUTATORS: Array<readonly [string, Mutator, number]> = [
     "duplicate-field",
     (rng, root) => {
       const s = pickSlot(rng, root, (x) => isObject(x.value) && Object.keys(x.value).length > 0);
-      if (!s) return { kind: "duplicate-field", root };
+      if (!s) return { root };
       const entries = Object.entries(s.value as Record<string, unknown>);
       const [k, v] = rng.pick(entries);
       entries.push([k, rng.chance(0.5) ? v : rng.pick(OTHER_TYPES)]);
-      return { kind: "duplicate-field", root: replaceAt(root, s, new DupKeys(entries)) };
+      return { root: replaceAt(root, s, new DupKeys(entries)) };
     },
     2,
   ],
-  [
-    "retype",
-    (rng, root) => {
-      const s = pickSlot(rng, root)!;
-      return { kind: "retype", root: replaceAt(root, s, cloneJson(rng.pick(OTHER_TYPES))) };
-    },
-    4,
-  ],
-  ["huge-string", (rng, root) => withString(rng, root, "huge-string", () => "x".repeat(rng.pick([10_000, 100_000, 1_100_000, 4_000_000]))), 1],
-  ["empty-string", (rng, root) => withString(rng, root, "empty-string", () => ""), 2],
-  ["unicode", (rng, root) => withString(rng, root, "unicode", (s) => (rng.chance(0.5) ? rng.pick(UNICODE) : `${s.value}${rng.pick(UNICODE)}`)), 4],
+  ["retype", (rng, root) => ({ root: replaceAt(root, pickSlot(rng, root)!, cloneJson(rng.pick(OTHER_TYPES))) }), 4],
+  ["huge-string", (rng, root) => withString(rng, root, () => "x".repeat(rng.pick([10_000, 100_000, 1_100_000, 4_000_000]))), 1],
+  ["empty-string", (rng, root) => withString(rng, root, () => ""), 2],
+  ["unicode", (rng, root) => withString(rng, root, (s) => (rng.chance(0.5) ? rng.pick(UNICODE) : `${s.value}${rng.pick(UNICODE)}`)), 4],
   [
     "id-length",
     (rng, root) =>
       withString(
         rng,
         root,
-        "id-length",
         () => {
           const n = rng.pick([255, 256, 257, 1024]);
           return rng.chance(0.7) ? "i".repeat(n) : "😀".repeat(Math.ceil(n / 2));
@@ -155,32 +148,21 @@ const MUTATORS: Array<readonly [string, Mutator, number]> = [
     (rng, root) => {
       const depth = rng.pick([64, 99, 100, 101, 1000, 3000, 10_000, 100_000]);
       const nest = rng.chance(0.5) ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
-      const s = pickSlot(rng, root)!;
-      return { kind: "deep-nesting", root: replaceAt(root, s, new Raw(nest)) };
+      return { root: replaceAt(root, pickSlot(rng, root)!, new Raw(nest)) };
     },
     2,
   ],
-  [
-    "big-number",
-    (rng, root) => {
-      const s = pickSlot(rng, root)!;
-      return { kind: "big-number", root: replaceAt(root, s, new Raw(rng.pick(NUMBERS))) };
-    },
-    3,
-  ],
+  ["big-number", (rng, root) => ({ root: replaceAt(root, pickSlot(rng, root)!, new Raw(rng.pick(NUMBERS))) }), 3],
   [
     "nan-ish",
-    (rng, root) => {
-      const s = pickSlot(rng, root)!;
-      return { kind: "nan-ish", root: replaceAt(root, s, rng.chance(0.7) ? rng.pick(NAN_ISH) : new Raw(rng.pick(RAW_INVALID))) };
-    },
+    (rng, root) => ({ root: replaceAt(root, pickSlot(rng, root)!, rng.chance(0.7) ? rng.pick(NAN_ISH) : new Raw(rng.pick(RAW_INVALID))) }),
     3,
   ],
   [
     "extra-field",
     (rng, root) => {
       const s = pickSlot(rng, root, (x) => isObject(x.value));
-      if (!s) return { kind: "extra-field", root };
+      if (!s) return { root };
       const extra = rng.pick<[string, unknown]>([
         ["unknown_field", 1],
         ["__proto__", { polluted: true }],
@@ -189,29 +171,24 @@ const MUTATORS: Array<readonly [string, Mutator, number]> = [
         ["toString", 1],
       ]);
       const entries = [...Object.entries(s.value as Record<string, unknown>), extra];
-      return { kind: "extra-field", root: replaceAt(root, s, new DupKeys(entries)) };
+      return { root: replaceAt(root, s, new DupKeys(entries)) };
     },
     2,
   ],
-  [
-    "wrong-root",
-    (rng) => ({ kind: "wrong-root", root: rng.pick<unknown>([null, 0, "text", true, [], {}, [[]], [null], [1, 2], new Raw(""), new Raw(" ")]) }),
-    2,
-  ],
+  ["wrong-root", (rng) => ({ root: rng.pick<unknown>([null, 0, "text", true, [], {}, [[]], [null], [1, 2], new Raw(""), new Raw(" ")]) }), 2],
   [
     "timestamp-edge",
     (rng, root) =>
       withString(
         rng,
         root,
-        "timestamp-edge",
         () => rng.pick([...TIMESTAMPS, ...futureTimestamps()]),
         (s) => /timestamp|created_at|^from$|^to$/.test(keyName(s)),
       ),
     3,
   ],
-  ["array-limit", (rng, root, ndjson) => arrayLimit(rng, root, ndjson), 1],
-  ["size-limit", (rng, root, ndjson) => sizeLimit(rng, root, ndjson), 1],
+  ["array-limit", arrayLimit, 1],
+  ["size-limit", sizeLimit, 1],
 ];
 
 /** Arrays at and just over their limits: records (10,000), exclusions (1,000), filters (20), fields (100). */
@@ -257,7 +234,6 @@ function sizeLimit(rng: Prng, root: unknown, ndjson: boolean): JsonMutation {
 export function mutateJson(rng: Prng, value: unknown, ndjson: boolean): { kind: string; body: Buffer } {
   const [name, mutate] = rng.weighted(MUTATORS.map(([n, m, w]) => [[n, m] as const, w] as const));
   const m = mutate(rng, cloneJson(value), ndjson);
-  if (m.body) return { kind: `json.${m.kind}`, body: m.body };
-  const text = ndjson && Array.isArray(m.root) ? m.root.map(toJsonText).join("\n") + "\n" : toJsonText(m.root);
-  return { kind: `json.${m.kind ?? name}`, body: Buffer.from(text) };
+  const text = () => (ndjson && Array.isArray(m.root) ? m.root.map(toJsonText).join("\n") + "\n" : toJsonText(m.root));
+  return { kind: `json.${m.kind ?? name}`, body: m.body ?? Buffer.from(text()) };
 }

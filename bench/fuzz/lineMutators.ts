@@ -2,7 +2,7 @@
 import type { Expect, Headers } from "./case.js";
 import type { Prng } from "./prng.js";
 
-export interface LineMutation {
+interface LineMutation {
   kind: string;
   method: string;
   target: string;

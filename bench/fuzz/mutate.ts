@@ -19,17 +19,19 @@ export const SLOW_BASE = 1_000_000_000;
 
 type Category = "body" | "header" | "line" | "framing";
 
-interface Draft {
-  method: string;
-  target: string;
-  version: string;
-  headers: Headers;
-  body: Buffer;
-  framing: Framing;
-  delivery: Delivery;
-  expect: Expect;
-  kinds: string[];
-}
+/** The request as the mutations leave it, starting as the example. */
+const draft = (ex: Example) => ({
+  method: ex.method,
+  target: ex.path,
+  version: "HTTP/1.1",
+  headers: ex.headers as Headers,
+  body: ex.body,
+  framing: { kind: "length" } as Framing,
+  delivery: { kind: "whole" } as Delivery,
+  expect: "answer" as Expect,
+  kinds: [] as string[],
+});
+type Draft = ReturnType<typeof draft>;
 
 function mutateBody(rng: Prng, ex: Example, d: Draft): void {
   const { kind, body } =
@@ -88,17 +90,7 @@ export function buildCase(seed: number, index: number, fx: Fixture): FuzzCase {
   const slow = index >= SLOW_BASE;
   const t = pickTarget(rng);
   const ex = t.example(rng, fx);
-  const d: Draft = {
-    method: ex.method,
-    target: ex.path,
-    version: "HTTP/1.1",
-    headers: ex.headers,
-    body: ex.body,
-    framing: { kind: "length" },
-    delivery: { kind: "whole" },
-    expect: "answer",
-    kinds: [],
-  };
+  const d = draft(ex);
   const s = slow ? slowDelivery(rng) : undefined;
   const hold = s?.delivery.kind === "held";
   // A held connection gets the ordinary mutations (framing ones included: a lying length is what keeps a server waiting).

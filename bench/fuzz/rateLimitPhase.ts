@@ -12,10 +12,7 @@ const LOGIN_FAILURES_LIMIT = 10;
 const API_LIMIT = 1000;
 const CONCURRENCY = 8;
 
-export interface PhaseResult {
-  lines: string[];
-  problems: string[];
-}
+export type PhaseResult = Awaited<ReturnType<typeof rateLimitPhase>>;
 
 async function answer(url: string, init: RequestInit): Promise<HttpAnswer> {
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
@@ -42,7 +39,7 @@ function check429s(what: string, answers: HttpAnswer[], rateHeaders: string[], p
   }
 }
 
-export async function rateLimitPhase(url: string, fx: Fixture): Promise<PhaseResult> {
+export async function rateLimitPhase(url: string, fx: Fixture) {
   const problems: string[] = [];
   const lines: string[] = [];
   const rateHeaders = ["retry-after", "ratelimit-limit", "ratelimit-remaining", "ratelimit-reset", "ratelimit-policy"];

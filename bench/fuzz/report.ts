@@ -15,11 +15,6 @@ function bump(m: Counts, row: string, col: string): void {
   m.set(row, r);
 }
 
-export interface Failure {
-  finding: Finding;
-  line: string;
-}
-
 /** One line a person (or `--case`) can replay: the case's number and seed, and the request as sent. */
 export function replayLine(seed: number, c: FuzzCase, x: Exchange | undefined, finding: Finding | undefined): string {
   const body = c.request.body;
@@ -52,7 +47,7 @@ export function replayLine(seed: number, c: FuzzCase, x: Exchange | undefined, f
 export class Tally {
   readonly byRoute: Counts = new Map();
   readonly byMutation: Counts = new Map();
-  readonly failures: Failure[] = [];
+  readonly failures: Array<{ finding: Finding; line: string }> = [];
   readonly shedding = new Map<string, number>();
   failureCount = 0;
   cases = 0;

@@ -11,7 +11,7 @@ import type { Tally } from "./report.js";
 import { sendCase, type SendLimits } from "./sender.js";
 import { log } from "../kit/settings.js";
 
-export interface RunPlan {
+interface RunPlan {
   seed: number;
   fx: Fixture;
   limits: SendLimits;

@@ -10,7 +10,7 @@ import { encodeCase } from "./wire.js";
  * answer), `reset`, `timeout` (nothing within the bound: we closed), `client-left` (the case itself left
  * mid-request), `refused` (no server listening).
  */
-export type Ending = "answered" | "closed" | "reset" | "timeout" | "client-left" | "refused";
+type Ending = "answered" | "closed" | "reset" | "timeout" | "client-left" | "refused";
 
 export interface Exchange {
   ending: Ending;

@@ -6,7 +6,7 @@ import { ITEM_STRATEGIES, STRATEGIES, USER_STRATEGIES } from "../../src/wire/str
 import type { Prng } from "./prng.js";
 import { BRANDS, ITEM_TYPES, type Fixture } from "./fixtures.js";
 
-export type BodyFormat = "json" | "csv" | "ndjson" | "none";
+type BodyFormat = "json" | "csv" | "ndjson" | "none";
 /** Which credential the route takes, so that header mutations know what to swap. */
 export type AuthKind = "none" | "token" | "publishable" | "secret" | "metrics";
 
@@ -187,7 +187,7 @@ const UNKNOWN = [
   "/metricsx",
 ];
 
-export const TARGETS: Target[] = [
+const TARGETS: Target[] = [
   target("GET /healthz", 3, "none", () => none("GET", "/healthz")),
   target("GET /readyz", 3, "none", () => none("GET", "/readyz")),
   target("POST /auth/register", 2, "none", (rng) =>

@@ -79,14 +79,7 @@ export async function postJson(url: string, key: string, body: string): Promise<
   }
 }
 
-export interface Sent {
-  records: number;
-  seconds: number;
-  perS: number;
-  requests: number;
-  /** Requests the server pushed back (503/429) and that were sent again. */
-  retries: number;
-}
+export type Sent = Awaited<ReturnType<typeof sendInArrays>>;
 
 /**
  * Sends `records` to `url` in JSON arrays of `size` (each record as `wire` makes it), `inFlight` requests at a
@@ -98,10 +91,11 @@ export async function sendInArrays<T>(
   key: string,
   records: Iterable<T>,
   o: { size: number; inFlight: number; wire?: (r: T) => unknown; label?: string; total?: number },
-): Promise<Sent> {
+) {
   const source = records[Symbol.iterator]();
   const started = performance.now();
-  const sent: Sent = { records: 0, seconds: 0, perS: 0, requests: 0, retries: 0 };
+  // retries: requests the server pushed back (503/429) and that were sent again.
+  const sent = { records: 0, seconds: 0, perS: 0, requests: 0, retries: 0 };
   const total = o.total ?? Infinity;
   let nextReport = total / 10;
   const nextBody = (): [string, number] | undefined => {

@@ -20,6 +20,10 @@ export interface NumberRule {
   integer?: boolean;
 }
 
+/** The rules most settings follow: a number above 0, or a whole number from 1. */
+export const POSITIVE: NumberRule = { min: Number.MIN_VALUE };
+export const WHOLE: NumberRule = { min: 1, integer: true };
+
 export interface Flags<N extends string> {
   /** The flag's text, else its variable's, else `fallback`. */
   text(name: N, fallback?: string): string | undefined;

@@ -80,15 +80,9 @@ export async function withFreshServer<T>(
   }
 }
 
-/** Spawns `node file` and resolves once its stdout matches `ready`. */
-export function startChild(
-  file: string,
-  childEnv: NodeJS.ProcessEnv,
-  ready: RegExp,
-  nodeArgs: string[] = [],
-  timeoutMs = START_TIMEOUT_MS,
-): Promise<{ child: Child; match: RegExpExecArray }> {
-  const proc = spawn(process.execPath, [...nodeArgs, file], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+/** Spawns `command` with its output kept (and passed through to stderr with BENCH_VERBOSE). */
+export function spawnChild(command: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const proc = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   proc.stderr!.on("data", (c: Buffer) => (out += c.toString()));
@@ -98,11 +92,23 @@ export function startChild(
     proc.stderr!.on("data", (c: Buffer) => process.stderr.write(c));
   }
   const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-  const child: Child = { proc, output: () => out, exited };
+  return { proc, output: () => out, exited };
+}
+
+/** Spawns `node file` and resolves once its stdout matches `ready`. */
+export function startChild(
+  file: string,
+  childEnv: NodeJS.ProcessEnv,
+  ready: RegExp,
+  nodeArgs: string[] = [],
+  timeoutMs = START_TIMEOUT_MS,
+): Promise<{ child: Child; match: RegExpExecArray }> {
+  const child = spawnChild(process.execPath, [...nodeArgs, file], childEnv);
+  const { proc, output } = child;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${path.basename(file)} did not start:\n${out}`)), timeoutMs);
+    const timer = setTimeout(() => reject(new Error(`${path.basename(file)} did not start:\n${output()}`)), timeoutMs);
     const onData = () => {
-      const m = ready.exec(out);
+      const m = ready.exec(output());
       if (m) {
         clearTimeout(timer);
         proc.stdout!.off("data", onData);
@@ -112,7 +118,7 @@ export function startChild(
     proc.stdout!.on("data", onData);
     proc.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`${path.basename(file)} exited (${code}) before it was ready:\n${out}`));
+      reject(new Error(`${path.basename(file)} exited (${code}) before it was ready:\n${output()}`));
     });
   });
 }

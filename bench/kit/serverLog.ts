@@ -2,7 +2,7 @@
  * The server's log, read from its captured output: its JSON lines (LOG_LEVEL=info for the info ones), waits on
  * them, what they count (trainings, warnings, errors) and the lines that mean something broke.
  */
-import { setTimeout as sleep } from "node:timers/promises";
+import { pollUntil } from "./poll.js";
 import type { Child } from "./processes.js";
 
 export type LogLine = Record<string, unknown> & { msg: string; t: string; level?: string };
@@ -30,28 +30,23 @@ export function logLines(child: Pick<Child, "output">, msg: string): LogLine[] {
 
 /** Resolves with the first line `msg` (or any of several) that satisfies `match`, once the server has written it. */
 export async function waitForLog(child: Child, msg: string | readonly string[], match: (l: LogLine) => boolean, timeoutMs: number): Promise<LogLine> {
-  const until = performance.now() + timeoutMs;
   const msgs = typeof msg === "string" ? [msg] : msg;
-  for (;;) {
-    const hit = msgs.flatMap((m) => logLines(child, m)).find(match);
-    if (hit) return hit;
-    if (child.proc.exitCode !== null) throw new Error(`the server exited while waiting for "${msg}":\n${child.output().slice(-2000)}`);
-    if (performance.now() > until) throw new Error(`no "${msg}" from the server within ${timeoutMs / 1000}s`);
-    await sleep(250);
-  }
+  return pollUntil(
+    () => {
+      if (child.proc.exitCode !== null) throw new Error(`the server exited while waiting for "${msg}":\n${child.output().slice(-2000)}`);
+      return msgs.flatMap((m) => logLines(child, m)).find(match);
+    },
+    250,
+    timeoutMs,
+    () => `no "${msg}" from the server within ${timeoutMs / 1000}s`,
+  );
 }
 
-export interface LogCounts {
-  trainings: number;
-  warnings: number;
-  errors: number;
-  /** Distinct warning and error messages with their counts. */
-  messages: Record<string, number>;
-}
+export type LogCounts = ReturnType<typeof logCounts>;
 
-/** Trainings finished, warnings and errors so far, and the messages seen. */
-export function logCounts(server: Child): LogCounts {
-  const c: LogCounts = { trainings: 0, warnings: 0, errors: 0, messages: {} };
+/** Trainings finished, warnings and errors so far, and the distinct warning and error messages with their counts. */
+export function logCounts(server: Child) {
+  const c = { trainings: 0, warnings: 0, errors: 0, messages: {} as Record<string, number> };
   for (const { json: l } of lines(server.output())) {
     if (l?.msg === "recommender model trained") c.trainings++;
     if (l?.level === "warn" || l?.level === "error") {

@@ -1,13 +1,12 @@
 /** The benchmarks' shared settings, read once from the environment (documented at the top of bench/benchmarks/ingest.ts). */
-import { fromEnv } from "./flags.js";
+import { fromEnv, POSITIVE, WHOLE } from "./flags.js";
 
 const env = process.env;
-const POSITIVE = { min: Number.MIN_VALUE };
 
 export const DURATION_S = fromEnv.number("BENCH_DURATION_S", 10, POSITIVE);
 export const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", 2, { min: 0 });
 export const CONNECTIONS = fromEnv.number("BENCH_CONNECTIONS", 100, POSITIVE);
-export const SCENARIOS = fromEnv.numbers("BENCH_SCENARIOS", "1,100,1000", { min: 1, integer: true });
+export const SCENARIOS = fromEnv.numbers("BENCH_SCENARIOS", "1,100,1000", WHOLE);
 export const VERBOSE = Boolean(env.BENCH_VERBOSE);
 export const SKIP_CEILINGS = env.BENCH_CEILINGS === "0";
 export const DATABASE_URL = env.BENCH_DATABASE_URL;

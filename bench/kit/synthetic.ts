@@ -17,20 +17,6 @@ export interface SyntheticSpec {
   focus?: number;
 }
 
-export interface SyntheticItem {
-  item_id: string;
-  item_type: string;
-  status: "active";
-  attributes: { topic: string; brand: string; price: number };
-  created_at: string;
-}
-
-export interface SyntheticUser {
-  user_id: string;
-  status: "active";
-  created_at: string;
-}
-
 export interface SyntheticEvent {
   user_id: string;
   item_id: string;
@@ -47,7 +33,7 @@ export const itemId = (i: number) => `item-${i}`;
 export const userId = (u: number) => `user-${u}`;
 export const topicOf = (spec: SyntheticSpec, item: number) => item % spec.topics;
 
-export function* syntheticItems(spec: SyntheticSpec): Generator<SyntheticItem> {
+export function* syntheticItems(spec: SyntheticSpec) {
   const random = seededRandom(spec.seed + 1);
   const end = Date.now();
   for (let i = 0; i < spec.items; i++) {
@@ -61,7 +47,7 @@ export function* syntheticItems(spec: SyntheticSpec): Generator<SyntheticItem> {
   }
 }
 
-export function* syntheticUsers(spec: SyntheticSpec): Generator<SyntheticUser> {
+export function* syntheticUsers(spec: SyntheticSpec) {
   const end = Date.now();
   for (let u = 0; u < spec.users; u++)
     yield { user_id: userId(u), status: "active", created_at: new Date(end - (spec.days + 60) * DAY_MS).toISOString() };

@@ -21,7 +21,7 @@ export const POLL_MS = 10;
 const DEADLINE_MS = 10_000;
 const SAMPLERS = 4;
 
-export interface Pair {
+interface Pair {
   a: string;
   b: string;
 }
@@ -32,14 +32,7 @@ export interface Org {
   items: number;
 }
 
-export interface Freshness {
-  samples: number;
-  /** Not seen within DEADLINE_MS, or the change itself refused. */
-  missed: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
+export type Freshness = Awaited<ReturnType<typeof sampled>>;
 
 const post = (url: string, key: string, json: unknown) => call(url, { key, json });
 
@@ -73,17 +66,11 @@ async function untilSeen(url: string, pk: string, user: string, seen: (items: st
 }
 
 /** Runs `samples` samples, SAMPLERS at a time, each with a short seeded pause after it so that they do not march in step. */
-async function sampled(
-  samples: number,
-  concurrency: number,
-  seed: number,
-  pair: Pair,
-  one: (i: number, pair: Pair) => Promise<number>,
-): Promise<Freshness> {
+async function sampled(samples: number, concurrency: number, seed: number, pair: Pair, one: (i: number, pair: Pair) => Promise<number>) {
   const random = seededRandom(seed);
   const times = new Latencies();
   let next = 0;
-  let missed = 0;
+  let missed = 0; // not seen within DEADLINE_MS, or the change itself refused
   const sampler = async () => {
     while (next < samples) {
       const i = next++;
@@ -100,7 +87,7 @@ async function sampled(
 }
 
 /** Events accepted by A, read through B. `tag` keeps each run's users apart. */
-export function eventFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number): Promise<Freshness> {
+export function eventFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number) {
   const random = seededRandom(seed + 1);
   return sampled(samples, SAMPLERS, seed, pair, async (i, p) => {
     const user = `fresh-${tag}-${i}`;
@@ -112,7 +99,7 @@ export function eventFreshness(pair: Pair, org: Org, samples: number, tag: strin
 }
 
 /** Items made inactive through A, gone from B's recently-viewed. */
-export function hideFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number): Promise<Freshness> {
+export function hideFreshness(pair: Pair, org: Org, samples: number, tag: string, seed: number) {
   return sampled(samples, 2, seed, pair, async (i, p) => {
     const user = `hider-${tag}-${i}`;
     const item = `hidden-${tag}-${i}`;

@@ -12,17 +12,11 @@ import { coresDuring as coresOf, type Cores as CoresOf } from "../../kit/cpuShar
 /** A prebuilt pool never holds more events than this (memory); past it requests are built as they go. */
 const MAX_POOL_EVENTS = 2_000_000;
 
-export interface RunFigures {
-  /** Successful answers per second (202 for ingestion, 200 for recommend). */
-  reqPerS: number;
-  /** Events per second (ingestion), else NaN. */
-  eventsPerS: number;
-  p50: number;
-  p99: number;
-  /** Answers that were not a success, and connection errors. */
-  failed: number;
-  cores: Cores;
-}
+/**
+ * reqPerS: successful answers per second (202 for ingestion, 200 for recommend); eventsPerS: events per second
+ * (ingestion), else NaN; failed: answers that were not a success, and connection errors.
+ */
+export type RunFigures = Awaited<ReturnType<typeof ingestRun>>;
 
 export async function ingestRun(
   url: string,
@@ -33,7 +27,7 @@ export async function ingestRun(
   w: Watched,
   durationS: number,
   warmupS: number,
-): Promise<RunFigures> {
+) {
   const target = ingestTarget(url, pk);
   const body = (k: number) => events.body(k);
   const warm = await load({ target, connections, pool: new RequestPool(target, n, 0, body), durationS: warmupS });

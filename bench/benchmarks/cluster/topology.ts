@@ -13,22 +13,14 @@ import { adminQuery, connectionUrl, type Storage } from "../../kit/storage.js";
 import { startServer, stopChild, type Child } from "../../kit/processes.js";
 import { waitForLog } from "../../kit/serverLog.js";
 import { log } from "../../kit/settings.js";
-import { startHaproxy, type Balancer } from "./haproxy.js";
+import { startHaproxy } from "./haproxy.js";
 
 /** Info lines carry the model's "trained" line (or, in the pair, "loaded"); nothing is logged per request. */
 const LOG_ENV = { LOG_LEVEL: "info" };
 const PAIR_MODEL_LINES = ["recommender model trained", "recommender model loaded"];
 const TRAIN_TIMEOUT_MS = 30 * 60_000;
 
-export interface Topology {
-  single: { child: Child; url: string };
-  pair: Array<{ child: Child; url: string }>;
-  balancer: Balancer;
-  /** Drops the pair's copy of the database (once the pair has stopped). */
-  dropPairDatabase: () => Promise<void>;
-  /** The lone process's model of the recommend organisation: distinct users, items and user-item pairs it was trained on. */
-  model: { users: number; items: number; pairs: number };
-}
+export type Topology = Awaited<ReturnType<typeof startTopology>>;
 
 const hostPort = (url: string) => new URL(url).host;
 
@@ -49,7 +41,7 @@ async function copyDatabase(storage: Storage): Promise<{ url: string; drop: () =
   return { url: copy, drop: () => adminQuery(admin, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
 }
 
-export async function startTopology(storage: Storage, recommendOrg: number): Promise<Topology> {
+export async function startTopology(storage: Storage, recommendOrg: number) {
   const started: Child[] = [];
   const pairDatabase = await copyDatabase(storage);
   try {
@@ -71,7 +63,9 @@ export async function startTopology(storage: Storage, recommendOrg: number): Pro
     const trained = [await waitForLog(single.server, "recommender model trained", (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS)];
     // Of the pair, one trains the organisation and the other loads its model (one trainer per organisation).
     for (const p of pair) await waitForLog(p.child, PAIR_MODEL_LINES, (l) => Number(l.org) === recommendOrg, TRAIN_TIMEOUT_MS);
+    // The lone process's model of the recommend organisation: distinct users, items and user-item pairs it was trained on.
     const model = { users: Number(trained[0]!.users), items: Number(trained[0]!.items), pairs: Number(trained[0]!.interactions) };
+    // dropPairDatabase: drops the pair's copy of the database (once the pair has stopped).
     return { single: { child: single.server, url: single.url }, pair, balancer, dropPairDatabase: pairDatabase.drop, model };
   } catch (err) {
     for (const c of started.reverse()) await stopChild(c);

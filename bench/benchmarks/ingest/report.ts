@@ -12,13 +12,11 @@ export interface Ceilings {
   uws: UwsCeiling;
 }
 
-export interface RunInfo {
-  postgresVersion: string;
-  embedded: boolean;
-  loadAverageAtStart: number;
-}
-
-export function report(run: RunInfo, results: ScenarioResult[], ceilings: Ceilings): string {
+export function report(
+  run: { postgresVersion: string; embedded: boolean; loadAverageAtStart: number },
+  results: ScenarioResult[],
+  ceilings: Ceilings,
+): string {
   return (
     [
       "",

@@ -2,7 +2,7 @@
 import type pg from "pg";
 import { setTimeout as sleep } from "node:timers/promises";
 import { cpuSeconds, postgresCpuSeconds, threadCpu, usPer } from "../../kit/proc.js";
-import { load, type LoadResult, ingestTarget, RequestPool } from "../traffic/autocannon.js";
+import { load, ingestTarget, RequestPool } from "../traffic/autocannon.js";
 import { cpuShare } from "../../kit/cpuShare.js";
 import { pct } from "../../kit/table.js";
 import { connectionsFor, DURATION_S, log, WARMUP_S } from "../../kit/settings.js";
@@ -20,27 +20,9 @@ export interface Bench {
   dataDir: string | undefined;
 }
 
-export interface ScenarioResult {
-  n: number;
-  connections: number;
-  load: LoadResult;
-  eventsPerS: number;
-  stored: number;
-  expected: number;
-  commits: number;
-  /** CPU time of the server's front (main) thread per request, in microseconds. */
-  frontCpuUsPerReq: number;
-  /** CPU seconds per second used by the whole server process (front + writer threads). */
-  serverCpuShare: number;
-  /** CPU seconds per second used by PostgreSQL (embedded only). */
-  postgresCpuShare: number;
-  /** Server + PostgreSQL CPU per stored event, in microseconds: the cost under any contention. */
-  cpuUsPerEvent: number;
-  /** Cores busy in processes the benchmark did not start (the machine is shared): a figure to distrust when high. */
-  otherCores: number;
-}
+export type ScenarioResult = Awaited<ReturnType<typeof ingestScenario>>;
 
-export async function ingestScenario(b: Bench, n: number): Promise<ScenarioResult> {
+export async function ingestScenario(b: Bench, n: number) {
   const connections = connectionsFor(n);
   const target = ingestTarget(b.url, b.pk);
   log(`  ${n}-event requests: warm-up ${WARMUP_S}s (-c ${connections})`);
@@ -70,10 +52,14 @@ export async function ingestScenario(b: Bench, n: number): Promise<ScenarioResul
     stored: after - before,
     expected: r.accepted * n,
     commits: commitsAfter - commitsBefore,
+    // CPU time of the server's front (main) thread per request, in microseconds.
     frontCpuUsPerReq: usPer(cpuAfter.main - cpuBefore.main, r.requests),
+    // CPU seconds per second used by the whole server process (front + writer threads), and by PostgreSQL (embedded only).
     serverCpuShare: (cpuAfter.all - cpuBefore.all) / r.durationS,
     postgresCpuShare: (pgAfter - pgBefore) / r.durationS,
+    // Server + PostgreSQL CPU per stored event, in microseconds: the cost under any contention.
     cpuUsPerEvent: usPer(cpuAfter.all - cpuBefore.all + pgAfter - pgBefore, r.accepted * n),
+    // Cores busy in processes the benchmark did not start (the machine is shared): a figure to distrust when high.
     otherCores,
   };
 }

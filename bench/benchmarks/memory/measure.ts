@@ -20,12 +20,7 @@ const SETTLE_MS = 30_000;
 const SAMPLE_MS = 5_000;
 const TRAIN_TIMEOUT_MS = 20 * 60_000;
 
-export interface Measured {
-  rssMb: number;
-  items: number;
-  users: number;
-  indexBytes: number;
-}
+export type Measured = Awaited<ReturnType<typeof restartAndMeasure>>;
 
 /** The sum over shards of one of the service's gauges, from its Prometheus text. */
 function gauge(text: string, name: string): number {
@@ -36,7 +31,7 @@ function gauge(text: string, name: string): number {
 }
 
 /** Starts the server, waits for each organisation in `trainedOrgs` to have a model, settles, measures, and stops it. */
-export function restartAndMeasure(storage: Storage, trainedOrgs: number[]): Promise<Measured> {
+export function restartAndMeasure(storage: Storage, trainedOrgs: number[]) {
   return withServer(storage, SERVER_ENV, async ({ server, url }) => {
     for (const org of trainedOrgs) await waitForLog(server, "recommender model trained", (l) => Number(l.org) === org, TRAIN_TIMEOUT_MS);
     const samples: number[] = [];

@@ -5,17 +5,17 @@
 import { postJson, sendInArrays, viewEvent } from "../../kit/api.js";
 
 /** Items of the tag catalog: each with one array attribute of TAGS strings, all distinct but one shared. */
-export const TAG_ITEMS = 2_001;
+const TAG_ITEMS = 2_001;
 export const TAGS = 999;
 /** The tag every item of the tag catalog holds, last in its array (a linear any-of check reads them all). */
-export const COMMON_TAG = "common-to-all";
+const COMMON_TAG = "common-to-all";
 /** Items of the text catalog: each with one 30 KiB string attribute. */
-export const TEXT_BYTES = 30 * 1024;
+const TEXT_BYTES = 30 * 1024;
 const BODY_BYTES_MAX = 4 * 1024 * 1024;
 
-export const tagItemId = (i: number): string => `tagged-${i}`;
+const tagItemId = (i: number): string => `tagged-${i}`;
 /** A value no item holds: for any-of filters that every item fails after reading all of its tags. */
-export const missingTag = (k: number): string => `missing-tag-${String(k).padStart(6, "0")}`;
+const missingTag = (k: number): string => `missing-tag-${String(k).padStart(6, "0")}`;
 
 /** One item of the tag catalog: 999 distinct 12-character tags (about 16 KB of JSON). */
 function tagItem(i: number): Record<string, unknown> {
@@ -84,7 +84,7 @@ async function sendEvents(url: string, pk: string, n: number, item: (k: number) 
  * deepest page (page × limit = 10,000) and with 1,000 excluded ids.
  */
 export const HOSTILE_KINDS = ["similar", "similar-fields", "popular-filtered", "similar-filtered"] as const;
-export type HostileKind = (typeof HOSTILE_KINDS)[number];
+type HostileKind = (typeof HOSTILE_KINDS)[number];
 
 const missing = Array.from({ length: 100 }, (_, k) => missingTag(k));
 const excluded = Array.from({ length: 1_000 }, (_, k) => `not-an-item-${k}`);

@@ -3,7 +3,7 @@
  * timed from that due time, so a request held up behind a busy thread counts its wait; answers counted by status.
  */
 import { Latencies } from "../../kit/latencies.js";
-import { keepAliveAgent, post } from "../traffic/keepAlive.js";
+import { keepAliveAgent, send } from "../traffic/keepAlive.js";
 import { pace } from "../traffic/pace.js";
 
 export interface Schedule {
@@ -34,14 +34,14 @@ export async function runSchedule(s: Schedule, startMs: number, stats: PacedStat
   const base = new URL(s.url);
   const headers = { "content-type": "application/json", "x-api-key": s.key };
   const pending: Promise<void>[] = [];
-  const send = (due: number, k: number) =>
+  const ask = (due: number, k: number) =>
     pending.push(
-      post(agent, base, "/v1/recommend", headers, s.body(k)).then((a) => {
+      send(agent, base, "/v1/recommend", headers, s.body(k)).then((a) => {
         if (a.failure) return void stats.errors++;
         stats.latencies.add(performance.now() - due);
         stats.statuses.set(a.status, (stats.statuses.get(a.status) ?? 0) + 1);
       }),
     );
-  await pace(s.rate, s.durationS * 1000, send, startMs + s.offsetS * 1000).done;
+  await pace(s.rate, s.durationS * 1000, ask, startMs + s.offsetS * 1000).done;
   await Promise.all(pending);
 }

@@ -1,24 +1,15 @@
 /** The recommend ceiling: the same load against a bare uWS endpoint answering a canned recommend response. */
 import { stopChild } from "../../kit/processes.js";
 import { startUwsCeiling } from "../traffic/uwsCeilingProcess.js";
-import { drive, type DriveResult } from "../traffic/drive.js";
+import { drive } from "../traffic/drive.js";
 import { paced, type PacedResult } from "../traffic/paced.js";
 
-/** The canned endpoint at a fixed rate from the paced client: what the client and the wire add to an answer that takes no work. */
-export interface CeilingFixedRun {
-  connections: number;
-  rate: number;
-  load: PacedResult;
-}
-
-export interface Ceiling extends DriveResult {
-  responseBytes: number;
-  fixedRate: CeilingFixedRun[];
-}
+export type Ceiling = Awaited<ReturnType<typeof recommendCeiling>>;
 
 /**
  * Drives the canned endpoint with `body()` exactly as the strategies are driven (same connections, same setup),
- * then, when asked, at the fixed rate of the strategies' fixed-rate runs with each of their connection counts.
+ * then, when asked, at the fixed rate of the strategies' fixed-rate runs with each of their connection counts:
+ * what the client and the wire add to an answer that takes no work.
  */
 export async function recommendCeiling(
   cannedResponse: string,
@@ -27,7 +18,7 @@ export async function recommendCeiling(
   durationS: number,
   warmupS: number,
   fixed?: { rate: number; connections: number[]; durationS: number; runs: number },
-): Promise<Ceiling> {
+) {
   const { child, port } = await startUwsCeiling({ status: "200 OK", body: cannedResponse });
   try {
     const opts = {
@@ -39,7 +30,7 @@ export async function recommendCeiling(
     };
     await drive({ ...opts, durationS: warmupS });
     const load = await drive({ ...opts, durationS });
-    const fixedRate: CeilingFixedRun[] = [];
+    const fixedRate: Array<{ connections: number; rate: number; load: PacedResult }> = [];
     if (fixed) {
       for (const c of fixed.connections) {
         for (let run = 0; run < fixed.runs; run++) {

@@ -33,18 +33,11 @@ export interface Results {
   retrain: RetrainFigures | undefined;
 }
 
-export interface Target {
-  figure: string;
-  measured: string;
-  target: string;
-  met: boolean;
-}
-
 const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : "-");
 const fails = (l: { non2xx: number; errors: number }) => l.non2xx + l.errors;
 
-export function targets(r: Results): Target[] {
-  const out: Target[] = [];
+function targets(r: Results) {
+  const out: Array<{ figure: string; measured: string; target: string; met: boolean }> = [];
   for (const s of r.strategies.filter((x) => GLOBAL_STRATEGIES.has(x.strategy))) {
     const share = s.load.reqPerS / r.ceiling.reqPerS;
     out.push({

@@ -12,7 +12,7 @@ import { log } from "../../kit/settings.js";
 import { itemId, userId } from "../../kit/synthetic.js";
 import { bodyMaker } from "./spec.js";
 import { rssMb } from "../../kit/proc.js";
-import { startPaced, type PacedResult, type Percentiles } from "../traffic/paced.js";
+import { startPaced, type PacedResult } from "../traffic/paced.js";
 import { postJson, viewEvent } from "../../kit/api.js";
 import { logLines } from "../../kit/serverLog.js";
 import { runFixedRate, target, type FixedRateRun, type Server, threadCores } from "./strategies.js";
@@ -20,26 +20,9 @@ import { runFixedRate, target, type FixedRateRun, type Server, threadCores } fro
 const BEFORE_MS = 3_000;
 const TRAIN_TIMEOUT_MS = 15 * 60_000;
 
-export interface RetrainFigures {
-  /** The training's own length as the server logged it, and from the event to the model's log line. */
-  trainingMs: number;
-  eventToModelMs: number;
-  before: Percentiles;
-  during: Percentiles;
-  after: Percentiles;
-  /** The whole personalized run (all three windows), and similar's run on the new model. */
-  runs: FixedRateRun[];
-  rssAfterMb: number;
-}
+export type RetrainFigures = Awaited<ReturnType<typeof retrainPhase>>;
 
-export async function retrainPhase(
-  s: Server,
-  server: Child,
-  orgSeq: number,
-  rate: number,
-  connections: number,
-  durationS: number,
-): Promise<RetrainFigures> {
+export async function retrainPhase(s: Server, server: Child, orgSeq: number, rate: number, connections: number, durationS: number) {
   const trained = () => logLines(server, "recommender model trained").filter((l) => Number(l.org) === orgSeq);
   const models = trained().length;
   log(`retrain: personalized at ${rate} req/s; one event starts a training, measured before, during and ${durationS}s after the swap`);
@@ -59,6 +42,7 @@ export async function retrainPhase(
   run.stopAt(swapAt + durationS * 1000);
   const whole = (await run.done).result;
   const figures = {
+    // The training's own length as the server logged it, and from the event to the model's log line.
     trainingMs: Number(line.ms),
     eventToModelMs: swapAt - postedAt,
     before: run.window(run.startEpochMs, postedAt),
@@ -68,6 +52,7 @@ export async function retrainPhase(
   log(
     `  model in ${figures.eventToModelMs} ms (training ${figures.trainingMs} ms); p99 before ${figures.before.p99.toFixed(2)}, during ${figures.during.p99.toFixed(2)}, after ${figures.after.p99.toFixed(2)} ms`,
   );
+  // The whole personalized run (all three windows), and similar's run on the new model.
   const runs: FixedRateRun[] = [
     { strategy: "personalized", label: "retrain (whole run)", connections, rate, load: whole as PacedResult, threads: threads() },
   ];

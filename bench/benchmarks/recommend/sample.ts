@@ -5,19 +5,9 @@
  */
 import { call } from "../../kit/api.js";
 
-export interface Sample {
-  requests: number;
-  non200: number;
-  /** Answers per mode (personalized, contextual, global, fallback). */
-  modes: Record<string, number>;
-  meanResults: number;
-  meanBytes: number;
-  /** One 200 body, for the ceiling's canned answer. */
-  example: string | undefined;
-}
-
-export async function sample(url: string, pk: string, body: () => string, n: number): Promise<Sample> {
-  const s: Sample = { requests: 0, non200: 0, modes: {}, meanResults: 0, meanBytes: 0, example: undefined };
+export async function sample(url: string, pk: string, body: () => string, n: number) {
+  // modes: answers per mode (personalized, contextual, global, fallback); example: one 200 body, for the ceiling's canned answer.
+  const s = { requests: 0, non200: 0, modes: {} as Record<string, number>, meanResults: 0, meanBytes: 0, example: undefined as string | undefined };
   let results = 0;
   let bytes = 0;
   for (let i = 0; i < n; i++) {

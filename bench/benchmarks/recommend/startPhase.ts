@@ -5,9 +5,9 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Storage } from "../../kit/storage.js";
-import { startServer, stopChild, withFreshServer, type Child } from "../../kit/processes.js";
+import { startServer, stopChild, withFreshServer } from "../../kit/processes.js";
 import { log } from "../../kit/settings.js";
-import { sinceSpawn, type CpuShare } from "../../kit/cpuShare.js";
+import { sinceSpawn } from "../../kit/cpuShare.js";
 import { peakRssMb, rssMb } from "../../kit/proc.js";
 import { logLines, waitForLog } from "../../kit/serverLog.js";
 
@@ -20,34 +20,7 @@ const SERVER_ENV = { LOG_LEVEL: "info" };
 /** With the retrain phase: one new event is enough to retrain (no events arrive otherwise, so nothing else changes). */
 const RETRAIN_ENV = { ...SERVER_ENV, RECOMMEND_RETRAIN_S: "1" };
 
-export interface ShardBuild {
-  shard: number;
-  orgs: number;
-  events: number;
-  ms: number;
-}
-
-export interface StartFigures {
-  /** Spawn to listening (database start, migrations, index build). */
-  startMs: number;
-  shards: ShardBuild[];
-  /** The shard that holds the benchmark's organisation. */
-  orgShard: ShardBuild;
-  als: { ms: number; users: number; items: number; interactions: number };
-  /** From listening to the model's log line: the training set, the training and the swap, as serving saw them. */
-  modelAfterListeningMs: number;
-  rssMb: number;
-  /** The highest resident set while starting (index build and training included). */
-  peakRssMb: number;
-  /** Cores busy from spawn to trained model: the server (+ PostgreSQL), and other work on the machine. */
-  cpu: CpuShare;
-}
-
-export interface Started {
-  server: Child;
-  url: string;
-  figures: StartFigures;
-}
+export type StartFigures = Awaited<ReturnType<typeof startOnData>>["figures"];
 
 /** RSS of the server started on an empty database: what the process costs before any organisation's index. */
 export function emptyServerRss(): Promise<number> {
@@ -57,7 +30,7 @@ export function emptyServerRss(): Promise<number> {
   });
 }
 
-export async function startOnData(storage: Storage, orgSeq: number, retrainOnEvent = false): Promise<Started> {
+export async function startOnData(storage: Storage, orgSeq: number, retrainOnEvent = false) {
   const t0 = performance.now();
   const cpu = sinceSpawn();
   const { server, url } = await startServer(storage, retrainOnEvent ? RETRAIN_ENV : SERVER_ENV, START_TIMEOUT_MS);
@@ -78,14 +51,16 @@ export async function startOnData(storage: Storage, orgSeq: number, retrainOnEve
     const als = { ms: Number(trained.ms), users: Number(trained.users), items: Number(trained.items), interactions: Number(trained.interactions) };
     log(`model trained in ${als.ms} ms; settling ${SETTLE_MS / 1000}s before reading RSS`);
     await sleep(SETTLE_MS);
-    const figures: StartFigures = {
-      startMs,
+    const figures = {
+      startMs, // spawn to listening (database start, migrations, index build)
       shards,
-      orgShard,
+      orgShard, // the shard that holds the benchmark's organisation
       als,
+      // From listening to the model's log line: the training set, the training and the swap, as serving saw them.
       modelAfterListeningMs: Date.parse(trained.t) - listeningAt,
       rssMb: rssMb(server.proc.pid),
-      peakRssMb: peakRssMb(server.proc.pid),
+      peakRssMb: peakRssMb(server.proc.pid), // the highest resident set while starting (index build and training included)
+      // Cores busy from spawn to trained model: the server (+ PostgreSQL), and other work on the machine.
       cpu: cpu({ pid: server.proc.pid, dataDir: storage.dataDir }),
     };
     return { server, url, figures };

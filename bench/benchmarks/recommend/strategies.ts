@@ -3,29 +3,15 @@ import type { SyntheticSpec } from "../../kit/synthetic.js";
 import { log } from "../../kit/settings.js";
 import { bodyMaker } from "./spec.js";
 import type { Strategy } from "../../../src/wire/strategies.js";
-import { drive, type DriveResult } from "../traffic/drive.js";
-import { paced, type PacedResult } from "../traffic/paced.js";
-import { sample, type Sample } from "./sample.js";
+import { drive } from "../traffic/drive.js";
+import { paced } from "../traffic/paced.js";
+import { sample } from "./sample.js";
 import { threadCpu } from "../../kit/proc.js";
 
 const SAMPLE_REQUESTS = 50;
 
-export interface StrategyRun {
-  strategy: Strategy;
-  sample: Sample;
-  load: DriveResult;
-  threads: ThreadCores;
-}
-
-export interface FixedRateRun {
-  strategy: Strategy;
-  /** When it ran: "after restart 1", "during retrain", "after swap", … */
-  label: string;
-  connections: number;
-  rate: number;
-  load: PacedResult;
-  threads: ThreadCores;
-}
+export type StrategyRun = Awaited<ReturnType<typeof runStrategy>>;
+export type FixedRateRun = Awaited<ReturnType<typeof runFixedRate>>;
 
 export interface Server {
   url: string;
@@ -42,7 +28,7 @@ export const target = (s: Server) => ({
   ours: { pid: s.pid, dataDir: s.dataDir },
 });
 
-export async function runStrategy(s: Server, strategy: Strategy, connections: number, durationS: number, warmupS: number): Promise<StrategyRun> {
+export async function runStrategy(s: Server, strategy: Strategy, connections: number, durationS: number, warmupS: number) {
   const body = bodyMaker(strategy, s.spec);
   const seen = await sample(s.url, s.pk, body, SAMPLE_REQUESTS);
   log(
@@ -54,15 +40,11 @@ export async function runStrategy(s: Server, strategy: Strategy, connections: nu
   return { strategy, sample: seen, load, threads: threads() };
 }
 
-/** The strategy at a fixed overall rate from our paced client (paced.ts: evenly spread, latency from each request's slot). */
-export async function runFixedRate(
-  s: Server,
-  strategy: Strategy,
-  rate: number,
-  connections: number,
-  durationS: number,
-  label: string,
-): Promise<FixedRateRun> {
+/**
+ * The strategy at a fixed overall rate from our paced client (paced.ts: evenly spread, latency from each request's
+ * slot). `label`: when it ran ("after restart 1", "during retrain", "after swap", …).
+ */
+export async function runFixedRate(s: Server, strategy: Strategy, rate: number, connections: number, durationS: number, label: string) {
   const threads = threadCores(s.pid);
   const load = await paced({ ...target(s), body: bodyMaker(strategy, s.spec), connections, rate, durationS });
   log(

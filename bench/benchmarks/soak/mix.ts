@@ -38,15 +38,8 @@ const STRATEGY_SHARES: Record<Strategy, number> = {
 const STRATEGY_WEIGHTS = Object.entries(STRATEGY_SHARES) as [Strategy, number][];
 const ITEMS_PER_UPSERT = 10;
 
-export interface Planned {
-  kind: Kind;
-  org: number;
-  path: string;
-  /** Which of the organisation's keys the request carries. */
-  key: "pk" | "sk";
-  body: string;
-  strategy?: Strategy;
-}
+/** The next request: its kind, organisation, path, which of the organisation's keys it carries, body, and strategy (recommend). */
+type Planned = { kind: Kind; org: number; path: string; key: "pk" | "sk"; body: string; strategy?: Strategy };
 
 interface OrgTraffic {
   events: Iterator<SyntheticEvent>;

@@ -5,20 +5,13 @@ import { loadOrganisation } from "../recommend/loadOrg.js";
 import { log } from "../../kit/settings.js";
 import type { SyntheticSpec } from "../../kit/synthetic.js";
 
-export interface SoakOrg {
-  orgId: string;
-  token: string;
-  spec: SyntheticSpec;
-  keys: { pk: string; sk: string };
-  /** Bumped at each key switch; requests in flight are counted per generation, so a rotation can wait for the old ones. */
-  generation: number;
-  inFlight: Map<number, number>;
-}
+export type SoakOrg = ReturnType<typeof newOrg>;
 
 const EVENTS_IN_FLIGHT = 4;
 
-export function newOrg(orgId: string, token: string, spec: SyntheticSpec, keys: { pk: string; sk: string }): SoakOrg {
-  return { orgId, token, spec, keys, generation: 0, inFlight: new Map() };
+/** `generation`: bumped at each key switch; requests in flight are counted per generation, so a rotation can wait for the old ones. */
+export function newOrg(orgId: string, token: string, spec: SyntheticSpec, keys: { pk: string; sk: string }) {
+  return { orgId, token, spec, keys, generation: 0, inFlight: new Map<number, number>() };
 }
 
 export async function setUpOrgs(url: string, count: number): Promise<SoakOrg[]> {
@@ -59,7 +52,7 @@ export async function drained(org: SoakOrg, g: number, timeoutMs: number): Promi
 export const USERS = 500;
 export const ITEMS = 5_000;
 /** 300 events per user before the soak: the live traffic fills the rest of the 512 within a few minutes. */
-export const PRELOAD_EVENTS = 150_000;
+const PRELOAD_EVENTS = 150_000;
 
 export function orgSpec(org: number): SyntheticSpec {
   return { users: USERS, items: ITEMS, events: PRELOAD_EVENTS, topics: 100, days: 30, seed: 20260301 + org };

@@ -6,9 +6,10 @@ import type { LogCounts } from "../../kit/serverLog.js";
 import { KINDS, type Kind } from "./mix.js";
 import { kindMinute, type KindMinute, type MinuteRow } from "./minutes.js";
 import type { RotationOutcome } from "./rotation.js";
-import type { Meanwhile, Tally } from "./tally.js";
+import type { soak } from "./soakRun.js";
+import type { KindCounts, Meanwhile, Tally } from "./tally.js";
 import type { UploadOutcome } from "./upload.js";
-import type { LatencyVerdict, MemoryVerdict } from "./verdicts.js";
+import { comparisonWindows, latencyVerdict, memoryVerdict, type MemoryVerdict } from "./verdicts.js";
 
 const ms = (x: number) => (Number.isFinite(x) ? (x < 10 ? x.toFixed(1) : x.toFixed(0)) : "-");
 const mb = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : "-");
@@ -94,26 +95,50 @@ export function floorReport(tally: Tally, lateness: Latencies, rate: number, sec
   ].join("\n");
 }
 
-export interface Summary {
-  minutes: number;
-  rate: number;
-  orgs: number;
-  rows: MinuteRow[];
-  tally: Tally;
-  windows: { early: { from: number; to: number }; late: { from: number; to: number } };
-  memory: { server: MemoryVerdict; postgres: MemoryVerdict; postgresPrivate: MemoryVerdict };
-  latency: Record<Kind, LatencyVerdict>;
-  lateness: Latencies;
-  unanswered: number;
-  upload: (UploadOutcome & { meanwhile: Meanwhile }) | string | undefined;
-  rotation: (RotationOutcome & { meanwhile: Meanwhile }) | string | undefined;
-  /** PostgreSQL's shared_buffers setting: its Pss grows up to about that as pages are first touched. */
-  sharedBuffers: string;
-  distinct: { users: number; items: number; pairs: number; possiblePairs: number }[];
-  eventsSent: number;
-  serverLog: LogCounts;
-  floor: { p99: Record<Kind, number> } | undefined;
-  loadAverage: { start: number; end: number };
+export type Summary = ReturnType<typeof summarise>;
+
+/**
+ * The soak's verdicts and the figures they came from. `sharedBuffers`: PostgreSQL's shared_buffers setting, up to
+ * about which its Pss grows as pages are first touched.
+ */
+export function summarise(
+  args: { minutes: number; rate: number },
+  orgs: number,
+  out: Awaited<ReturnType<typeof soak>>,
+  seen: {
+    serverLog: LogCounts;
+    floor: { p99: Record<Kind, number> } | undefined;
+    sharedBuffers: string;
+    loadAverage: { start: number; end: number };
+  },
+) {
+  const uploadMinute = typeof out.upload === "object" ? out.upload.meanwhile.endedInMinute : undefined;
+  const memoryOf = (mb: (r: MinuteRow) => number) => memoryVerdict(out.rows.map(mb), uploadMinute);
+  const p99 = (w: Record<Kind, KindCounts>, k: Kind) => w[k].latency.percentiles([0.99])[0]!;
+  const whole = out.tally.whole;
+  return {
+    ...args,
+    ...seen,
+    orgs,
+    rows: out.rows,
+    tally: out.tally,
+    windows: comparisonWindows(args.minutes),
+    memory: {
+      server: memoryOf((r) => r.serverRssMb),
+      postgres: memoryOf((r) => r.postgresPssMb),
+      postgresPrivate: memoryOf((r) => r.postgresPrivateMb),
+    },
+    latency: Object.fromEntries(KINDS.map((k) => [k, latencyVerdict(p99(out.tally.early, k), p99(out.tally.late, k), args.minutes)])) as Record<
+      Kind,
+      ReturnType<typeof latencyVerdict>
+    >,
+    lateness: out.driven.lateness,
+    unanswered: out.driven.unanswered,
+    upload: out.upload,
+    rotation: out.rotation,
+    distinct: out.mix.distinct(),
+    eventsSent: whole["ingest-1"].sent + 100 * whole["ingest-100"].sent,
+  };
 }
 
 const signed = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? "+" : ""}${x.toFixed(1)}` : "-");

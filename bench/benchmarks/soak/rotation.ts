@@ -6,10 +6,7 @@
 import { call } from "../../kit/api.js";
 import { drained, type SoakOrg } from "./orgs.js";
 
-export interface RotationOutcome {
-  ok: boolean;
-  steps: string[];
-}
+export type RotationOutcome = { ok: boolean; steps: string[] };
 
 const DRAIN_TIMEOUT_MS = 30_000;
 

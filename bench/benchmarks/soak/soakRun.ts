@@ -7,14 +7,13 @@ import { log } from "../../kit/settings.js";
 import { Mix } from "./mix.js";
 import { minuteSampler, type MinuteRow } from "./minutes.js";
 import type { SoakOrg } from "./orgs.js";
-import { minuteLine, minuteHeader } from "./report.js";
-import { rotateKeys, type RotationOutcome } from "./rotation.js";
+import { rotateKeys } from "./rotation.js";
 import { emptyKinds, Tally, type Meanwhile } from "./tally.js";
-import { drive, type Driven } from "./traffic.js";
-import { catalogCsv, uploadItems, type UploadOutcome } from "./upload.js";
+import { drive } from "./traffic.js";
+import { catalogCsv, uploadItems } from "./upload.js";
 import { comparisonWindows } from "./verdicts.js";
 
-export interface SoakInput {
+interface SoakInput {
   url: string;
   server: Child;
   dataDir: string | undefined;
@@ -22,15 +21,8 @@ export interface SoakInput {
   minutes: number;
   rate: number;
   uploadRows: number;
-}
-
-export interface SoakOutput {
-  rows: MinuteRow[];
-  tally: Tally;
-  mix: Mix;
-  driven: Driven;
-  upload: (UploadOutcome & { meanwhile: Meanwhile }) | string | undefined;
-  rotation: (RotationOutcome & { meanwhile: Meanwhile }) | string | undefined;
+  /** Hears each minute's row at the minute's end. */
+  onMinute: (row: MinuteRow) => void;
 }
 
 const failed = (e: unknown) => (e as Error).message ?? String(e);
@@ -69,7 +61,7 @@ function later<T extends { ok: boolean }>(
   });
 }
 
-export async function soak(input: SoakInput): Promise<SoakOutput> {
+export async function soak(input: SoakInput) {
   const { minutes, rate } = input;
   const durationMs = minutes * 60_000;
   const mix = new Mix(
@@ -83,14 +75,13 @@ export async function soak(input: SoakInput): Promise<SoakOutput> {
   let notes: string[] = [];
   const note = (s: string) => notes.push(s);
 
-  process.stdout.write(minuteHeader() + "\n");
   const minuteTimers = Array.from({ length: minutes }, (_, i) =>
     setTimeout(
       () => {
         const row = sample(i + 1, tally.minutes[i] ?? emptyKinds(), tally.lateness[i], tally.inFlight, notes);
         notes = [];
         rows.push(row);
-        process.stdout.write(minuteLine(row) + "\n");
+        input.onMinute(row);
       },
       start + (i + 1) * 60_000 - performance.now(),
     ),

@@ -5,16 +5,7 @@
 import { itemId, topicOf, type SyntheticSpec } from "../../kit/synthetic.js";
 import { call } from "../../kit/api.js";
 
-export interface UploadOutcome {
-  rows: number;
-  bytes: number;
-  status: number;
-  accepted: number;
-  rejected: number;
-  seconds: number;
-  ok: boolean;
-  message?: string;
-}
+export type UploadOutcome = Awaited<ReturnType<typeof uploadItems>>;
 
 export function catalogCsv(spec: SyntheticSpec, rows: number): string {
   const lines = ["item_id,item_type,status,price,brand,topic"];
@@ -25,7 +16,7 @@ export function catalogCsv(spec: SyntheticSpec, rows: number): string {
   return lines.join("\n") + "\n";
 }
 
-export async function uploadItems(url: string, token: string, csv: string, rows: number): Promise<UploadOutcome> {
+export async function uploadItems(url: string, token: string, csv: string, rows: number) {
   const started = performance.now();
   const r = await call(`${url}/v1/upload/items`, { token, body: csv, contentType: "text/csv" });
   const seconds = (performance.now() - started) / 1000;

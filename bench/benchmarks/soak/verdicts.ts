@@ -24,19 +24,7 @@ export function slope(xs: number[], ys: number[]): number {
   return num / den;
 }
 
-export interface MemoryVerdict {
-  firstMb: number;
-  /** Mean of the last three minutes' samples. */
-  lastMb: number;
-  /** Minutes the slope was fitted over. */
-  fitFrom: number;
-  fitTo: number;
-  mbPer10Min: number;
-  /** The same fit over the minutes after a one-off event (the upload), when at least five follow it. */
-  after?: { from: number; mbPer10Min: number };
-  growing: boolean;
-  verdict: string;
-}
+export type MemoryVerdict = ReturnType<typeof memoryVerdict>;
 
 /** Growth counts when the fitted slope exceeds both 10 MB and 3% of the mean per 10 minutes. */
 const GROWTH_MB_PER_10 = 10;
@@ -58,10 +46,11 @@ const grows = (f: { mbPer10Min: number; mean: number }) => f.mbPer10Min > GROWTH
 
 /**
  * `perMinute[m - 1]`: the sample at the end of minute m. Fitted over minutes 5..end (1..end in runs under 7
- * minutes); `stepMinute`: the minute a one-off event ended (the upload), fitted after it too, so that a step it
- * leaves behind is told apart from a steady climb.
+ * minutes, `fitFrom`..`fitTo`); `stepMinute`: the minute a one-off event ended (the upload), fitted `after` it
+ * too when at least five minutes follow, so that a step it leaves behind is told apart from a steady climb.
+ * `lastMb`: the mean of the last three minutes' samples.
  */
-export function memoryVerdict(perMinute: number[], stepMinute?: number): MemoryVerdict {
+export function memoryVerdict(perMinute: number[], stepMinute?: number) {
   const n = perMinute.length;
   const fitFrom = n >= 7 ? 5 : 1;
   const whole = fit(perMinute, fitFrom);
@@ -83,25 +72,19 @@ export function memoryVerdict(perMinute: number[], stepMinute?: number): MemoryV
     fitFrom,
     fitTo: n,
     mbPer10Min: whole.mbPer10Min,
-    ...(after ? { after } : {}),
+    after, // undefined (left out of the figures' JSON) when not fitted
     growing,
     verdict,
   };
 }
 
-export interface LatencyVerdict {
-  earlyP99: number;
-  lateP99: number;
-  ratio: number;
-  drift: boolean;
-  verdict: string;
-}
+export type LatencyVerdict = ReturnType<typeof latencyVerdict>;
 
 /** Drift: the late window's p99 over 1.5 times the early one's and more than 2 ms above it (sub-ms wobble is not drift). */
 const DRIFT_RATIO = 1.5;
 const DRIFT_MIN_MS = 2;
 
-export function latencyVerdict(earlyP99: number, lateP99: number, minutes: number): LatencyVerdict {
+export function latencyVerdict(earlyP99: number, lateP99: number, minutes: number) {
   const ratio = lateP99 / earlyP99;
   const drift = ratio > DRIFT_RATIO && lateP99 - earlyP99 > DRIFT_MIN_MS;
   const verdict = minutes < 3 || !Number.isFinite(ratio) ? "too short to judge" : drift ? "DRIFT" : "stable";

@@ -4,16 +4,7 @@ import { DURATION_S } from "../../kit/settings.js";
 import { requestHead, withBody } from "../../kit/rawHttp.js";
 import { randomEvents } from "./events.js";
 
-export interface LoadResult {
-  requests: number;
-  accepted: number;
-  other: number;
-  errors: number;
-  durationS: number;
-  reqPerS: number;
-  p50: number;
-  p99: number;
-}
+export type LoadResult = ReturnType<typeof loadResult>;
 
 /**
  * autocannon POSTing `take()`'s prebuilt requests to `url` for `durationS`, or until `amount` are answered; stopped
@@ -51,19 +42,13 @@ export function runAutocannon(
 }
 
 /** Runs for `durationS` (default DURATION_S), or until `amount` requests are answered. */
-export async function load(opts: {
-  target: Target;
-  connections: number;
-  pool: RequestPool;
-  amount?: number;
-  durationS?: number;
-}): Promise<LoadResult> {
+export async function load(opts: { target: Target; connections: number; pool: RequestPool; amount?: number; durationS?: number }) {
   const { target, connections, amount } = opts;
   const o = { url: target.url.toString(), headers: target.headers, connections, timeoutS: 30, durationS: opts.durationS ?? DURATION_S, amount };
   return loadResult(await runAutocannon(o, () => opts.pool.take()));
 }
 
-function loadResult(r: autocannon.Result): LoadResult {
+function loadResult(r: autocannon.Result) {
   const stats = (r.statusCodeStats ?? {}) as Record<string, { count?: number }>;
   const accepted = stats["202"]?.count ?? 0;
   const answered = Object.values(stats).reduce((a, s) => a + (s.count ?? 0), 0);

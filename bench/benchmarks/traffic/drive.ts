@@ -18,32 +18,7 @@ export interface DriveOptions {
   ours: Ours;
 }
 
-export interface DriveResult {
-  /** Answers received, of any status. */
-  requests: number;
-  ok: number;
-  non2xx: number;
-  /** Connection errors, timeouts included. */
-  errors: number;
-  timeouts: number;
-  durationS: number;
-  /** 2xx answers per second. */
-  reqPerS: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  /** The p99 of the answers to requests sent after the run's first second, once its connections are open. */
-  p99AfterFirstSecond: number;
-  max: number;
-  /** Response bytes per 2xx answer (headers included), as autocannon counts them. */
-  bytesPerResponse: number;
-  /** CPU seconds per second the load generator (this process) used: near 1 means it may be what limits. */
-  clientCpuShare: number;
-  /** Cores busy in the server (or ceiling endpoint), its PostgreSQL, and work this benchmark did not start. */
-  serverCores: number;
-  pgCores: number;
-  otherCores: number;
-}
+export type DriveResult = Awaited<ReturnType<typeof drive>>;
 
 const FIRST_SECOND_MS = 1000;
 
@@ -58,7 +33,7 @@ function prebuilt(url: URL, headers: Record<string, string>, body: () => string)
   return () => requests[next++ % PREBUILT]!;
 }
 
-export async function drive(o: DriveOptions): Promise<DriveResult> {
+export async function drive(o: DriveOptions) {
   const take = prebuilt(new URL(o.url), o.headers, o.body);
   const latencies = new Latencies();
   const afterFirstSecond = new Latencies();
@@ -77,20 +52,24 @@ export async function drive(o: DriveOptions): Promise<DriveResult> {
   const [p50, p90, p99, max] = latencies.percentiles([0.5, 0.9, 0.99, 1]);
   const ok = r["2xx"];
   return {
-    requests: ok + r.non2xx,
+    requests: ok + r.non2xx, // answers received, of any status
     ok,
     non2xx: r.non2xx,
-    errors: r.errors,
+    errors: r.errors, // connection errors, timeouts included
     timeouts: r.timeouts,
     durationS: r.duration,
-    reqPerS: ok / r.duration,
+    reqPerS: ok / r.duration, // 2xx answers per second
     p50: p50!,
     p90: p90!,
     p99: p99!,
     max: max!,
+    // The p99 of the answers to requests sent after the run's first second, once its connections are open.
     p99AfterFirstSecond: afterFirstSecond.percentiles([0.99])[0]!,
+    // Response bytes per 2xx answer (headers included), as autocannon counts them.
     bytesPerResponse: r.throughput.total / Math.max(1, ok),
+    // CPU seconds per second the load generator (this process) used: near 1 means it may be what limits.
     clientCpuShare: ownCpuSeconds(cpuBefore) / r.duration,
+    // Cores busy in the server (or ceiling endpoint), its PostgreSQL, and work this benchmark did not start.
     serverCores,
     pgCores,
     otherCores,

@@ -24,18 +24,18 @@ export function keepAliveAgent(maxSockets: number): http.Agent {
   return new http.Agent({ keepAlive: true, maxSockets, timeout: IDLE_SOCKET_MS });
 }
 
-export function post(agent: http.Agent, base: URL, path: string, headers: Record<string, string>, body: string): Promise<Answer> {
+/** A POST of `body`, or a GET without one. */
+export function send(agent: http.Agent, base: URL, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
   return new Promise((resolve) => {
-    const req = http.request(
-      { agent, host: base.hostname, port: base.port, path, method: "POST", headers: { ...headers, "content-length": Buffer.byteLength(body) } },
-      (res) => {
-        let text = "";
-        res.setEncoding("utf8");
-        res.on("data", (c: string) => (text += c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on("error", (e) => resolve({ status: 0, body: "", failure: e.message }));
-      },
-    );
+    const method = body === undefined ? "GET" : "POST";
+    const length = body === undefined ? {} : { "content-length": Buffer.byteLength(body) };
+    const req = http.request({ agent, host: base.hostname, port: base.port, path, method, headers: { ...headers, ...length } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on("error", (e) => resolve({ status: 0, body: "", failure: e.message }));
+    });
     req.setTimeout(TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000}s`)));
     req.on("error", (e) => resolve({ status: 0, body: "", failure: e.message }));
     req.end(body);

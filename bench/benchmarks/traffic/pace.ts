@@ -7,7 +7,7 @@
  */
 import { Latencies } from "../../kit/latencies.js";
 
-export interface Paced {
+interface Paced {
   /** Resolves once every request due within the duration was handed over (not answered). */
   done: Promise<void>;
   /** Milliseconds from each request's due time to its hand-over. */

@@ -14,21 +14,13 @@
  */
 import net from "node:net";
 import { nextAnswer, requestHead, withBody } from "../../kit/rawHttp.js";
-import { cpuShare, type CpuShare, type Ours } from "../../kit/cpuShare.js";
+import { cpuShare, type CpuShare } from "../../kit/cpuShare.js";
+import type { DriveOptions } from "./drive.js";
 import { Latencies } from "../../kit/latencies.js";
 import { ownCpuSeconds } from "../../kit/proc.js";
 
-export interface PacedOptions {
-  url: string;
-  headers: Record<string, string>;
-  body: () => string;
-  connections: number;
-  /** Requests per second over all connections. */
-  rate: number;
-  /** Seconds of scheduled requests; a started run may be stopped earlier or later with `stopAt`. */
-  durationS: number;
-  ours: Ours;
-}
+/** `rate`: requests per second over all connections; `durationS`: seconds of scheduled requests (a started run may be stopped earlier or later with `stopAt`). */
+type PacedOptions = DriveOptions & { rate: number };
 
 export interface Percentiles {
   requests: number;
@@ -60,7 +52,7 @@ export interface PacedResult extends Percentiles, CpuShare {
 }
 
 /** A run in progress: its result once every answer is in, and its end moved (in epoch ms; the schedule stops there). */
-export interface PacedRun {
+interface PacedRun {
   done: Promise<PacedRun & { result: PacedResult }>;
   /** Epoch ms of the first scheduled request. */
   startEpochMs: number;
@@ -83,9 +75,9 @@ interface Connection {
   dead: boolean;
 }
 
-function grow(a: Float64Array<ArrayBuffer>, n: number): Float64Array<ArrayBuffer> {
+function grow(a: Float64Array<ArrayBuffer>, n: number, fill = 0): Float64Array<ArrayBuffer> {
   if (n < a.length) return a;
-  const b = new Float64Array(Math.max(n + 1, a.length * 2));
+  const b = new Float64Array(Math.max(n + 1, a.length * 2)).fill(fill);
   b.set(a);
   return b;
 }
@@ -200,11 +192,7 @@ export async function startPaced(o: PacedOptions): Promise<PacedRun> {
       // Not below what is already sent; growing the schedule grows the arrays.
       const wanted = Math.max(next, Math.round((epochMs - startEpochMs) / interval));
       sentAt = grow(sentAt, wanted);
-      if (wanted > latency.length) {
-        const l = new Float64Array(Math.max(wanted, latency.length * 2)).fill(NaN);
-        l.set(latency);
-        latency = l;
-      }
+      latency = grow(latency, wanted, NaN);
       const wasDone = next === total;
       total = wanted;
       if (wasDone && next < total) {

@@ -3,11 +3,11 @@
  * the hostile uploads' bodies are built on the benchmark's main thread (a megabyte string at a time), and a
  * poller sharing that event loop would time the benchmark's own stalls as the server's.
  */
-import { Agent, request } from "node:http";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
+import { keepAliveAgent, send } from "../traffic/keepAlive.js";
 import { pace } from "../traffic/pace.js";
 
-export interface HealthzPoll {
+interface HealthzPoll {
   latencies: number[];
   failed: number;
   /** Seconds into the poll at which the slowest request was due. */
@@ -31,34 +31,24 @@ export function pollHealthz(url: string, seconds: number, perSecond: number): Pr
 }
 
 async function poll({ url, seconds, perSecond }: PollJob): Promise<HealthzPoll> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const agent = keepAliveAgent(256);
   const latencies: number[] = [];
   let worst = 0;
   let worstAt = 0;
   let failed = 0;
   const start = performance.now();
   const pending: Array<Promise<void>> = [];
-  const send = (due: number) =>
+  const ask = (due: number) =>
     pending.push(
-      new Promise<void>((resolve) => {
-        const req = request(`${url}/healthz`, { agent }, (res) => {
-          res.resume();
-          res.on("end", () => {
-            const ms = performance.now() - due;
-            if (res.statusCode === 200) latencies.push(ms);
-            else failed++;
-            if (ms > worst) [worst, worstAt] = [ms, (due - start) / 1000];
-            resolve();
-          });
-        });
-        req.on("error", () => {
-          failed++;
-          resolve();
-        });
-        req.end();
+      send(agent, new URL(url), "/healthz", {}).then((a) => {
+        if (a.failure) return void failed++;
+        const ms = performance.now() - due;
+        if (a.status === 200) latencies.push(ms);
+        else failed++;
+        if (ms > worst) [worst, worstAt] = [ms, (due - start) / 1000];
       }),
     );
-  await pace(perSecond, seconds * 1000, send, start).done;
+  await pace(perSecond, seconds * 1000, ask, start).done;
   await Promise.all(pending);
   agent.destroy();
   return { latencies, failed, worstAt };
