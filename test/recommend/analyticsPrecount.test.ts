@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StrategyReportSchema } from "../../src/recommend/analytics.js";
 import { precountDays } from "../../src/recommend/analyticsPrecount.js";
+import { SETTLED_MS } from "../../src/recommend/analyticsCache.js";
 import { recommendationId } from "../../src/recommend/recommendationId.js";
 import { call, newOrg, type Org } from "../helpers/api.js";
 import { startServer, type TestServer } from "../helpers/server.js";
@@ -18,7 +19,9 @@ afterAll(async () => {
   await server?.cleanup();
 });
 
-const daysAgo = (days: number) => new Date(Math.floor(Date.now() / DAY) * DAY - days * DAY);
+// Days counted from the last one that can be over: a day is over SETTLED_MS after midnight (late events still
+// count), so run between midnight and then, "today" is still the day before.
+const daysAgo = (days: number) => new Date(Math.floor((Date.now() - SETTLED_MS) / DAY) * DAY - days * DAY);
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 /** A shop created at noon `age` days ago (as a year-old shop is), with one served and clicked recommendation on each of `busy` days. */
