@@ -90,4 +90,28 @@ describe("rules applied together", () => {
     expect(rankOnIndex(index, { strategy: "trending", limit: 1 }, NOW_S)[0]!.item_id).toBe("p11");
     expect(rankOnIndex(index, { strategy: "popular", limit: 1 }, NOW_S + 10)[0]!.item_id).toBe("p12");
   });
+
+  it("answers each request by its own rules when requests alternate between rule sets that share their first rules", () => {
+    const index = shop();
+    setRules([
+      rule({ action: "block", items: { brand: "D" } }),
+      rule({ action: "block", items: { brand: "C" }, scenarios: ["home"] }),
+      rule({ action: "boost", factor: 100, items: { brand: "B" } }),
+      rule({ action: "bury", factor: 0.01, items: { brand: "A" }, scenarios: ["home"] }),
+    ]);
+    const brand = (id: string): string => "ABCD"[Number(id.slice(1)) % 4]!;
+    const answers = (scenario: string) => ids(index, { limit: 40, scenario });
+    const home = answers("home");
+    const other = answers("other");
+    // B (boosted ×100 everywhere) first; at home, no C, and A (buried) last.
+    expect(home.map(brand).join("")).toBe("B".repeat(10) + "A".repeat(10));
+    expect(other.slice(0, 10).map(brand).join("")).toBe("B".repeat(10));
+    expect(other.filter((id) => brand(id) === "C").length).toBe(10);
+    expect(other.filter((id) => brand(id) === "A").length).toBe(10);
+    expect([...home, ...other].map(brand)).not.toContain("D");
+    for (let k = 0; k < 3; k++) {
+      expect(answers("other")).toEqual(other);
+      expect(answers("home")).toEqual(home);
+    }
+  });
 });

@@ -29,6 +29,8 @@ export class ItemMatcher {
   private memoIndex: OrgIndex | undefined;
   private memoVersion = -1;
   private memoAt = 0;
+  /** How many times the answers were cleared: what was derived from them (RuleSetMemo) stands while this does not change. */
+  generation = 0;
 
   constructor(items: Record<string, FilterValue>) {
     const { item_id: ids, item_type: types, ...attributes } = items;
@@ -65,6 +67,7 @@ export class ItemMatcher {
     if (held && now - this.memoAt < MEMO_MS) return this.memo;
     if (this.memo.length < catalog.size) this.memo = new Int8Array(Math.max(catalog.size, this.memo.length * 2));
     this.memo.fill(-1);
+    this.generation++;
     this.memoIndex = index;
     this.memoVersion = catalog.version;
     this.memoAt = now;

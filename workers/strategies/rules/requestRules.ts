@@ -7,6 +7,7 @@ import { SHOWN_SCORE_MIN } from "../page.js";
 import type { RankContext, Ranking, StrategyFn } from "../types.js";
 import type { RankRequest } from "../../../src/wire/rank.js";
 import { ruleBook, type CompiledRule } from "./ruleBook.js";
+import { RuleSetMemos, type RuleSetMemo } from "./ruleSetMemo.js";
 
 /**
  * Candidates ranked when a boost, bury, promote or pin applies, at least: enough beyond the page for a boosted
@@ -57,6 +58,9 @@ function requestRules(index: OrgIndex, rules: readonly CompiledRule[]): RequestR
     (action === "block" ? blocks : action === "pin" ? pins : action === "promote" ? promotes : weights).push(r);
   }
   const reorders = weights.length + promotes.length + pins.length > 0;
+  // Pins in order of position (then of rule); a placed item's reason is its rule's place in `arranging`.
+  const pinned = pins.sort((a, b) => a.rule.position! - b.rule.position!);
+  const arranging = [...promotes, ...pinned];
   return {
     none: false,
     eligible: (base) => (blocks.length === 0 ? base : unblocked(index, blocks, base)),
@@ -69,21 +73,55 @@ function requestRules(index: OrgIndex, rules: readonly CompiledRule[]): RequestR
           rescore(index, weights, run(ctx));
       return { ...row, run: rescored(row.run), fallbacks: row.fallbacks.map(rescored) } as typeof row;
     },
-    arranged: (ctx, ranking) => (promotes.length + pins.length === 0 ? ranking : arrange(ctx, promotes, pins, ranking)),
+    arranged: (ctx, ranking) => (arranging.length === 0 ? ranking : arrange(ctx, promotes, pinned, arranging, ranking)),
   };
 }
+
+/**
+ * Whether a rule's items include item i, as ItemMatcher.matches answers, from the answers the caller read once
+ * for the request (the catalog does not change while a request is ranked).
+ */
+function hit(index: OrgIndex, rule: CompiledRule, answers: Int8Array, i: number, whenOver: boolean): boolean {
+  const known = i < answers.length ? answers[i]! : -1;
+  return known === -1 ? rule.items.decide(index, i, whenOver) : known === 1;
+}
+
+/** Per set of block rules, whether each item is blocked (1, 0; −1 not combined yet). */
+const blockMemos = new RuleSetMemos((n) => new Int8Array(n), -1);
+/** Per set of boost and bury rules, the product of the factors each item matches (NaN: not combined yet). */
+const weightMemos = new RuleSetMemos((n) => new Float64Array(n), Number.NaN);
 
 function unblocked(index: OrgIndex, blocks: readonly CompiledRule[], base: Eligible): Eligible {
+  let memo: RuleSetMemo<Int8Array> | undefined;
   return (i) => {
     if (!base(i)) return false;
-    for (let b = 0; b < blocks.length; b++) if (blocks[b]!.items.matches(index, i, true)) return false;
-    return true;
+    memo ??= blockMemos.for(index, blocks);
+    const held = i < memo.values.length ? memo.values[i]! : -1;
+    if (held !== -1) return held === 0;
+    let b = 0;
+    while (b < blocks.length && !hit(index, blocks[b]!, memo.answers[b]!, i, true)) b++;
+    const blocked = b < blocks.length;
+    if (i < memo.values.length && memo.known(i, blocked ? b : blocks.length - 1)) memo.values[i] = blocked ? 1 : 0;
+    return !blocked;
   };
 }
 
-/** Per ranking position, for the request being re-scored (one thread ranks one request at a time). */
+/**
+ * Per ranking position, for the request being re-scored (one thread ranks one request at a time): its item and
+ * score read once from whichever array type the strategy gave, the product of its rules' factors, its new score.
+ */
+let itemAt = new Int32Array(0);
+let scoreAt = new Float64Array(0);
 let factors = new Float64Array(0);
+let rescored = new Float64Array(0);
 let changedAt = new Int32Array(0);
+/** Positions whose items' factors were not combined yet. */
+let pendingAt = new Int32Array(0);
+
+/** Best new score first; ties (and scores that do not compare) keep their order. */
+function byNewScore(a: number, b: number): number {
+  return rescored[b]! - rescored[a]! || a - b;
+}
 
 /**
  * Each item's score × the factors of the boost and bury rules it matches (a negative score ÷), re-sorted; ties
@@ -94,45 +132,67 @@ function rescore(index: OrgIndex, weights: readonly CompiledRule[], r: Ranking |
   if (!r) return r;
   const n = r.items.length;
   if (factors.length < n) {
+    itemAt = ensureLength(itemAt, n);
+    scoreAt = ensureLength(scoreAt, n);
     factors = ensureLength(factors, n);
+    rescored = ensureLength(rescored, n);
     changedAt = ensureLength(changedAt, n);
+    pendingAt = ensureLength(pendingAt, n);
   }
-  factors.fill(1, 0, n);
-  for (const w of weights) {
-    const answers = w.items.answers(index);
-    const factor = w.rule.factor!;
-    for (let k = 0; k < n; k++) {
-      const i = r.items[k]!;
-      const known = i < answers.length ? answers[i]! : -1;
-      if (known === 1 || (known === -1 && w.items.decide(index, i, false))) factors[k]! *= factor;
+  const { items: givenItems, scores: givenScores } = r;
+  for (let k = 0; k < n; k++) {
+    itemAt[k] = givenItems[k]!;
+    scoreAt[k] = givenScores[k]!;
+  }
+  const memo = weightMemos.for(index, weights);
+  const combined = memo.values;
+  let pending = 0;
+  for (let k = 0; k < n; k++) {
+    const i = itemAt[k]!;
+    const f = i < combined.length ? combined[i]! : Number.NaN;
+    if (f === f) factors[k] = f;
+    else {
+      factors[k] = 1;
+      pendingAt[pending++] = k;
     }
+  }
+  // Rule by rule, as each rule's answers are found (what the work budget leaves depends on the order).
+  for (let w = 0; w < weights.length && pending > 0; w++) {
+    const rule = weights[w]!;
+    const answers = memo.answers[w]!;
+    const factor = rule.rule.factor!;
+    for (let p = 0; p < pending; p++) {
+      const k = pendingAt[p]!;
+      if (hit(index, rule, answers, itemAt[k]!, false)) factors[k]! *= factor;
+    }
+  }
+  for (let p = 0; p < pending; p++) {
+    const i = itemAt[pendingAt[p]!]!;
+    if (i < combined.length && memo.known(i, weights.length - 1)) combined[i] = factors[pendingAt[p]!]!;
   }
   let changed = 0;
   let ordered = true;
   for (let k = 0; k < n; k++) {
-    if (factors[k] !== 1) changedAt[changed++] = k;
-    if (k > 0 && r.scores[k]! > r.scores[k - 1]!) ordered = false;
+    const s = scoreAt[k]!;
+    const f = factors[k]!;
+    rescored[k] = f === 1 ? s : s >= 0 ? s * f : s / f;
+    if (f !== 1) changedAt[changed++] = k;
+    if (k > 0 && s > scoreAt[k - 1]!) ordered = false;
   }
   if (changed === 0) return r;
-  const scoreAt = (k: number): number => {
-    const s = r.scores[k]!;
-    const f = factors[k]!;
-    return f === 1 ? s : s >= 0 ? s * f : s / f;
-  };
-  const byScore = (a: number, b: number): number => scoreAt(b) - scoreAt(a) || a - b;
-  const order = ordered ? mergeMoved(n, changed, byScore) : Array.from({ length: n }, (_, k) => k).sort(byScore);
+  const order = ordered ? mergeMoved(n, changed) : Array.from({ length: n }, (_, k) => k).sort(byNewScore);
   const items = new Int32Array(n);
   const scores = new Float64Array(n);
   for (let k = 0; k < n; k++) {
-    items[k] = r.items[order[k]!]!;
-    scores[k] = scoreAt(order[k]!);
+    items[k] = itemAt[order[k]!]!;
+    scores[k] = rescored[order[k]!]!;
   }
   return { items, scores, reasons: typeof r.reasons === "string" ? r.reasons : Array.from(order, (k) => r.reasons[k]!) };
 }
 
-/** Positions 0…n−1 in `byScore` order, when the positions not in changedAt[0, changed) are in it already. */
-function mergeMoved(n: number, changed: number, byScore: (a: number, b: number) => number): Int32Array {
-  const moved = changedAt.slice(0, changed).sort(byScore);
+/** Positions 0…n−1 in byNewScore order, when the positions not in changedAt[0, changed) are in it already. */
+function mergeMoved(n: number, changed: number): Int32Array {
+  const moved = changedAt.slice(0, changed).sort(byNewScore);
   const order = new Int32Array(n);
   let next = 0;
   let c = 0;
@@ -142,43 +202,104 @@ function mergeMoved(n: number, changed: number, byScore: (a: number, b: number) 
       c++;
       continue;
     }
-    while (next < changed && byScore(moved[next]!, k) < 0) order[out++] = moved[next++]!;
+    while (next < changed && byNewScore(moved[next]!, k) < 0) order[out++] = moved[next++]!;
     order[out++] = k;
   }
   while (next < changed) order[out++] = moved[next++]!;
   return order;
 }
 
-/** A ranking being arranged; a score of NaN marks an item from outside it (scored from its neighbours at the end). */
-interface List {
-  items: number[];
-  scores: number[];
-  reasons: string[];
-}
+/**
+ * The list being arranged, and promote's output, swapped after it (one thread ranks one request at a time): each
+ * place's item, its score (NaN: an item from outside the ranking, scored from its neighbours at the end) and
+ * where its reason comes from (k ≥ 0: the ranking's position k; −1 − j: the rule arranging[j]). Reasons are
+ * strings only in the finished list.
+ */
+let listItems = new Int32Array(0);
+let listScores = new Float64Array(0);
+let listFrom = new Int32Array(0);
+let outItems = new Int32Array(0);
+let outScores = new Float64Array(0);
+let outFrom = new Int32Array(0);
+let outLength = 0;
 
 /** Items of the list being arranged, items placed, items pinned (one thread ranks one request at a time). */
 const inList = new Marks();
 const used = new Marks();
 const taken = new Marks();
 
-function arrange(ctx: RankContext, promotes: readonly CompiledRule[], pins: readonly CompiledRule[], r: Ranking | undefined): Ranking | undefined {
-  let list: List = r
-    ? {
-        items: Array.from(r.items),
-        scores: Array.from(r.scores),
-        reasons: typeof r.reasons === "string" ? new Array<string>(r.items.length).fill(r.reasons) : [...r.reasons],
-      }
-    : { items: [], scores: [], reasons: [] };
-  if (promotes.length > 0) list = promote(ctx, promotes, list);
-  if (pins.length > 0) pin(ctx, pins, list);
-  scoreOutsiders(list.scores);
-  return list.items.length === 0 ? undefined : list;
+function arrange(
+  ctx: RankContext,
+  promotes: readonly CompiledRule[],
+  pins: readonly CompiledRule[],
+  arranging: readonly CompiledRule[],
+  r: Ranking | undefined,
+): Ranking | undefined {
+  const n = r ? r.items.length : 0;
+  // Promote adds at most a page's slots per page it builds, pin one item per rule.
+  const room = n + ctx.req.limit * (ctx.req.page + 2) + pins.length;
+  if (listItems.length < room) {
+    listItems = ensureLength(listItems, room);
+    listScores = ensureLength(listScores, room);
+    listFrom = ensureLength(listFrom, room);
+    outItems = ensureLength(outItems, room);
+    outScores = ensureLength(outScores, room);
+    outFrom = ensureLength(outFrom, room);
+  }
+  if (r) {
+    const { items, scores } = r;
+    for (let k = 0; k < n; k++) {
+      listItems[k] = items[k]!;
+      listScores[k] = scores[k]!;
+      listFrom[k] = k;
+    }
+  }
+  let length = n;
+  if (promotes.length > 0) {
+    length = promote(ctx, promotes, n);
+    [listItems, outItems] = [outItems, listItems];
+    [listScores, outScores] = [outScores, listScores];
+    [listFrom, outFrom] = [outFrom, listFrom];
+  }
+  if (pins.length > 0) length = pin(ctx, pins, promotes.length, length);
+  if (length === 0) return undefined;
+  scoreOutsiders(length);
+  const shared = r && typeof r.reasons === "string" ? r.reasons : undefined;
+  let ruled = false;
+  for (let k = 0; k < length && !ruled; k++) ruled = listFrom[k]! < 0;
+  let reasons: string[] | string;
+  if (shared !== undefined && !ruled) reasons = shared;
+  else {
+    const given = r?.reasons;
+    reasons = new Array<string>(length);
+    for (let k = 0; k < length; k++) {
+      const from = listFrom[k]!;
+      reasons[k] = from < 0 ? arranging[-1 - from]!.reason : shared !== undefined ? shared : given![from]!;
+    }
+  }
+  return { items: listItems.slice(0, length), scores: listScores.slice(0, length), reasons };
 }
 
-function markAll(marks: Marks, items: readonly number[]): Marks {
-  marks.clear();
-  for (const i of items) marks.add(i);
-  return marks;
+function markList(length: number): void {
+  inList.clear();
+  for (let k = 0; k < length; k++) inList.add(listItems[k]!);
+}
+
+/** Promote's state for the request being arranged (one thread ranks one request at a time). */
+let quota = new Int32Array(0);
+let owed = new Int32Array(0);
+let ownNext = new Int32Array(0);
+let outsideNext = new Int32Array(0);
+let reservedBy = new Int32Array(0);
+/** Per rule ri and list position k, at ri × n + k: 1 when the rule matches the item there. */
+let matched = new Uint8Array(0);
+const outside: (number[] | undefined)[] = [];
+
+function place(item: number, score: number, from: number): void {
+  used.add(item);
+  outItems[outLength] = item;
+  outScores[outLength] = score;
+  outFrom[outLength++] = from;
 }
 
 /**
@@ -187,130 +308,156 @@ function markAll(marks: Marks, items: readonly number[]): Marks {
  * the ranking's first, then the rule's listed ids, then the most popular and the newest eligible items. A
  * matching item the ranking places on the page anyway counts towards its rule's share there. Built page by page
  * from the first up to the one after the request's, so page 2 continues page 1; the rest of the ranking follows.
+ * Reads the list's first n places; writes promote's output and returns its length.
  */
-function promote(ctx: RankContext, rules: readonly CompiledRule[], list: List): List {
+function promote(ctx: RankContext, rules: readonly CompiledRule[], n: number): number {
   const { index, req } = ctx;
   const limit = req.limit;
   const pages = Math.ceil((req.page * limit + 1) / limit);
+  const count = rules.length;
+  if (quota.length < count) {
+    quota = ensureLength(quota, count);
+    owed = ensureLength(owed, count);
+    ownNext = ensureLength(ownNext, count);
+    outsideNext = ensureLength(outsideNext, count);
+  }
+  if (reservedBy.length < limit) reservedBy = ensureLength(reservedBy, limit);
+  if (matched.length < count * n) matched = ensureLength(matched, count * n);
   let free = limit;
-  const quota = rules.map((r) => {
-    const q = Math.min(free, Math.round(r.rule.share! * limit));
+  for (let ri = 0; ri < count; ri++) {
+    const q = Math.min(free, Math.round(rules[ri]!.rule.share! * limit));
     free -= q;
-    return q;
-  });
-  const reservedBy = new Int32Array(limit).fill(-1);
-  quota.forEach((q, ri) => {
+    quota[ri] = q;
+  }
+  reservedBy.fill(-1, 0, limit);
+  for (let ri = 0; ri < count; ri++) {
+    const q = quota[ri]!;
     for (let j = 0; j < q; j++) {
       let s = Math.floor(((2 * j + 1) * limit) / (2 * q));
       while (reservedBy[s] !== -1) s = (s + 1) % limit;
       reservedBy[s] = ri;
     }
-  });
+  }
   used.clear();
-  markAll(inList, list.items);
-  const n = list.items.length;
-  const out: List = { items: [], scores: [], reasons: [] };
-  const place = (item: number, score: number, reason: string): void => {
-    used.add(item);
-    out.items.push(item);
-    out.scores.push(score);
-    out.reasons.push(reason);
-  };
+  inList.clear();
+  for (let k = 0; k < n; k++) inList.add(listItems[k]!);
+  outLength = 0;
   // Each rule's matching positions in the list, found before anything else is looked for (what the work budget
   // leaves for them does not depend on the order the slots are filled in); then its outsiders.
-  const mine = rules.map((rule) => {
-    const at: number[] = [];
-    for (let k = 0; k < n; k++) if (rule.items.matches(index, list.items[k]!, false)) at.push(k);
-    return at;
-  });
-  const mineAt = new Int32Array(rules.length);
-  const outsideAt = new Int32Array(rules.length);
-  const outside: (number[] | undefined)[] = new Array(rules.length);
-  const placeNext = (ri: number): boolean => {
+  for (let ri = 0; ri < count; ri++) {
     const rule = rules[ri]!;
-    const at = mine[ri]!;
-    for (let m = mineAt[ri]!; m < at.length; m++) {
-      const k = at[m]!;
-      if (used.has(list.items[k]!)) continue;
-      mineAt[ri] = m + 1;
-      place(list.items[k]!, list.scores[k]!, rule.reason);
-      return true;
-    }
-    mineAt[ri] = at.length;
-    const theirs = (outside[ri] ??= outsiders(ctx, rule, inList, quota[ri]! * pages));
-    for (let m = outsideAt[ri]!; m < theirs.length; m++) {
-      if (used.has(theirs[m]!)) continue;
-      outsideAt[ri] = m + 1;
-      place(theirs[m]!, Number.NaN, rule.reason);
-      return true;
-    }
-    outsideAt[ri] = theirs.length;
-    return false;
-  };
+    const answers = rule.items.answers(index);
+    const row = ri * n;
+    for (let k = 0; k < n; k++) matched[row + k] = hit(index, rule, answers, listItems[k]!, false) ? 1 : 0;
+  }
+  ownNext.fill(0, 0, count);
+  outsideNext.fill(0, 0, count);
+  outside.length = 0;
   let organic = 0;
-  const owed = new Int32Array(rules.length);
   for (let p = 0; p < pages; p++) {
-    owed.set(quota);
+    owed.set(quota.subarray(0, count));
     for (let s = 0; s < limit; s++) {
       const ri = reservedBy[s]!;
-      if (ri >= 0 && owed[ri]! > 0 && placeNext(ri)) {
+      if (ri >= 0 && owed[ri]! > 0 && placeNext(ctx, rules, ri, n, pages)) {
         owed[ri]!--;
         continue;
       }
-      while (organic < n && used.has(list.items[organic]!)) organic++;
+      while (organic < n && used.has(listItems[organic]!)) organic++;
       if (organic < n) {
         const k = organic++;
-        const item = list.items[k]!;
+        // What a rule owes this page counts the ranking's own items of it (the first rule owed that matches).
         let counts = -1;
-        for (let rj = 0; rj < rules.length && counts < 0; rj++) if (owed[rj]! > 0 && rules[rj]!.items.matches(index, item, false)) counts = rj;
+        for (let rj = 0; rj < count && counts < 0; rj++) if (owed[rj]! > 0 && matched[rj * n + k] === 1) counts = rj;
         if (counts >= 0) owed[counts]!--;
-        place(item, list.scores[k]!, counts >= 0 ? rules[counts]!.reason : list.reasons[k]!);
+        place(listItems[k]!, listScores[k]!, counts >= 0 ? -1 - counts : listFrom[k]!);
         continue;
       }
       // The ranking is spent: what the rules still owe this page fills it, then the list ends.
-      const owing = owed.findIndex((o) => o > 0);
-      if (owing < 0 || !placeNext(owing)) return out;
+      let owing = 0;
+      while (owing < count && owed[owing]! <= 0) owing++;
+      if (owing === count || !placeNext(ctx, rules, owing, n, pages)) return outLength;
       owed[owing]!--;
     }
   }
   // The rest of the ranking follows, as it was: pin looks for its item in the whole of it, whatever the page.
-  for (let k = organic; k < n; k++) if (!used.has(list.items[k]!)) place(list.items[k]!, list.scores[k]!, list.reasons[k]!);
-  return out;
+  for (let k = organic; k < n; k++) if (!used.has(listItems[k]!)) place(listItems[k]!, listScores[k]!, listFrom[k]!);
+  return outLength;
 }
+
+/** Places the rule's next item: its best in the list not placed yet, else its next outsider. False when it has none. */
+function placeNext(ctx: RankContext, rules: readonly CompiledRule[], ri: number, n: number, pages: number): boolean {
+  const row = ri * n;
+  for (let k = ownNext[ri]!; k < n; k++) {
+    if (matched[row + k] !== 1 || used.has(listItems[k]!)) continue;
+    ownNext[ri] = k + 1;
+    place(listItems[k]!, listScores[k]!, -1 - ri);
+    return true;
+  }
+  ownNext[ri] = n;
+  const theirs = (outside[ri] ??= outsiders(ctx, rules[ri]!, inList, quota[ri]! * pages));
+  for (let m = outsideNext[ri]!; m < theirs.length; m++) {
+    if (used.has(theirs[m]!)) continue;
+    outsideNext[ri] = m + 1;
+    place(theirs[m]!, Number.NaN, -1 - ri);
+    return true;
+  }
+  outsideNext[ri] = theirs.length;
+  return false;
+}
+
+/** Pin's choices for the request being arranged: per pin rule in order, its item (−1: none) and score. */
+let pinItem = new Int32Array(0);
+let pinScore = new Float64Array(0);
+const pinExcluded = { has: (i: number): boolean => inList.has(i) || taken.has(i) };
 
 /**
  * Pins in order of position (then of rule): each takes the best matching item not pinned yet (the list's first,
  * else as promote looks outside it) out of the list and puts it at its position, or last when the list is shorter.
+ * Works on the list's first `length` places in place; returns its new length. Pin rule j's reason is
+ * arranging[first + j].
  */
-function pin(ctx: RankContext, rules: readonly CompiledRule[], list: List): void {
-  const ordered = [...rules].sort((a, b) => a.rule.position! - b.rule.position!);
+function pin(ctx: RankContext, rules: readonly CompiledRule[], first: number, length: number): number {
+  const { index } = ctx;
+  if (pinItem.length < rules.length) {
+    pinItem = ensureLength(pinItem, rules.length);
+    pinScore = ensureLength(pinScore, rules.length);
+  }
   taken.clear();
-  markAll(inList, list.items);
-  const outside = { has: (i: number) => inList.has(i) || taken.has(i) };
-  const chosen: Array<{ rule: CompiledRule; item: number; score: number }> = [];
-  for (const rule of ordered) {
+  markList(length);
+  let chosen = 0;
+  for (let j = 0; j < rules.length; j++) {
+    const rule = rules[j]!;
+    const answers = rule.items.answers(index);
     let k = 0;
-    while (k < list.items.length && (taken.has(list.items[k]!) || !rule.items.matches(ctx.index, list.items[k]!, false))) k++;
-    const item = k < list.items.length ? list.items[k] : outsiders(ctx, rule, outside, 1)[0];
+    while (k < length && (taken.has(listItems[k]!) || !hit(index, rule, answers, listItems[k]!, false))) k++;
+    const item = k < length ? listItems[k]! : outsiders(ctx, rule, pinExcluded, 1)[0];
+    pinItem[j] = item ?? -1;
     if (item === undefined) continue;
+    chosen++;
     taken.add(item);
-    chosen.push({ rule, item, score: k < list.items.length ? list.scores[k]! : NaN });
+    pinScore[j] = k < length ? listScores[k]! : NaN;
   }
-  if (chosen.length === 0) return;
+  if (chosen === 0) return length;
   let kept = 0;
-  for (let k = 0; k < list.items.length; k++) {
-    if (taken.has(list.items[k]!)) continue;
-    list.items[kept] = list.items[k]!;
-    list.scores[kept] = list.scores[k]!;
-    list.reasons[kept++] = list.reasons[k]!;
+  for (let k = 0; k < length; k++) {
+    if (taken.has(listItems[k]!)) continue;
+    listItems[kept] = listItems[k]!;
+    listScores[kept] = listScores[k]!;
+    listFrom[kept++] = listFrom[k]!;
   }
-  list.items.length = list.scores.length = list.reasons.length = kept;
-  for (const c of chosen) {
-    const at = Math.min(c.rule.rule.position! - 1, list.items.length);
-    list.items.splice(at, 0, c.item);
-    list.scores.splice(at, 0, c.score);
-    list.reasons.splice(at, 0, c.rule.reason);
+  length = kept;
+  for (let j = 0; j < rules.length; j++) {
+    if (pinItem[j] === -1) continue;
+    const at = Math.min(rules[j]!.rule.position! - 1, length);
+    listItems.copyWithin(at + 1, at, length);
+    listScores.copyWithin(at + 1, at, length);
+    listFrom.copyWithin(at + 1, at, length);
+    listItems[at] = pinItem[j]!;
+    listScores[at] = pinScore[j]!;
+    listFrom[at] = -1 - (first + j);
+    length++;
   }
+  return length;
 }
 
 /**
@@ -349,10 +496,11 @@ function matchingIn(top: Int32Array, rule: CompiledRule, index: OrgIndex): Int32
 }
 
 /** An item from outside the ranking takes the score of the item after it (before it when last): the page stays in score order. */
-function scoreOutsiders(scores: number[]): void {
-  for (let k = scores.length - 1; k >= 0; k--) {
+function scoreOutsiders(length: number): void {
+  const scores = listScores;
+  for (let k = length - 1; k >= 0; k--) {
     if (!Number.isNaN(scores[k]!)) continue;
-    scores[k] = k + 1 < scores.length ? scores[k + 1]! : NaN;
+    scores[k] = k + 1 < length ? scores[k + 1]! : NaN;
   }
-  for (let k = 0; k < scores.length; k++) if (Number.isNaN(scores[k]!)) scores[k] = k > 0 ? scores[k - 1]! : SHOWN_SCORE_MIN;
+  for (let k = 0; k < length; k++) if (Number.isNaN(scores[k]!)) scores[k] = k > 0 ? scores[k - 1]! : SHOWN_SCORE_MIN;
 }
