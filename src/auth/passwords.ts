@@ -1,5 +1,6 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
 import { appError } from "../errors.js";
+import { WorkGate, type GateLimits } from "../workGate.js";
 
 /** scrypt with N=2^15, r=8: 32 MiB of memory per hash, the memory-hard cost CONTRACT 3 asks for. */
 const PARAMS = { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
@@ -55,7 +56,7 @@ async function firstMatch(password: string, stored: readonly string[]): Promise<
 /** Checked against when the email is unknown, so that a wrong email costs as long as a wrong password. */
 export const DECOY_HASH = await hash(randomBytes(12).toString("hex"));
 
-export interface HashLimits {
+export interface HashLimits extends GateLimits {
   /** scrypt runs at once (each holds a libuv threadpool thread and 32 MiB for ~100 ms). */
   concurrency: number;
   /** Hashes allowed to wait for a turn; beyond, 503 `unavailable` at once. */
@@ -69,10 +70,11 @@ export interface HashLimits {
  * bounded number wait, and the rest are refused. Callers hash before taking a database connection.
  */
 export class PasswordHasher {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly gate: WorkGate;
 
-  constructor(private readonly limits: HashLimits) {}
+  constructor(limits: HashLimits) {
+    this.gate = new WorkGate(limits, () => appError("unavailable", "passwordChecks", {}, { "Retry-After": "1" }));
+  }
 
   /** `like`: a hash of another account of the same email, whose salt the new one shares (see `firstMatch`). */
   hash(password: string, like?: string): Promise<string> {
@@ -88,22 +90,7 @@ export class PasswordHasher {
     return this.gated(async () => (stored.length === 0 ? (await firstMatch(password, [DECOY_HASH]), -1) : firstMatch(password, stored)));
   }
 
-  private async gated<T>(work: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limits.concurrency) {
-      if (this.waiting.length >= this.limits.queueMax) {
-        throw appError("unavailable", "passwordChecks", {}, { "Retry-After": "1" });
-      }
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-    } else {
-      this.running++;
-    }
-    try {
-      return await work();
-    } finally {
-      // The turn passes straight to the next waiter, so `running` counts it without a gap another caller could take.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
+  private gated<T>(work: () => Promise<T>): Promise<T> {
+    return this.gate.run(work);
   }
 }
