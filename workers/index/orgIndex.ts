@@ -10,7 +10,7 @@ import { DEFAULT_USER_LIMITS, type UserLimits } from "../../src/wire/userLimits.
 import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
 
 /** Bumped whenever what snapshotTo() writes changes: a snapshot of another format is not read (a full load instead). */
-export const INDEX_SNAPSHOT_FORMAT = 2;
+export const INDEX_SNAPSHOT_FORMAT = 3;
 
 /** Same-visit pairs: engagements within a day, conversions within three days, of the same user. */
 const PAIR_WINDOW_S = { [FAMILY.engagement]: 86_400, [FAMILY.conversion]: 3 * 86_400 } as Record<number, number>;

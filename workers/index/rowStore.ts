@@ -1,4 +1,4 @@
-import type { SnapshotReader, SnapshotWriter } from "./snapshotBytes.js";
+import type { SnapshotReader, SnapshotWriter, TypedCtor } from "./snapshotBytes.js";
 
 /**
  * Variable-length rows (a user's history, an item's co-occurrences) in a few shared typed arrays instead of one
@@ -135,7 +135,7 @@ export class RowStore {
       throw new Error("index snapshot: rows of unequal lengths");
     const slots = Math.max(this.used, INITIAL_SLOTS);
     const key = r.typed(Int32Array, slots);
-    const value = r.typed(this.layout.value as unknown as new (n: number) => ValueArray & Int32Array, slots) as ValueArray;
+    const value = r.typed(this.layout.value as TypedCtor<ValueArray>, slots);
     const time = this.timed ? r.typed(Uint32Array, slots) : new Uint32Array(0);
     const kind = this.timed ? r.typed(Uint8Array, slots) : new Uint8Array(0);
     this.cols = { key, value, time, kind };

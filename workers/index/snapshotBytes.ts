@@ -1,16 +1,22 @@
 import { createHash } from "node:crypto";
 
 type Typed = Float64Array | Float32Array | Int32Array | Uint32Array | Uint16Array | Uint8Array | Int8Array;
-type TypedCtor<T extends Typed> = new (n: number) => T;
+export interface TypedCtor<T extends Typed> {
+  new (n: number): T;
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
+  readonly BYTES_PER_ELEMENT: number;
+}
 
 /** The bytes of a snapshot are copied this many at a time, so the thread answers requests between two copies. */
 const SLICE_BYTES = 4 << 20;
 
 /**
- * Writes an organisation's index as a flat sequence of sections (numbers, texts, typed arrays' prefixes). The
- * sections only point at the live arrays; `copy()` then copies them in slices of SLICE_BYTES, each a step the
- * caller may answer requests between. The caller must not apply a batch until the copy is done (the recommender
- * thread runs it as a job of its batch queue), so the copy is of one moment of the index.
+ * Writes an organisation's index as a flat sequence of sections (numbers, texts, typed arrays' prefixes), each
+ * after its length in bytes, so that a reader can cut the stream into sections without knowing what they hold
+ * and give each its own memory as its bytes arrive. The sections only point at the live arrays; `copy()` then
+ * copies them in slices of SLICE_BYTES, each a step the caller may answer requests between. The caller must not
+ * apply a batch until the copy is done (the recommender thread runs it as a job of its batch queue), so the copy
+ * is of one moment of the index.
  */
 export class SnapshotWriter {
   private readonly sections: Array<Uint8Array> = [];
@@ -18,20 +24,23 @@ export class SnapshotWriter {
   number(n: number): void {
     const b = new Uint8Array(8);
     new DataView(b.buffer).setFloat64(0, n, true);
-    this.sections.push(b);
+    this.section(b);
   }
 
   /** Texts as one JSON array (ids: copied at once, they are small beside the arrays). */
   texts(list: readonly string[]): void {
-    const b = Buffer.from(JSON.stringify(list));
-    this.number(b.length);
-    this.sections.push(b);
+    this.section(Buffer.from(JSON.stringify(list)));
   }
 
   /** The first `n` elements of `a` (they are copied by copy(), not now). */
   typed(a: Typed, n = a.length): void {
-    this.number(n);
-    this.sections.push(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
+    this.section(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
+  }
+
+  private section(bytes: Uint8Array): void {
+    const length = new Uint8Array(SECTION_HEADER);
+    new DataView(length.buffer).setFloat64(0, bytes.length, true);
+    this.sections.push(length, bytes);
   }
 
   /** Copies every section into parts of about SLICE_BYTES, yielding after each; returns the parts and their sha256. */
@@ -66,54 +75,114 @@ export class SnapshotWriter {
   }
 }
 
-/** Reads what a SnapshotWriter wrote, in the same order; throws on bytes that end early. */
-export class SnapshotReader {
-  private at = 0;
-  private readonly view: DataView;
+/** Each section's length in bytes, a float64 (as every number of a snapshot). */
+const SECTION_HEADER = 8;
 
-  constructor(private readonly bytes: Buffer) {
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/**
+ * Cuts a snapshot's bytes, fed in pieces cut anywhere, into its sections, each copied once into memory of its
+ * own as it arrives: a restore then uses the sections as they are (an array a view of its section) instead of
+ * copying them out of one buffer of the whole snapshot, which touched every byte's memory twice. No section, and
+ * no sum of them, goes past `total`, the snapshot's stated size.
+ */
+export class SnapshotSections {
+  private readonly sections: Uint8Array[] = [];
+  private readonly header = new Uint8Array(SECTION_HEADER);
+  private headerAt = 0;
+  private current: Uint8Array | undefined;
+  private currentAt = 0;
+  private seen = 0;
+
+  constructor(private readonly total: number) {}
+
+  push(piece: Uint8Array): void {
+    if (this.seen + piece.length > this.total) throw new Error("index snapshot: more bytes than its stated size");
+    this.seen += piece.length;
+    let at = 0;
+    while (at < piece.length) {
+      if (!this.current) {
+        const n = Math.min(SECTION_HEADER - this.headerAt, piece.length - at);
+        this.header.set(piece.subarray(at, at + n), this.headerAt);
+        this.headerAt += n;
+        at += n;
+        if (this.headerAt < SECTION_HEADER) return;
+        this.headerAt = 0;
+        const length = new DataView(this.header.buffer).getFloat64(0, true);
+        if (!Number.isSafeInteger(length) || length < 0 || length > this.total - this.seen + (piece.length - at))
+          throw new Error("index snapshot: a section longer than what is left of it");
+        this.begin(length);
+        continue;
+      }
+      const n = Math.min(this.current.length - this.currentAt, piece.length - at);
+      this.current.set(piece.subarray(at, at + n), this.currentAt);
+      this.currentAt += n;
+      at += n;
+      if (this.currentAt === this.current.length) this.current = undefined;
+    }
+  }
+
+  /** The sections, once every byte came; throws when the bytes ended inside one. */
+  end(): SnapshotReader {
+    if (this.seen !== this.total || this.current || this.headerAt > 0) throw new Error("index snapshot: ends early");
+    return new SnapshotReader(this.sections);
+  }
+
+  private begin(length: number): void {
+    const section = new Uint8Array(length);
+    this.sections.push(section);
+    this.current = length > 0 ? section : undefined;
+    this.currentAt = 0;
+  }
+}
+
+/** Reads what a SnapshotWriter wrote, section by section in the same order; throws on sections that do not read. */
+export class SnapshotReader {
+  private next = 0;
+
+  constructor(private readonly sections: readonly Uint8Array[]) {}
+
+  /** A snapshot's bytes in one buffer (a test's, or one read whole). */
+  static of(bytes: Uint8Array): SnapshotReader {
+    const sections = new SnapshotSections(bytes.length);
+    sections.push(bytes);
+    return sections.end();
   }
 
   number(): number {
-    this.need(8);
-    const n = this.view.getFloat64(this.at, true);
-    this.at += 8;
-    return n;
+    const s = this.section();
+    if (s.length !== 8) throw new Error("index snapshot: a number expected");
+    return new DataView(s.buffer, s.byteOffset, 8).getFloat64(0, true);
   }
 
   texts(): string[] {
-    const n = this.count();
-    this.need(n);
-    const list = JSON.parse(this.bytes.toString("utf8", this.at, this.at + n)) as unknown;
-    this.at += n;
-    if (!Array.isArray(list) || !list.every((s) => typeof s === "string")) throw new Error("index snapshot: texts expected");
+    const s = this.section();
+    const list = JSON.parse(Buffer.from(s.buffer, s.byteOffset, s.length).toString("utf8")) as unknown;
+    if (!Array.isArray(list) || !list.every((t) => typeof t === "string")) throw new Error("index snapshot: texts expected");
     return list as string[];
   }
 
-  /** An array of `ctor` with room for at least `minLength` elements, its first ones those written. */
+  /**
+   * An array of `ctor` with room for at least `minLength` elements, its first ones those written: a view of the
+   * section itself when it is long enough, else a copy.
+   */
   typed<T extends Typed>(ctor: TypedCtor<T>, minLength = 0): T {
-    const n = this.count();
-    const size = n * (ctor as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-    this.need(size);
+    const s = this.section();
+    const size = ctor.BYTES_PER_ELEMENT;
+    if (s.length % size !== 0) throw new Error("index snapshot: a section that is no whole number of elements");
+    const n = s.length / size;
+    if (n >= minLength && s.byteOffset % size === 0) return new ctor(s.buffer, s.byteOffset, n);
     const out = new ctor(Math.max(n, minLength));
-    new Uint8Array(out.buffer, 0, size).set(this.bytes.subarray(this.at, this.at + size));
-    this.at += size;
+    new Uint8Array(out.buffer, 0, s.length).set(s);
     return out;
   }
 
   get done(): boolean {
-    return this.at === this.bytes.length;
+    return this.next === this.sections.length;
   }
 
-  private count(): number {
-    const n = this.number();
-    if (!Number.isSafeInteger(n) || n < 0) throw new Error("index snapshot: a bad length");
-    return n;
-  }
-
-  private need(n: number): void {
-    if (this.at + n > this.bytes.length) throw new Error("index snapshot: ends early");
+  private section(): Uint8Array {
+    const s = this.sections[this.next++];
+    if (!s) throw new Error("index snapshot: ends early");
+    return s;
   }
 }
 

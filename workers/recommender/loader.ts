@@ -5,9 +5,8 @@ import type { OrgIndex } from "../index/orgIndex.js";
 import { readCopy } from "./copyReader.js";
 import type { Skips } from "./skips.js";
 import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
-import { SnapshotReader } from "../index/snapshotBytes.js";
 import { parseXidSnapshot, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
-import { latestSnapshots, missingFrom, snapshotBytes, type StoredSnapshot } from "./snapshotStore.js";
+import { latestSnapshots, missingFrom, readSnapshot, type StoredSnapshot } from "./snapshotStore.js";
 
 const PROGRESS_EVERY = 1_000_000;
 
@@ -98,9 +97,9 @@ export async function loadShard(
       for (const s of stored) {
         try {
           if (s.format !== INDEX_SNAPSHOT_FORMAT) throw new Error(`index snapshot: format ${s.format}, this build reads ${INDEX_SNAPSHOT_FORMAT}`);
-          const bytes = await snapshotBytes(client, s);
+          const reader = await readSnapshot(client, s);
           // An empty one: the thread held nothing of the organisation (no index made for it now either).
-          if (bytes.length > 0) orgIndex(s.org).restoreFrom(new SnapshotReader(bytes));
+          if (s.bytes > 0) orgIndex(s.org).restoreFrom(reader);
           restored.set(s.org, { ...s, at: parseXidSnapshot(s.position), extra: new Set(s.extraXids.map(BigInt)) });
           snapshots.outcome(s.org, "restored");
         } catch (err) {

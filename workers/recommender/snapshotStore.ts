@@ -3,6 +3,7 @@ import pg from "pg";
 import { ALL_ORGS, SNAPSHOT_FENCE_LOCK, SNAPSHOT_UNFENCED, THIS_DATABASE } from "../../src/wire/indexSnapshots.js";
 import { committedBefore, type XidSnapshot } from "../../src/wire/xidSnapshot.js";
 import { INDEX_SNAPSHOT_FORMAT } from "../index/orgIndex.js";
+import { SnapshotSections, type SnapshotReader } from "../index/snapshotBytes.js";
 import { readCopyBinary } from "./copyBinaryReader.js";
 
 /** What a recommender thread knows of a snapshot it writes or reads (migration 019). */
@@ -144,28 +145,26 @@ export async function latestSnapshots(c: pg.Client, mine: string): Promise<Store
 }
 
 /**
- * A snapshot's bytes, checked against its size and digest; throws when they do not match. Its parts are copied
- * as they arrive into one buffer of the snapshot's size (the reader restores from one run of bytes), hashed on
- * the way.
+ * A snapshot's sections, checked against its size and digest; throws when they do not match. Its parts are cut
+ * into sections as they arrive (each section copied once, into memory of its own), hashed on the way.
  */
-export async function snapshotBytes(c: pg.Client, s: StoredSnapshot): Promise<Buffer> {
+export async function readSnapshot(c: pg.Client, s: StoredSnapshot): Promise<SnapshotReader> {
   if (!/^\d+$/.test(s.id)) throw new Error(`not a snapshot id: ${s.id}`);
   const digest = await c.query<{ sha256: string }>("SELECT sha256 FROM org_index_snapshots WHERE id = $1", [s.id]);
-  const bytes = Buffer.allocUnsafe(s.bytes);
+  const sections = new SnapshotSections(s.bytes);
   const hash = createHash("sha256");
-  let at = 0;
   await readCopyBinary(c, `SELECT bytes FROM org_index_snapshot_parts WHERE snapshot = ${s.id} ORDER BY seq`, {
     field: (_row, field, length) => {
-      if (field !== 0 || length < 0 || at + length > bytes.length) throw new Error("index snapshot: a part that does not read");
+      if (field !== 0 || length < 0) throw new Error("index snapshot: a part that does not read");
     },
     bytes: (piece) => {
-      bytes.set(piece, at);
-      at += piece.length;
+      sections.push(piece);
       hash.update(piece);
     },
   });
-  if (at !== s.bytes || hash.digest("hex") !== digest.rows[0]?.sha256) throw new Error("index snapshot: its bytes do not match its checksum");
-  return bytes;
+  const reader = sections.end();
+  if (hash.digest("hex") !== digest.rows[0]?.sha256) throw new Error("index snapshot: its bytes do not match its checksum");
+  return reader;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
-import { SnapshotReader, SnapshotWriter } from "../../../workers/index/snapshotBytes.js";
+import { SnapshotReader, SnapshotSections, SnapshotWriter } from "../../../workers/index/snapshotBytes.js";
 import { rankOnIndex } from "../../helpers/rankOnIndex.js";
 
 const NOW_S = 1_800_000_000;
@@ -48,7 +48,7 @@ function bytesOf(index: OrgIndex): Buffer {
 
 function restored(bytes: Buffer): OrgIndex {
   const index = new OrgIndex(7, NOW_S);
-  index.restoreFrom(new SnapshotReader(bytes));
+  index.restoreFrom(SnapshotReader.of(bytes));
   for (let i = 0; i < 40; i++) index.upsertItem(`i${i}`, "product", "active", { n: i }, NOW_S - 100 * DAY_S + i);
   return index;
 }
@@ -105,8 +105,58 @@ describe("an organisation's index written by snapshotTo and read back by restore
     const bytes = bytesOf(built());
     expect(() => restored(bytes.subarray(0, bytes.length - 9))).toThrow(/ends early|does not end/);
     const other = Buffer.from(bytes);
-    other.writeDoubleLE(999, 0);
+    other.writeDoubleLE(999, 8); // the first section's value (after its length): the format
     expect(() => restored(other)).toThrow(/another format/);
     expect(() => restored(Buffer.concat([bytes, Buffer.alloc(8)]))).toThrow(/does not end where it should/);
+  });
+});
+
+describe("SnapshotSections, cutting a snapshot's bytes into sections as they arrive", () => {
+  function pieces(bytes: Buffer, cuts: number[]): SnapshotReader {
+    const sections = new SnapshotSections(bytes.length);
+    let from = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      sections.push(bytes.subarray(from, cut));
+      from = cut;
+    }
+    return sections.end();
+  }
+
+  it("restores the same index whatever pieces the bytes arrive in", () => {
+    const original = built();
+    const bytes = bytesOf(original);
+    const whole = new OrgIndex(7, NOW_S);
+    whole.restoreFrom(SnapshotReader.of(bytes));
+    const expected = bytesOf(whole);
+    expect(expected.equals(bytes)).toBe(true);
+    // Cut once at every offset of the first sections and of a stretch in the middle, and into 1-byte pieces.
+    const offsets = [...Array.from({ length: 64 }, (_, k) => k + 1), ...Array.from({ length: 64 }, (_, k) => (bytes.length >> 1) + k)];
+    for (const at of offsets) {
+      const index = new OrgIndex(7, NOW_S);
+      index.restoreFrom(pieces(bytes, [at]));
+      expect(bytesOf(index).equals(bytes), `cut at ${at}`).toBe(true);
+    }
+    const bytewise = new OrgIndex(7, NOW_S);
+    bytewise.restoreFrom(
+      pieces(
+        bytes,
+        Array.from({ length: bytes.length - 1 }, (_, k) => k + 1),
+      ),
+    );
+    expect(bytesOf(bytewise).equals(bytes)).toBe(true);
+  });
+
+  it("refuses more bytes than the stated size, fewer, and a section longer than what is left", () => {
+    const bytes = bytesOf(built());
+    const short = new SnapshotSections(bytes.length - 1);
+    expect(() => short.push(bytes)).toThrow(/more bytes than its stated size/);
+    const long = new SnapshotSections(bytes.length + 1);
+    long.push(bytes);
+    expect(() => long.end()).toThrow(/ends early/);
+    const lying = Buffer.from(bytes);
+    lying.writeDoubleLE(bytes.length, 0);
+    expect(() => SnapshotReader.of(lying)).toThrow(/a section longer than what is left/);
+    lying.writeDoubleLE(-1, 0);
+    expect(() => SnapshotReader.of(lying)).toThrow(/a section longer than what is left/);
   });
 });

@@ -74,7 +74,7 @@ function snapshotCopy(index: OrgIndex, limits: UserLimits): OrgIndex {
   let step = copy.next();
   while (!step.done) step = copy.next();
   const restored = new OrgIndex(1, NOW_S, undefined, limits);
-  restored.restoreFrom(new SnapshotReader(Buffer.concat(step.value.parts)));
+  restored.restoreFrom(SnapshotReader.of(Buffer.concat(step.value.parts)));
   for (let i = 0; i < ITEMS; i++) restored.upsertItem(`i${i}`, "product", "active", {}, NOW_S - 400_000);
   return restored;
 }
