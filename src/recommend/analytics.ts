@@ -17,6 +17,7 @@ import { fillDays, settledDays } from "./analyticsCache.js";
 import { AnalyticsGate } from "./analyticsGate.js";
 import { TotalsSchema, organisationTotals } from "./organisationTotals.js";
 import { servedIdRange } from "./servedIdRange.js";
+import { servedOutcomesSql } from "./servedOutcomes.js";
 
 export { firstIdAt } from "./servedIdRange.js";
 import { Scenario } from "./schema.js";
@@ -87,26 +88,7 @@ type Counts = { served: number; clicks: number; conversions: number };
  * scenario or all ($6 null): how many were served, how many led to at least one engagement event (a click) and to
  * at least one conversion event, counting the events that carry their recommendation_id.
  */
-const REPORT = `
-WITH served AS (
-  SELECT recommendation_id::text AS rid, strategy, scenario FROM served_recommendations
-  WHERE org = $1 AND served_at >= $2 AND served_at < $3
-    AND recommendation_id >= $4::uuid AND recommendation_id < $5::uuid
-    AND ($6::text IS NULL OR scenario = $6)
-), outcomes AS (
-  SELECT recommendation_id AS rid,
-         bool_or(event_family = 'engagement' AND weight > 0) AS clicked,
-         bool_or(event_family = 'conversion') AS converted
-  FROM events
-  -- An event follows the answer it names: only the weeks' partitions received since the period began (a day's slack for clocks).
-  WHERE org = $1 AND recommendation_id IN (SELECT rid FROM served) AND received_at >= $2::timestamptz - interval '1 day'
-  GROUP BY recommendation_id
-)
-SELECT s.scenario, s.strategy, count(*)::int AS served,
-       (count(*) FILTER (WHERE o.clicked))::int AS clicks,
-       (count(*) FILTER (WHERE o.converted))::int AS conversions
-FROM served s LEFT JOIN outcomes o USING (rid)
-GROUP BY s.scenario, s.strategy ORDER BY served DESC, s.scenario, s.strategy`;
+const REPORT = `${servedOutcomesSql()} ORDER BY served DESC, s.scenario, s.strategy`;
 
 export async function strategyReport(pool: pg.Pool, orgSeq: number, q: AnalyticsQuery): Promise<StrategyReport> {
   const { from, to } = period(q);

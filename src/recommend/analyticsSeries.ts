@@ -4,6 +4,7 @@ import { query } from "../db/transaction.js";
 import { STRATEGIES, type Strategy } from "../wire/strategies.js";
 import { Scenario } from "./schema.js";
 import { servedIdRange } from "./servedIdRange.js";
+import { servedOutcomesSql } from "./servedOutcomes.js";
 
 export const GRANULARITIES = ["day", "hour"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
@@ -57,33 +58,8 @@ export function bucketStarts(from: Date, to: Date, granularity: Granularity): nu
   return starts;
 }
 
-/**
- * As the totals' REPORT (analytics.ts), by bucket too: the served rows of [$2, $3) found through the primary
- * key's id range ($4, $5), numbered by the bucket holding their served_at ($7 the first bucket's start in ms, $8 a
- * bucket's width), each joined to whether an event carrying its id was a click or a conversion.
- */
-const SERIES = `
-WITH served AS (
-  SELECT recommendation_id::text AS rid, strategy, scenario,
-         floor((extract(epoch FROM served_at) * 1000 - $7::float8) / $8::float8)::int AS bucket
-  FROM served_recommendations
-  WHERE org = $1 AND served_at >= $2 AND served_at < $3
-    AND recommendation_id >= $4::uuid AND recommendation_id < $5::uuid
-    AND ($6::text IS NULL OR scenario = $6)
-), outcomes AS (
-  SELECT recommendation_id AS rid,
-         bool_or(event_family = 'engagement' AND weight > 0) AS clicked,
-         bool_or(event_family = 'conversion') AS converted
-  FROM events
-  -- An event follows the answer it names: only the weeks' partitions received since the period began (a day's slack for clocks).
-  WHERE org = $1 AND recommendation_id IN (SELECT rid FROM served) AND received_at >= $2::timestamptz - interval '1 day'
-  GROUP BY recommendation_id
-)
-SELECT s.bucket, s.scenario, s.strategy, count(*)::int AS served,
-       (count(*) FILTER (WHERE o.clicked))::int AS clicks,
-       (count(*) FILTER (WHERE o.converted))::int AS conversions
-FROM served s LEFT JOIN outcomes o USING (rid)
-GROUP BY s.bucket, s.scenario, s.strategy`;
+/** As the totals' report, by the bucket holding each row's served_at ($7 the first bucket's start in ms, $8 a bucket's width). */
+const SERIES = servedOutcomesSql("floor((extract(epoch FROM served_at) * 1000 - $7::float8) / $8::float8)::int");
 
 /** The counted days [$2, $3) (analyticsCache.ts), numbered from the first bucket's day $4. */
 const COUNTED = `
