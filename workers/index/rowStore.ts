@@ -114,14 +114,19 @@ export class RowStore {
     this.length[r] = 0;
   }
 
-  /** Its rows as they are (holes included: the loader trims after). */
+  /**
+   * Its rows as they are, holes included, each column with the headroom a slab grows by: a restored store takes
+   * its rows as written and grows into that room, where a slab restored full copied itself whole at the first row
+   * that grew.
+   */
   snapshotTo(w: SnapshotWriter): void {
     w.number(this.used);
     w.number(this.wasted);
     w.typed(this.offset);
     w.typed(this.length);
     w.typed(this.capacity);
-    for (const col of this.each(this.cols)) w.typed(col, this.used);
+    const room = Math.max(Math.ceil(this.used * SLAB_GROWTH), INITIAL_SLOTS);
+    for (const col of this.each(this.cols)) w.typed(col, this.used, room);
   }
 
   /** Takes the rows snapshotTo() wrote, in place of its own. */
@@ -139,6 +144,7 @@ export class RowStore {
     const time = this.timed ? r.typed(Uint32Array, slots) : new Uint32Array(0);
     const kind = this.timed ? r.typed(Uint8Array, slots) : new Uint8Array(0);
     this.cols = { key, value, time, kind };
+    if (this.each(this.cols).some((col) => col.length !== key.length)) throw new Error("index snapshot: columns of unequal lengths");
     for (let k = 0; k < this.offset.length; k++) {
       if (this.length[k]! > this.capacity[k]! || this.offset[k]! + this.capacity[k]! > this.used)
         throw new Error("index snapshot: a row past the slab");

@@ -32,15 +32,20 @@ export class SnapshotWriter {
     this.section(Buffer.from(JSON.stringify(list)));
   }
 
-  /** The first `n` elements of `a` (they are copied by copy(), not now). */
-  typed(a: Typed, n = a.length): void {
-    this.section(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT));
+  /**
+   * The first `n` elements of `a` (they are copied by copy(), not now); `room`: how many elements the restored
+   * array is to have room for (a store that grows gets its headroom at once, not by a copy of it all later).
+   */
+  typed(a: Typed, n = a.length, room = n): void {
+    this.section(new Uint8Array(a.buffer, a.byteOffset, n * a.BYTES_PER_ELEMENT), Math.max(n, room) * a.BYTES_PER_ELEMENT);
   }
 
-  private section(bytes: Uint8Array): void {
-    const length = new Uint8Array(SECTION_HEADER);
-    new DataView(length.buffer).setFloat64(0, bytes.length, true);
-    this.sections.push(length, bytes);
+  private section(bytes: Uint8Array, roomBytes = bytes.length): void {
+    const header = new Uint8Array(SECTION_HEADER);
+    const view = new DataView(header.buffer);
+    view.setFloat64(0, bytes.length, true);
+    view.setFloat64(8, roomBytes, true);
+    this.sections.push(header, bytes);
   }
 
   /** Copies every section into parts of about SLICE_BYTES, yielding after each; returns the parts and their sha256. */
@@ -75,8 +80,10 @@ export class SnapshotWriter {
   }
 }
 
-/** Each section's length in bytes, a float64 (as every number of a snapshot). */
-const SECTION_HEADER = 8;
+/** Each section's length in bytes and the room its memory is to have, two float64 (as every number of a snapshot). */
+const SECTION_HEADER = 16;
+/** A section's room is at most twice its length and this much: a broken header (the checksum is known only at the end) cannot ask for more. */
+const ROOM_SLACK_BYTES = 1 << 20;
 
 /**
  * Cuts a snapshot's bytes, fed in pieces cut anywhere, into its sections, each copied once into memory of its
@@ -106,10 +113,14 @@ export class SnapshotSections {
         at += n;
         if (this.headerAt < SECTION_HEADER) return;
         this.headerAt = 0;
-        const length = new DataView(this.header.buffer).getFloat64(0, true);
+        const view = new DataView(this.header.buffer);
+        const length = view.getFloat64(0, true);
+        const room = view.getFloat64(8, true);
         if (!Number.isSafeInteger(length) || length < 0 || length > this.total - this.seen + (piece.length - at))
           throw new Error("index snapshot: a section longer than what is left of it");
-        this.begin(length);
+        if (!Number.isSafeInteger(room) || room < length || room > 2 * length + ROOM_SLACK_BYTES)
+          throw new Error("index snapshot: a section's room out of bounds");
+        this.begin(length, room);
         continue;
       }
       const n = Math.min(this.current.length - this.currentAt, piece.length - at);
@@ -126,8 +137,9 @@ export class SnapshotSections {
     return new SnapshotReader(this.sections);
   }
 
-  private begin(length: number): void {
-    const section = new Uint8Array(length);
+  private begin(length: number, room: number): void {
+    // Memory past `length` stays untouched (and unresident) until the index grows into it.
+    const section = new Uint8Array(new ArrayBuffer(room), 0, length);
     this.sections.push(section);
     this.current = length > 0 ? section : undefined;
     this.currentAt = 0;
@@ -162,14 +174,16 @@ export class SnapshotReader {
 
   /**
    * An array of `ctor` with room for at least `minLength` elements, its first ones those written: a view of the
-   * section itself when it is long enough, else a copy.
+   * section's memory (as long as the writer asked room for) when that is long enough, else a copy.
    */
   typed<T extends Typed>(ctor: TypedCtor<T>, minLength = 0): T {
     const s = this.section();
     const size = ctor.BYTES_PER_ELEMENT;
-    if (s.length % size !== 0) throw new Error("index snapshot: a section that is no whole number of elements");
+    if (s.length % size !== 0 || s.buffer.byteLength % size !== 0 || s.byteOffset !== 0)
+      throw new Error("index snapshot: a section that is no whole number of elements");
     const n = s.length / size;
-    if (n >= minLength && s.byteOffset % size === 0) return new ctor(s.buffer, s.byteOffset, n);
+    const room = s.buffer.byteLength / size;
+    if (room >= minLength) return new ctor(s.buffer, 0, room);
     const out = new ctor(Math.max(n, minLength));
     new Uint8Array(out.buffer, 0, s.length).set(s);
     return out;

@@ -240,7 +240,8 @@ async function start(): Promise<void> {
         log.warn("index snapshot unreadable; the organisation is loaded in full", { shard: data.shard, org, error: detail });
     },
   });
-  for (const index of shard.all()) index.trim();
+  // A restored organisation's rows are as its snapshot held them, with room to grow: trimming would copy them all again.
+  for (const index of shard.all()) if (!loaded.restored.has(index.org)) index.trim();
   // An organisation with events enough to snapshot and no snapshot was loaded in full: counted, so a restart that costs the history shows.
   const fullLoads = [...shard.all()].filter((i) => !loaded.restored.has(i.org) && i.applied >= data.snapshotMinEvents).map((i) => i.org);
   outcomes.missing = fullLoads.length;

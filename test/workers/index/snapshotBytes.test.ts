@@ -105,9 +105,9 @@ describe("an organisation's index written by snapshotTo and read back by restore
     const bytes = bytesOf(built());
     expect(() => restored(bytes.subarray(0, bytes.length - 9))).toThrow(/ends early|does not end/);
     const other = Buffer.from(bytes);
-    other.writeDoubleLE(999, 8); // the first section's value (after its length): the format
+    other.writeDoubleLE(999, 16); // the first section's value (after its length and room): the format
     expect(() => restored(other)).toThrow(/another format/);
-    expect(() => restored(Buffer.concat([bytes, Buffer.alloc(8)]))).toThrow(/does not end where it should/);
+    expect(() => restored(Buffer.concat([bytes, Buffer.alloc(16)]))).toThrow(/does not end where it should/);
   });
 });
 
@@ -146,7 +146,7 @@ describe("SnapshotSections, cutting a snapshot's bytes into sections as they arr
     expect(bytesOf(bytewise).equals(bytes)).toBe(true);
   });
 
-  it("refuses more bytes than the stated size, fewer, and a section longer than what is left", () => {
+  it("refuses more bytes than the stated size, fewer, a section longer than what is left, and room past its bound", () => {
     const bytes = bytesOf(built());
     const short = new SnapshotSections(bytes.length - 1);
     expect(() => short.push(bytes)).toThrow(/more bytes than its stated size/);
@@ -158,5 +158,8 @@ describe("SnapshotSections, cutting a snapshot's bytes into sections as they arr
     expect(() => SnapshotReader.of(lying)).toThrow(/a section longer than what is left/);
     lying.writeDoubleLE(-1, 0);
     expect(() => SnapshotReader.of(lying)).toThrow(/a section longer than what is left/);
+    const greedy = Buffer.from(bytes);
+    greedy.writeDoubleLE(2 ** 40, 8);
+    expect(() => SnapshotReader.of(greedy)).toThrow(/room out of bounds/);
   });
 });
