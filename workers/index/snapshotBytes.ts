@@ -82,13 +82,16 @@ export class SnapshotWriter {
 
 /** Each section's length in bytes and the room its memory is to have, two float64 (as every number of a snapshot). */
 const SECTION_HEADER = 16;
-/** A section's room is at most twice its length and this much: a broken header (the checksum is known only at the end) cannot ask for more. */
-const ROOM_SLACK_BYTES = 1 << 20;
+/**
+ * The room sections ask for past their lengths adds up to at most the snapshot's size and this much (the least
+ * room of an empty organisation's stores): a broken header (the checksum is known only at the end) cannot ask for more.
+ */
+const EXTRA_ROOM_SLACK_BYTES = 16 << 20;
 
 /**
  * Cuts a snapshot's bytes, fed in pieces cut anywhere, into its sections, each copied once into memory of its
  * own as it arrives: a restore then uses the sections as they are (an array a view of its section) instead of
- * copying them out of one buffer of the whole snapshot, which touched every byte's memory twice. No section, and
+ * copying them out of one buffer of the whole snapshot (which would touch every byte's memory twice). No section, and
  * no sum of them, goes past `total`, the snapshot's stated size.
  */
 export class SnapshotSections {
@@ -98,6 +101,7 @@ export class SnapshotSections {
   private current: Uint8Array | undefined;
   private currentAt = 0;
   private seen = 0;
+  private extraRoom = 0;
 
   constructor(private readonly total: number) {}
 
@@ -118,7 +122,8 @@ export class SnapshotSections {
         const room = view.getFloat64(8, true);
         if (!Number.isSafeInteger(length) || length < 0 || length > this.total - this.seen + (piece.length - at))
           throw new Error("index snapshot: a section longer than what is left of it");
-        if (!Number.isSafeInteger(room) || room < length || room > 2 * length + ROOM_SLACK_BYTES)
+        this.extraRoom += room - length;
+        if (!Number.isSafeInteger(room) || room < length || this.extraRoom > this.total + EXTRA_ROOM_SLACK_BYTES)
           throw new Error("index snapshot: a section's room out of bounds");
         this.begin(length, room);
         continue;

@@ -161,5 +161,12 @@ describe("SnapshotSections, cutting a snapshot's bytes into sections as they arr
     const greedy = Buffer.from(bytes);
     greedy.writeDoubleLE(2 ** 40, 8);
     expect(() => SnapshotReader.of(greedy)).toThrow(/room out of bounds/);
+    // Many sections each asking for a little room: their sum is bounded too.
+    const w = new SnapshotWriter();
+    for (let k = 0; k < 200; k++) w.typed(new Uint8Array(0), 0, 1 << 20);
+    const copy = w.copy();
+    let step = copy.next();
+    while (!step.done) step = copy.next();
+    expect(() => SnapshotReader.of(Buffer.concat(step.value.parts))).toThrow(/room out of bounds/);
   });
 });
