@@ -133,13 +133,14 @@ async function step(storage: Storage, db: pg.Pool, org: number, keys: { pk: stri
   }
   const built = logLines(again.server, "recommender index built").map((l) => `${int(Number(l.events))} events replayed in ${l.ms} ms`);
   log(`  restart: /readyz in ${again.readyS.toFixed(1)} s, RSS ${rssReadyMb.toFixed(0)} MB; ${restored}; ${built.join(", ")}`);
-  // The first model after the restart (trained, or another process's loaded): what memory holds once it is in place.
+  // RSS a minute after ready, and once the first model after the restart is in place (trained, or another
+  // process's loaded), whichever comes first.
+  const minute = sleep(Math.max(0, again.readyAtMs + 60_000 - Date.now())).then(() => rssMb(again.server.proc.pid));
   const model = await waitForLog(again.server, ["recommender model trained", "recommender model loaded"], (l) => l.org === org, LOAD_TIMEOUT_MS);
   const modelS = again.readyS + (Date.parse(model.t) - again.readyAtMs) / 1000;
   const rssModelMb = rssMb(again.server.proc.pid);
   log(`  model in place ${modelS.toFixed(1)} s after the start (${model.msg}), RSS ${rssModelMb.toFixed(0)} MB`);
-  await sleep(Math.max(0, again.readyAtMs + 60_000 - Date.now()));
-  const rssMinuteMb = rssMb(again.server.proc.pid);
+  const rssMinuteMb = await minute;
   await stopChild(again.server);
   return {
     events,
