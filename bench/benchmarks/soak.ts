@@ -3,16 +3,7 @@
  * every strategy, upserts, a CSV upload at a quarter, a key rotation halfway), open loop; each minute the server's
  * and PostgreSQL's memory, where the CPU went, and per kind the p50/p99/max from each request's due time. First the
  * same traffic against a bare endpoint: the client's floor. The summary says GROWING or DRIFT rather than failing.
- *
- * Flags:
- *   --minutes N        length of the soak (default 30)
- *   --rate R           requests per second, all kinds together (default 300)
- *   --data-dir DIR     keep the embedded database in DIR (default: a temporary one, removed at the end)
- *   --floor-seconds S  seconds against the bare endpoint first (default 30; 0 skips it)
- *   --orgs N           organisations (default 3)
- *   --upload-rows N    rows of the CSV upload (default 50,000; 0 skips it)
- *   BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for bench:ingest.
- * Figures in bench/results/soak-<date>.json.
+ * Figures in bench/results/soak-<date>.json. BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for bench:ingest.
  */
 import os from "node:os";
 import pg from "pg";
@@ -34,7 +25,17 @@ import { soak } from "./soak/soakRun.js";
 const FIRST_TRAINING_TIMEOUT_MS = 5 * 60_000;
 
 function parseSoakArgs(argv: string[]) {
-  const flags = readFlags({ minutes: {}, rate: {}, "data-dir": {}, "floor-seconds": {}, orgs: {}, "upload-rows": {} }, argv);
+  const flags = readFlags(
+    {
+      minutes: { help: "length of the soak (default 30)" },
+      rate: { help: "requests per second, all kinds together (default 300)" },
+      "data-dir": { help: "keep the embedded database in DIR (default: a temporary one, removed at the end)" },
+      "floor-seconds": { help: "seconds against the bare endpoint first (default 30; 0 skips it)" },
+      orgs: { help: "organisations (default 3)" },
+      "upload-rows": { help: "rows of the CSV upload (default 50,000; 0 skips it)" },
+    },
+    argv,
+  );
   const whole = (min: number, max: number) => ({ min, max, integer: true });
   return {
     minutes: flags.number("minutes", 30, whole(1, 24 * 60)),
