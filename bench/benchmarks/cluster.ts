@@ -17,7 +17,7 @@ import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { haproxyBaseline, type BaselineRun } from "./cluster/haproxy.js";
-import { settle, type Watched, ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
+import { settle, type Watched, ingestRun, recommendRun } from "./cluster/runs.js";
 import { ViewEvents } from "./traffic/events.js";
 import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
 import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
@@ -64,12 +64,6 @@ const SETTLE_MAX_MS = 60_000;
 /** Distinct recommend bodies drive() builds per run (bench/benchmarks/traffic/drive.ts), the same seed each run. */
 const PREBUILT_BODIES = 20_000;
 
-interface Scenario {
-  name: string;
-  connections: number;
-  run(setup: Setup): Promise<RunFigures>;
-}
-
 /** Recommend bodies for `strategy`, limit 20: users of the organisation drawn by a PRNG seeded the same each run. */
 const recommendBodies = (strategy: Strategy, spec: SyntheticSpec) => bodyMaker(strategy, spec, seededRandom(SEED));
 
@@ -105,7 +99,7 @@ async function main(): Promise<void> {
       dataDir: storage.dataDir,
     };
 
-    const scenarios: Scenario[] = [
+    const scenarios = [
       ...[1000, 1].map((n) => {
         const connections = n === 1 ? CONNECTIONS.ingest1 : CONNECTIONS.ingest1000;
         return {
