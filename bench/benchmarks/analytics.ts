@@ -44,11 +44,6 @@ const CASES = [
   { name: "400 days by day", days: 400, granularity: "day" },
 ] as const;
 
-interface Org {
-  token: string;
-  seq: number;
-}
-
 async function main(): Promise<void> {
   const startedAt = new Date().toISOString();
   let storage: Storage | undefined;
@@ -130,7 +125,7 @@ interface Answer {
 }
 
 /** The loaded organisation of a reused database, or a new one loaded now; its OWNER logged in. */
-async function organisation(db: pg.Pool, url: string): Promise<Org> {
+async function organisation(db: pg.Pool, url: string) {
   if (REUSE) {
     const { rows } = await db.query<{ seq: number; email: string }>(
       "SELECT o.seq, a.email FROM organisations o JOIN accounts a ON a.org_id = o.id WHERE o.name = $1 ORDER BY o.seq LIMIT 1",

@@ -4,18 +4,7 @@
  * arrays, single events) and recommend (personalized, popular on bench:recommend's organisation, scaled); then
  * freshness across the pair under a paced background load; then HAProxy's own cost on a bare uWS endpoint. The
  * report goes to stdout, the figures to bench/results/cluster-<date>.json; how to read it: docs/scaling.md.
- *
- * Flags (or environment):
- *   --quick                 (BENCH_QUICK=1) 3 s runs, 2 rounds, a small organisation: to check it works
- *   --duration S            (BENCH_DURATION_S) seconds per measured run (default 8); BENCH_WARMUP_S warm-up (2)
- *   --runs N                (BENCH_RUNS) rounds (default 3)
- *   --scale X               (BENCH_SCALE) the recommend organisation, 1 = 100,000 items, 50,000 users, 5M events (default 0.05)
- *   --freshness-samples N   (BENCH_FRESHNESS_SAMPLES) event samples (default 400; 0 skips freshness)
- *   --hide-samples N        (BENCH_HIDE_SAMPLES) item-hide samples (default 60)
- *   --freshness-load E      (BENCH_FRESHNESS_LOAD) background events/s during freshness, arrays of 10 (default 2,000)
- *   --baseline 0            (BENCH_BASELINE=0) skip the HAProxy baseline
- *   BENCH_CONNECTIONS / BENCH_CONNECTIONS_1000 / BENCH_CONNECTIONS_RECOMMEND   connections (100 / 16 / 50)
- *   BENCH_DATABASE_URL, BENCH_VERBOSE as for bench:ingest
+ * BENCH_DATABASE_URL, BENCH_VERBOSE as for bench:ingest.
  */
 import os from "node:os";
 import pg from "pg";
@@ -28,7 +17,7 @@ import { writeFigures } from "../kit/results.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { haproxyBaseline, type BaselineRun } from "./cluster/haproxy.js";
-import { settle, type Watched, ingestRun, recommendRun, type RunFigures } from "./cluster/runs.js";
+import { settle, type Watched, ingestRun, recommendRun } from "./cluster/runs.js";
 import { ViewEvents } from "./traffic/events.js";
 import { eventFreshness, hideFreshness, POLL_MS, type Freshness } from "./cluster/freshness.js";
 import { report, type ScenarioRun, type Setup } from "./cluster/report.js";
@@ -39,20 +28,20 @@ import type { SyntheticSpec } from "../kit/synthetic.js";
 import { fromEnv, readFlags } from "../kit/flags.js";
 
 const flags = readFlags({
-  quick: { boolean: true, env: "BENCH_QUICK" },
-  duration: { env: "BENCH_DURATION_S" },
-  runs: { env: "BENCH_RUNS" },
-  scale: { env: "BENCH_SCALE" },
-  "freshness-samples": { env: "BENCH_FRESHNESS_SAMPLES" },
-  "freshness-load": { env: "BENCH_FRESHNESS_LOAD" },
-  "hide-samples": { env: "BENCH_HIDE_SAMPLES" },
-  baseline: { env: "BENCH_BASELINE" },
+  quick: { boolean: true, env: "BENCH_QUICK", help: "3 s runs, 2 rounds, a small organisation: to check it works" },
+  duration: { env: "BENCH_DURATION_S", help: "seconds per measured run (default 8)" },
+  runs: { env: "BENCH_RUNS", help: "rounds (default 3)" },
+  scale: { env: "BENCH_SCALE", help: "the recommend organisation, 1 = 100,000 items, 50,000 users, 5M events (default 0.05)" },
+  "freshness-samples": { env: "BENCH_FRESHNESS_SAMPLES", help: "event samples (default 400; 0 skips freshness)" },
+  "freshness-load": { env: "BENCH_FRESHNESS_LOAD", help: "background events/s during freshness, arrays of 10 (default 2,000)" },
+  "hide-samples": { env: "BENCH_HIDE_SAMPLES", help: "item-hide samples (default 60)" },
+  baseline: { env: "BENCH_BASELINE", help: "0 skips the HAProxy baseline" },
 });
 
 const QUICK_RUN = flags.on("quick");
 const full = (full: number, quick: number) => (QUICK_RUN ? quick : full);
 const DURATION_S = flags.number("duration", full(8, 3), { min: 1 });
-const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", full(2, 1), { min: 1 });
+const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", full(2, 1), { min: 1 }); // seconds of warm-up per run
 const RUNS = flags.number("runs", full(3, 2), { min: 1 });
 const SCALE = flags.number("scale", full(0.05, 0.01), { min: 0.001 });
 const CONNECTIONS = {
@@ -74,12 +63,6 @@ const RECOMMEND_STRATEGIES: Strategy[] = ["personalized", "popular"];
 const SETTLE_MAX_MS = 60_000;
 /** Distinct recommend bodies drive() builds per run (bench/benchmarks/traffic/drive.ts), the same seed each run. */
 const PREBUILT_BODIES = 20_000;
-
-interface Scenario {
-  name: string;
-  connections: number;
-  run(setup: Setup): Promise<RunFigures>;
-}
 
 /** Recommend bodies for `strategy`, limit 20: users of the organisation drawn by a PRNG seeded the same each run. */
 const recommendBodies = (strategy: Strategy, spec: SyntheticSpec) => bodyMaker(strategy, spec, seededRandom(SEED));
@@ -116,7 +99,7 @@ async function main(): Promise<void> {
       dataDir: storage.dataDir,
     };
 
-    const scenarios: Scenario[] = [
+    const scenarios = [
       ...[1000, 1].map((n) => {
         const connections = n === 1 ? CONNECTIONS.ingest1 : CONNECTIONS.ingest1000;
         return {

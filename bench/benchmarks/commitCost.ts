@@ -1,9 +1,8 @@
 /**
  * `npm run bench:commit`: what one durable commit costs PostgreSQL, by rows per commit: one client COPYs `n` fresh
  * events into a table shaped like `events` (an autocommit COPY, as the writers send), back to back, and reads its
- * backend's CPU from /proc (so the database runs here: the embedded one by default).
- * Settings (environment): BENCH_COMMIT_ROWS (1,10,40,100,1000), BENCH_DURATION_S (seconds per size, 10),
- * BENCH_DATABASE_URL.
+ * backend's CPU from /proc (so the database runs here: the embedded one by default). BENCH_DURATION_S: seconds per
+ * size; BENCH_DATABASE_URL as for bench:ingest.
  */
 import { connect, copyRows, createEventsLike, eventRows } from "./ingest/copyCeiling.js";
 import { fromEnv, WHOLE } from "../kit/flags.js";
@@ -15,7 +14,7 @@ import { DURATION_S, log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
 const TABLE = "bench_commit_cost";
-const SIZES = fromEnv.numbers("BENCH_COMMIT_ROWS", "1,10,40,100,1000", WHOLE);
+const SIZES = fromEnv.numbers("BENCH_COMMIT_ROWS", "1,10,40,100,1000", WHOLE); // rows per commit
 
 async function measure(databaseUrl: string, rows: number) {
   const c = await connect(databaseUrl);

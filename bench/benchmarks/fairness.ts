@@ -5,15 +5,12 @@
  * asks answered while each bystander ask waited (the order of service, which the machine's load does not blur)
  * and the bystander's wait. BENCH_BASELINE_DIST: an older build's dist/, whose pool runs too, alternated (build it
  * with `git archive <commit> | tar -x -C /tmp/base && ln -s "$PWD/node_modules" /tmp/base/ && (cd /tmp/base && npx
- * tsc -p tsconfig.json)`).
- * Settings (environment): BENCH_FAIRNESS_BURST (2,000 asks), BENCH_FAIRNESS_PERIOD_MS (1,000), BENCH_FAIRNESS_RUN_S
- * (6), BENCH_FAIRNESS_ROUNDS (2), BENCH_FAIRNESS_EVENTS (the hostile organisation's, 100,000), BENCH_DATABASE_URL.
+ * tsc -p tsconfig.json)`). BENCH_DATABASE_URL as for bench:ingest.
  */
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import * as ThisBuild from "../../src/recommend/recommenderPool.js";
-import type { RecommenderPool } from "../../src/recommend/recommenderPool.js";
 import { toRankRequest } from "../../src/recommend/schema.js";
 import { validateRecommend } from "../../src/recommend/validate.js";
 import { DEFAULT_ALS } from "../../src/wire/als.js";
@@ -25,11 +22,11 @@ import { int, ms, percentile as quantile, table } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 
-const BURST = fromEnv.number("BENCH_FAIRNESS_BURST", 2_000, WHOLE);
+const BURST = fromEnv.number("BENCH_FAIRNESS_BURST", 2_000, WHOLE); // hostile asks at once, every PERIOD_MS
 const PERIOD_MS = fromEnv.number("BENCH_FAIRNESS_PERIOD_MS", 1_000, WHOLE);
-const RUN_S = fromEnv.number("BENCH_FAIRNESS_RUN_S", 6, POSITIVE);
+const RUN_S = fromEnv.number("BENCH_FAIRNESS_RUN_S", 6, POSITIVE); // seconds per run
 const ROUNDS = fromEnv.number("BENCH_FAIRNESS_ROUNDS", 2, WHOLE);
-const HOSTILE_EVENTS = fromEnv.number("BENCH_FAIRNESS_EVENTS", 100_000, WHOLE);
+const HOSTILE_EVENTS = fromEnv.number("BENCH_FAIRNESS_EVENTS", 100_000, WHOLE); // the hostile organisation's
 const BASELINE_DIST = fromEnv.text("BENCH_BASELINE_DIST");
 /** RECOMMEND_TIMEOUT_MS's and RECOMMEND_ORG_QUEUE_MAX's defaults. */
 const TIMEOUT_MS = 2_000;
@@ -71,7 +68,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function measure(v: Variant, databaseUrl: string) {
   let trained = 0;
   const observer = { restarted: () => {}, skipped: () => {}, expired: () => {}, trained: () => void trained++, sizes: () => {} };
-  const pool: RecommenderPool = await v.pool.RecommenderPool.start({
+  const pool: ThisBuild.RecommenderPool = await v.pool.RecommenderPool.start({
     databaseUrl,
     shards: 1,
     timeoutMs: TIMEOUT_MS,

@@ -1,18 +1,7 @@
 /**
  * `npm run bench:ingest`: durable ingestion throughput of the real server on a real PostgreSQL, beside two ceilings
  * measured in the same run: rows COPYed straight into PostgreSQL from one client, and a bare uWebSockets.js
- * endpoint that only answers 202. Settings (environment), shared by the other benchmarks (bench/kit/settings.ts):
- *   BENCH_DURATION_S      seconds per measured scenario (default 10)
- *   BENCH_WARMUP_S        seconds of warm-up per scenario, also used to size the measured run (default 2)
- *   BENCH_CONNECTIONS     connections for 1-event requests and the uWS ceiling (default 100)
- *   BENCH_CONNECTIONS_100 / BENCH_CONNECTIONS_1000   connections for the array scenarios (default 32 / 16)
- *   BENCH_SCENARIOS       comma-separated events-per-request list (default 1,100,1000)
- *   BENCH_SERVER_NODE_ARGS  extra node flags for the server (say, --cpu-prof --cpu-prof-dir=/tmp/prof)
- *   BENCH_VERBOSE=1       pass the server's output through
- *   BENCH_CEILINGS=0      skip the ceilings
- *   BENCH_DATABASE_URL    a PostgreSQL to create (and drop) a fresh database on, instead of an embedded one
- *   BENCH_KEEP=1          keep the embedded one's temporary DATA_DIR
- *   INGEST_*              passed through to the server
+ * endpoint that only answers 202. Its settings (environment) are shared by the other benchmarks: bench/kit/settings.ts.
  */
 import os from "node:os";
 import pg from "pg";

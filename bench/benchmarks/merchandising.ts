@@ -40,22 +40,15 @@ const MODEL_TIMEOUT_MS = 30 * 60_000;
 
 type Variant = "plain" | "20 rules" | "diversity 0.5" | "500 candidates";
 
-interface Row {
-  build: "this" | "baseline";
-  round: number;
-  variant: Variant;
-  strategy: (typeof STRATEGIES)[number];
-  reqPerS: number;
-  p99: number;
-  non2xx: number;
-}
+type Strategy = (typeof STRATEGIES)[number];
+type Row = { build: "this" | "baseline"; round: number; variant: Variant; strategy: Strategy } & Awaited<ReturnType<typeof measure>>;
 
 /** A body maker that adds `extra` (JSON members) to each body the plain maker makes. */
 function withMembers(make: () => string, extra: () => string): () => string {
   return () => `${make().slice(0, -1)},${extra()}}`;
 }
 
-function bodiesFor(variant: Variant, strategy: Row["strategy"], spec: SyntheticSpec): () => string {
+function bodiesFor(variant: Variant, strategy: Strategy, spec: SyntheticSpec): () => string {
   const plain = bodyMaker(strategy, spec);
   if (variant === "diversity 0.5") return withMembers(plain, () => `"diversity":0.5`);
   if (variant !== "500 candidates") return plain;
@@ -69,7 +62,7 @@ function bodiesFor(variant: Variant, strategy: Row["strategy"], spec: SyntheticS
   return withMembers(plain, () => lists[next++ % lists.length]!);
 }
 
-async function measure(url: string, m: Manifest, pid: number | undefined, dataDir: string | undefined, variant: Variant, strategy: Row["strategy"]) {
+async function measure(url: string, m: Manifest, pid: number | undefined, dataDir: string | undefined, variant: Variant, strategy: Strategy) {
   const target = {
     url: `${url}/v1/recommend`,
     headers: { "content-type": "application/json", "x-api-key": m.pk },
@@ -84,10 +77,10 @@ async function measure(url: string, m: Manifest, pid: number | undefined, dataDi
 }
 
 async function deleteAllRules(url: string, sk: string): Promise<void> {
-  const listed = await call(`${url}/v1/rules`, { headers: { "x-api-key": sk } });
+  const listed = await call(`${url}/v1/rules`, { key: sk });
   if (listed.status !== 200) throw new Error(`GET /v1/rules: ${listed.status} ${listed.text}`);
   for (const r of (listed.json.data as { rules: Array<{ rule_id: string }> }).rules)
-    await call(`${url}/v1/rules/${r.rule_id}`, { method: "DELETE", headers: { "x-api-key": sk } });
+    await call(`${url}/v1/rules/${r.rule_id}`, { method: "DELETE", key: sk });
 }
 
 /** `use` with the build's server on the data, once its model is in. */
@@ -121,13 +114,13 @@ async function main(): Promise<void> {
             const ruleIds: string[] = [];
             if (variant === "20 rules")
               for (const rule of mixedRules(manifest.spec)) {
-                const made = await call(`${url}/v1/rules`, { json: rule, headers: { "x-api-key": manifest.sk } });
+                const made = await call(`${url}/v1/rules`, { json: rule, key: manifest.sk });
                 if (made.status !== 201) throw new Error(`rule refused: ${made.status} ${made.text}`);
                 ruleIds.push(made.json.data.rule_id);
               }
             for (const strategy of STRATEGIES)
               rows.push({ build, round, variant, strategy, ...(await measure(url, manifest, server.proc.pid, storage.dataDir, variant, strategy)) });
-            for (const id of ruleIds) await call(`${url}/v1/rules/${id}`, { method: "DELETE", headers: { "x-api-key": manifest.sk } });
+            for (const id of ruleIds) await call(`${url}/v1/rules/${id}`, { method: "DELETE", key: manifest.sk });
           }
         });
       }

@@ -2,12 +2,6 @@
  * `npm run bench:noisy`: whether one organisation can slow another on the same recommender thread
  * (RECOMMEND_SHARDS=1), and what its hostile catalogs cost in memory; the README's Benchmarks section says what
  * it loads and sends. The hostile requests: noisy/catalogs.ts.
- *   --builds name=path,…   server entry points (default `new=dist/src/main.js`), alternated
- *   --rounds N             times each build is run (default 1)
- *   --duration S           seconds of each noise phase (default 30)
- *   --rates 0,1,20         hostile request rates = the rate limit, per second (0: bystanders alone, no limit)
- *   --bystander-rate R     bystander `popular` requests per second, all together (default 30)
- *   --text-items N         items of the 30 KiB-string catalog (default 2,000: 60 MB)
  * BENCH_DATABASE_URL as for bench:ingest. Compare builds within one run: the machine's other load moves the figures.
  */
 import { setTimeout as sleep } from "node:timers/promises";
@@ -25,7 +19,14 @@ import { pollUntil } from "../kit/poll.js";
 import { loadBystander, loadTagCatalog, loadTextCatalog, viewTagCatalog, HOSTILE_KINDS, hostileBody } from "./noisy/catalogs.js";
 import { newStats, runSchedule, type PacedStats, type Schedule } from "./noisy/pacedClient.js";
 
-const flags = readFlags({ builds: {}, rounds: {}, duration: {}, rates: {}, "bystander-rate": {}, "text-items": {} });
+const flags = readFlags({
+  builds: { help: "server entry points, name=path,… (default `new=dist/src/main.js`), alternated" },
+  rounds: { help: "times each build is run (default 1)" },
+  duration: { help: "seconds of each noise phase (default 30)" },
+  rates: { help: "hostile request rates = the rate limit, per second (default 0,1,20; 0: bystanders alone, no limit)" },
+  "bystander-rate": { help: "bystander `popular` requests per second, all together (default 30)" },
+  "text-items": { help: "items of the 30 KiB-string catalog (default 2,000: 60 MB)" },
+});
 const BUILDS = (flags.text("builds") ?? `new=${fileURLToPath(new URL("../../src/main.js", import.meta.url))}`).split(",").map((b) => {
   const [name, path] = b.split("=");
   if (!name || !path) throw new Error(`--builds: expected name=path, got ${b}`);

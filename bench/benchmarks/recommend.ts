@@ -3,21 +3,7 @@
  * training and memory after a restart on it; every strategy under autocannon beside a bare uWS endpoint answering a
  * canned recommend answer (the ceiling); personalized and similar at a fixed rate from our paced client
  * (traffic/paced.ts); personalized while the organisation is retrained. Report on stdout, figures in
- * bench/results/recommend-<date>.json.
- *
- * Flags (or environment):
- *   --scale X         (BENCH_SCALE) 1 = 100,000 items, 50,000 users, 5,000,000 events; 0.02 for a quick run
- *   --data-dir DIR    (BENCH_DATA_DIR) keep the embedded database in DIR: later runs of the same scale start from it
- *   --connections N   (BENCH_CONNECTIONS) autocannon connections per run (default 50)
- *   --duration S      (BENCH_DURATION_S) seconds per measured run (default 10); BENCH_WARMUP_S warm-up (2)
- *   --rate R          (BENCH_FIXED_RATE) requests/s of the fixed-rate runs (2000)
- *   --strategies a,b  (BENCH_STRATEGIES) only these strategies
- *   BENCH_FIXED_CONNECTIONS  connections of the fixed-rate runs (default <connections>; a list runs each)
- *   BENCH_FIXED_RUNS         fixed-rate runs per strategy after the restart (default 5)
- *   BENCH_FIXED_DURATION_S   seconds per fixed-rate run (default 8)
- *   BENCH_RETRAIN=0          skip the retrain phase
- *   BENCH_LOAD_IN_FLIGHT     1,000-event requests in flight while loading (default 8)
- *   BENCH_VERBOSE=1          pass the server's stderr through
+ * bench/results/recommend-<date>.json. BENCH_VERBOSE=1 passes the server's stderr through.
  */
 import { execFileSync } from "node:child_process";
 import os from "node:os";
@@ -40,26 +26,26 @@ import { runBenchmark } from "../kit/run.js";
 import { fromEnv, readFlags, POSITIVE } from "../kit/flags.js";
 
 const flags = readFlags({
-  scale: { env: "BENCH_SCALE" },
-  "data-dir": { env: "BENCH_DATA_DIR" },
-  connections: { env: "BENCH_CONNECTIONS" },
-  duration: { env: "BENCH_DURATION_S" },
-  rate: { env: "BENCH_FIXED_RATE" },
-  strategies: { env: "BENCH_STRATEGIES" },
+  scale: { env: "BENCH_SCALE", help: "1 = 100,000 items, 50,000 users, 5,000,000 events; 0.02 for a quick run" },
+  "data-dir": { env: "BENCH_DATA_DIR", help: "keep the embedded database in DIR: later runs of the same scale start from it" },
+  connections: { env: "BENCH_CONNECTIONS", help: "autocannon connections per run (default 50)" },
+  duration: { env: "BENCH_DURATION_S", help: "seconds per measured run (default 10)" },
+  rate: { env: "BENCH_FIXED_RATE", help: "requests/s of the fixed-rate runs (2000)" },
+  strategies: { env: "BENCH_STRATEGIES", help: "only these strategies (a,b)" },
 });
 
 const SCALE = flags.number("scale", 1, POSITIVE);
 const DATA_DIR = flags.text("data-dir");
 const CONNECTIONS = flags.number("connections", 50, POSITIVE);
 const DURATION_S = flags.number("duration", 10, POSITIVE);
-const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", 2, POSITIVE);
+const WARMUP_S = fromEnv.number("BENCH_WARMUP_S", 2, POSITIVE); // seconds of warm-up per run
 const FIXED_RATE = flags.number("rate", 2000, POSITIVE);
 const ONLY_STRATEGIES = flags.text("strategies")?.split(",").filter(Boolean);
-const LOAD_IN_FLIGHT = fromEnv.number("BENCH_LOAD_IN_FLIGHT", 8, POSITIVE);
-const FIXED_CONNECTIONS = fromEnv.numbers("BENCH_FIXED_CONNECTIONS", `${CONNECTIONS}`, POSITIVE);
-const FIXED_RUNS = fromEnv.number("BENCH_FIXED_RUNS", 5, POSITIVE);
-const FIXED_DURATION_S = fromEnv.number("BENCH_FIXED_DURATION_S", 8, POSITIVE);
-const RETRAIN = fromEnv.text("BENCH_RETRAIN") !== "0";
+const LOAD_IN_FLIGHT = fromEnv.number("BENCH_LOAD_IN_FLIGHT", 8, POSITIVE); // 1,000-event requests in flight while loading
+const FIXED_CONNECTIONS = fromEnv.numbers("BENCH_FIXED_CONNECTIONS", `${CONNECTIONS}`, POSITIVE); // of the fixed-rate runs: a list runs each
+const FIXED_RUNS = fromEnv.number("BENCH_FIXED_RUNS", 5, POSITIVE); // fixed-rate runs per strategy after the restart
+const FIXED_DURATION_S = fromEnv.number("BENCH_FIXED_DURATION_S", 8, POSITIVE); // seconds per fixed-rate run
+const RETRAIN = fromEnv.text("BENCH_RETRAIN") !== "0"; // BENCH_RETRAIN=0 skips the retrain phase
 
 const FIXED_RATE_STRATEGIES: Strategy[] = ["personalized", "similar"];
 

@@ -1,9 +1,8 @@
 /**
  * `npm run bench:restart`: how long a recommender shard whose thread died keeps its organisations waiting. One
  * large organisation and many small ones written by SQL, loaded by a RecommenderPool in this process; one thread
- * ended as a crash would; each organisation asked every 5 ms until it answers again.
- * Settings (environment): BENCH_RESTART_EVENTS (the large organisation's events, 2,000,000), BENCH_RESTART_SMALL
- * (small organisations of 500 events, 200), BENCH_DATABASE_URL.
+ * ended as a crash would; each organisation asked every 5 ms until it answers again. BENCH_DATABASE_URL as for
+ * bench:ingest.
  */
 import type { Worker } from "node:worker_threads";
 import pg from "pg";
@@ -20,8 +19,8 @@ import { log } from "../kit/settings.js";
 import { pollUntil } from "../kit/poll.js";
 import { runBenchmark } from "../kit/run.js";
 
-const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, WHOLE);
-const SMALL_ORGS = fromEnv.number("BENCH_RESTART_SMALL", 200, { min: 0, integer: true });
+const LARGE_EVENTS = fromEnv.number("BENCH_RESTART_EVENTS", 2_000_000, WHOLE); // the large organisation's
+const SMALL_ORGS = fromEnv.number("BENCH_RESTART_SMALL", 200, { min: 0, integer: true }); // of SMALL_EVENTS each
 const SMALL_EVENTS = 500;
 /** Organisation seqs of the benchmark: all even, so that with two shards they are all on shard 0. */
 const LARGE = 1_000_000;

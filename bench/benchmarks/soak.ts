@@ -3,38 +3,42 @@
  * every strategy, upserts, a CSV upload at a quarter, a key rotation halfway), open loop; each minute the server's
  * and PostgreSQL's memory, where the CPU went, and per kind the p50/p99/max from each request's due time. First the
  * same traffic against a bare endpoint: the client's floor. The summary says GROWING or DRIFT rather than failing.
- *
- * Flags:
- *   --minutes N        length of the soak (default 30)
- *   --rate R           requests per second, all kinds together (default 300)
- *   --data-dir DIR     keep the embedded database in DIR (default: a temporary one, removed at the end)
- *   --floor-seconds S  seconds against the bare endpoint first (default 30; 0 skips it)
- *   --orgs N           organisations (default 3)
- *   --upload-rows N    rows of the CSV upload (default 50,000; 0 skips it)
- *   BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for bench:ingest.
- * Figures in bench/results/soak-<date>.json.
+ * Figures in bench/results/soak-<date>.json. BENCH_DATABASE_URL, BENCH_KEEP, BENCH_VERBOSE as for bench:ingest.
  */
 import os from "node:os";
 import pg from "pg";
 import { connectionUrl, prepareStorage, type Storage } from "../kit/storage.js";
 import { orgSeq } from "../kit/org.js";
-import { withServer, type Child } from "../kit/processes.js";
+import { stopChild, withServer, type Child } from "../kit/processes.js";
 import { logCounts, waitForLog } from "../kit/serverLog.js";
 import { runBenchmark } from "../kit/run.js";
 import { log } from "../kit/settings.js";
 import { writeFigures } from "../kit/results.js";
 import { readFlags } from "../kit/flags.js";
-import { measureFloor, type Floor } from "./soak/floor.js";
+import { cpuShare } from "../kit/cpuShare.js";
+import { startUwsCeiling } from "./traffic/uwsCeilingProcess.js";
 import { kindMinute } from "./soak/minutes.js";
-import { KINDS, type Kind } from "./soak/mix.js";
-import { setUpOrgs, type SoakOrg } from "./soak/orgs.js";
-import { minuteHeader, minuteLine, summarise, summaryReport } from "./soak/report.js";
+import { KINDS, Mix, type Kind } from "./soak/mix.js";
+import { newOrg, orgSpec, setUpOrgs, type SoakOrg } from "./soak/orgs.js";
+import { floorReport, minuteHeader, minuteLine, summarise, summaryReport } from "./soak/report.js";
 import { soak } from "./soak/soakRun.js";
+import { Tally } from "./soak/tally.js";
+import { drive } from "./soak/traffic.js";
 
 const FIRST_TRAINING_TIMEOUT_MS = 5 * 60_000;
 
 function parseSoakArgs(argv: string[]) {
-  const flags = readFlags({ minutes: {}, rate: {}, "data-dir": {}, "floor-seconds": {}, orgs: {}, "upload-rows": {} }, argv);
+  const flags = readFlags(
+    {
+      minutes: { help: "length of the soak (default 30)" },
+      rate: { help: "requests per second, all kinds together (default 300)" },
+      "data-dir": { help: "keep the embedded database in DIR (default: a temporary one, removed at the end)" },
+      "floor-seconds": { help: "seconds against the bare endpoint first (default 30; 0 skips it)" },
+      orgs: { help: "organisations (default 3)" },
+      "upload-rows": { help: "rows of the CSV upload (default 50,000; 0 skips it)" },
+    },
+    argv,
+  );
   const whole = (min: number, max: number) => ({ min, max, integer: true });
   return {
     minutes: flags.number("minutes", 30, whole(1, 24 * 60)),
@@ -63,10 +67,27 @@ async function firstModels(server: Child, storage: Storage, orgs: SoakOrg[]): Pr
   }
 }
 
+/** The client's own floor: the soak's mix, at its rate, against a bare uWS endpoint (bench/benchmarks/traffic/uwsCeiling.ts). */
+async function measureFloor(rate: number, seconds: number, orgCount: number) {
+  const { child, port } = await startUwsCeiling();
+  try {
+    const specs = Array.from({ length: orgCount }, (_, i) => orgSpec(i));
+    const orgs = specs.map((spec) => newOrg("floor", "", spec, { pk: "svc_pk_floor", sk: "svc_sk_floor" }));
+    const none = { from: 0, to: -1 };
+    const tally = new Tally(performance.now(), { early: none, late: none });
+    const share = cpuShare({ pid: child.proc.pid });
+    const driven = await drive(new URL(`http://127.0.0.1:${port}`), orgs, new Mix(specs, 1), rate, seconds * 1000, tally);
+    const p99 = Object.fromEntries(KINDS.map((k) => [k, tally.whole[k].latency.percentiles([0.99])[0]!])) as Record<Kind, number>;
+    return { p99, report: floorReport(tally, driven.lateness, rate, seconds, share()) };
+  } finally {
+    await stopChild(child);
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseSoakArgs(process.argv.slice(2));
   const loadStart = os.loadavg()[0];
-  let floor: Floor | undefined;
+  let floor: Awaited<ReturnType<typeof measureFloor>> | undefined;
   if (args.floorSeconds > 0) {
     log(`client floor: ${args.rate} req/s for ${args.floorSeconds}s against a bare uWS endpoint`);
     floor = await measureFloor(args.rate, args.floorSeconds, args.orgs);

@@ -29,7 +29,7 @@ import { withFreshServer } from "../kit/processes.js";
 import { call } from "../kit/api.js";
 import { fromEnv, POSITIVE, WHOLE } from "../kit/flags.js";
 import { rssMb } from "../kit/proc.js";
-import { median, percentile } from "../kit/table.js";
+import { int, median, percentile } from "../kit/table.js";
 import { log } from "../kit/settings.js";
 import { runBenchmark } from "../kit/run.js";
 import { pollHealthz } from "./upload/healthzPoller.js";
@@ -101,8 +101,6 @@ async function copyCeiling(databaseUrl: string, file: string): Promise<number> {
   }
 }
 
-const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
-
 /** Opens the server's GET /metrics, whose event-loop delay figures (prom-client's) the hostile scenario reads. */
 const METRICS_TOKEN = `bench-${randomUUID()}`;
 
@@ -122,7 +120,7 @@ async function withCsv(use: (file: string, mb: number) => Promise<void>): Promis
   const dir = mkdtempSync(path.join(os.tmpdir(), "recsvc-upload-"));
   const file = path.join(dir, "items.csv");
   try {
-    log(`writing a CSV of ${fmt(ROWS)} items`);
+    log(`writing a CSV of ${int(ROWS)} items`);
     await writeCsv(file, ROWS);
     await use(file, statSync(file).size / 1024 / 1024);
   } finally {
@@ -136,7 +134,7 @@ function normalAlternated(): Promise<void> {
     const rates: Record<"old" | "new", number[]> = { old: [], new: [] };
     const lines = [
       "",
-      `Upload benchmark, old (${BASELINE}) and new (${THIS_BUILD}) alternated: ${fmt(ROWS)}-row CSV (${mb.toFixed(0)} MB), ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)} at the start`,
+      `Upload benchmark, old (${BASELINE}) and new (${THIS_BUILD}) alternated: ${int(ROWS)}-row CSV (${mb.toFixed(0)} MB), ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(1)} at the start`,
       "",
       "build  status  accepted   seconds  rows/s",
     ];
@@ -146,12 +144,12 @@ function normalAlternated(): Promise<void> {
       const accepted = u.body?.data?.accepted ?? 0;
       rates[name].push(accepted / u.seconds);
       lines.push(
-        `${name.padEnd(6)} ${String(u.status).padEnd(7)} ${fmt(accepted).padEnd(10)} ${u.seconds.toFixed(1).padEnd(8)} ${fmt(accepted / u.seconds)}`,
+        `${name.padEnd(6)} ${String(u.status).padEnd(7)} ${int(accepted).padEnd(10)} ${u.seconds.toFixed(1).padEnd(8)} ${int(accepted / u.seconds)}`,
       );
     }
     lines.push(
       "",
-      `median rows/s: old ${fmt(median(rates.old))}, new ${fmt(median(rates.new))}; new/old ${(median(rates.new) / median(rates.old)).toFixed(2)}`,
+      `median rows/s: old ${int(median(rates.old))}, new ${int(median(rates.new))}; new/old ${(median(rates.new) / median(rates.old)).toFixed(2)}`,
       "",
     );
     process.stdout.write(lines.join("\n"));
@@ -288,7 +286,7 @@ async function hostile(): Promise<void> {
         const mb = a.bytes / 1024 / 1024;
         const data = a.body?.data;
         const outcome = data
-          ? `accepted ${fmt(data.accepted)}, rejected ${fmt(data.rejected)}`
+          ? `accepted ${int(data.accepted)}, rejected ${int(data.rejected)}`
           : `${a.body?.error ?? ""} ${String(a.body?.message ?? "").slice(0, 80)}`;
         lines.push(
           `  ${u.name.padEnd(40)} ${String(a.status).padEnd(4)} ${mb.toFixed(0).padStart(5)} MB sent in ${a.seconds.toFixed(1)} s (${(mb / a.seconds).toFixed(1)} MB/s); ${outcome}`,
@@ -327,7 +325,7 @@ function normalAgainstCeiling(): Promise<void> {
 
       const lines = [
         "",
-        `Upload benchmark: ${fmt(ROWS)}-row CSV (${mb.toFixed(0)} MB, ${fmt(Math.min(DISTINCT, ROWS))} distinct items), loopback, PostgreSQL ${version} (${storage.dataDir ? "embedded" : "external"}), ${os.cpus().length} cores`,
+        `Upload benchmark: ${int(ROWS)}-row CSV (${mb.toFixed(0)} MB, ${int(Math.min(DISTINCT, ROWS))} distinct items), loopback, PostgreSQL ${version} (${storage.dataDir ? "embedded" : "external"}), ${os.cpus().length} cores`,
         "",
         "run                          status  accepted   rejected  seconds  rows/s    vs COPY ceiling  server RSS start -> peak",
       ];
@@ -338,16 +336,16 @@ function normalAgainstCeiling(): Promise<void> {
         const u = r.result;
         const accepted = u.body?.data?.accepted ?? 0;
         lines.push(
-          `${name.padEnd(28)} ${String(u.status).padEnd(7)} ${fmt(accepted).padEnd(10)} ${fmt(u.body?.data?.rejected ?? 0).padEnd(9)} ` +
-            `${u.seconds.toFixed(1).padEnd(8)} ${fmt(accepted / u.seconds).padEnd(9)} ${((accepted / u.seconds / ceiling) * 100).toFixed(0).padStart(3)}%` +
+          `${name.padEnd(28)} ${String(u.status).padEnd(7)} ${int(accepted).padEnd(10)} ${int(u.body?.data?.rejected ?? 0).padEnd(9)} ` +
+            `${u.seconds.toFixed(1).padEnd(8)} ${int(accepted / u.seconds).padEnd(9)} ${((accepted / u.seconds / ceiling) * 100).toFixed(0).padStart(3)}%` +
             `             ${r.startMb.toFixed(0)} -> ${r.peakMb.toFixed(0)} MB`,
         );
       }
       const rate = (fresh.result.body?.data?.accepted ?? 0) / fresh.result.seconds;
       lines.push(
         "",
-        `ceiling: the same file COPYed (FORMAT csv) by one client into a table${DISTINCT >= ROWS ? " keyed by item_id" : ""}: ${fmt(ceiling)} rows/s`,
-        `target: >= ${fmt(TARGET_ROWS_PER_S)} rows/s for new items: ${fmt(rate)} rows/s, ${rate >= TARGET_ROWS_PER_S ? "met" : "MISSED"}`,
+        `ceiling: the same file COPYed (FORMAT csv) by one client into a table${DISTINCT >= ROWS ? " keyed by item_id" : ""}: ${int(ceiling)} rows/s`,
+        `target: >= ${int(TARGET_ROWS_PER_S)} rows/s for new items: ${int(rate)} rows/s, ${rate >= TARGET_ROWS_PER_S ? "met" : "MISSED"}`,
         "",
       );
       process.stdout.write(lines.join("\n"));

@@ -32,18 +32,13 @@ function mailedToken(output: () => string, to: string): Promise<string> {
 }
 
 /** Invites a member of `role` to the organisation, accepts with the mailed token and signs in; returns its id and token. */
-async function member(
-  url: string,
-  output: () => string,
-  ownerToken: string,
-  role: string,
-): Promise<{ userId: string; token: string; email: string }> {
+async function member(url: string, output: () => string, ownerToken: string, role: string) {
   const email = `fuzz-${role.toLowerCase()}-${randomUUID()}@example.com`;
   await must(`invite ${role}`, 201, url + "/v1/members", "POST", { token: ownerToken, json: { email, role } });
   const token = await mailedToken(output, email);
   const joined = await must(`accept ${role}`, 201, url + "/auth/invitations/accept", "POST", { json: { token, password: PASSWORD } });
   const session = await must(`login ${role}`, 200, url + "/auth/login", "POST", { json: { email, password: PASSWORD } });
-  return { userId: joined.user.id, token: session.token, email };
+  return { userId: joined.user.id as string, token: session.token as string, email };
 }
 
 export const ITEM_TYPES = ["product", "article"];

@@ -10,15 +10,12 @@
  * Checks: no 5xx (a 503 the service names as load shedding is reported apart), the contract's envelope on
  * every JSON answer, an answer within the bound for every well-formed request; afterwards the server still
  * serves health, readiness and a valid recommend, its log holds no error line, and (if GET /metrics exists)
- * no recommender thread restarted. Then a short phase on the default rate limits checks the 429s.
- *
- * Flags: --seed N (printed; replays a run), --requests N, --seconds S (default 120), --concurrency N
- * (default 8), --slow N (slow-client lanes, default 2), --case N (replay one case of --seed; repeatable),
- * --no-limits-phase. Exit 1 if any check failed.
+ * no recommender thread restarted. Then a short phase on the default rate limits checks the 429s. Exit 1 if
+ * any check failed.
  */
 import { randomBytes } from "node:crypto";
-import { parseArgs, type FuzzArgs } from "./args.js";
 import { createFixture, type Fixture } from "./fixtures.js";
+import { newSeed } from "./prng.js";
 import { rateLimitPhase, type PhaseResult } from "./rateLimitPhase.js";
 import { replayLine, Tally } from "./report.js";
 import { Runner } from "./runner.js";
@@ -26,9 +23,38 @@ import type { SendLimits } from "./sender.js";
 import { stillServing, type ServerCheck } from "./serverChecks.js";
 import { prepareStorage, type Storage } from "../kit/storage.js";
 import { startServer, stopChild, type Child } from "../kit/processes.js";
+import { readFlags } from "../kit/flags.js";
 import { runBenchmark } from "../kit/run.js";
 import { logProblems } from "../kit/serverLog.js";
 import { log } from "../kit/settings.js";
+
+type FuzzArgs = ReturnType<typeof parseArgs>;
+
+const DEFAULT_SECONDS = 120;
+
+function parseArgs() {
+  const flags = readFlags({
+    seed: { help: "N: the run's seed (printed; replays a run)" },
+    requests: { help: "N: cases to send" },
+    seconds: { help: "S: how long to send cases (default 120)" },
+    concurrency: { help: "N: cases in flight (default 8)" },
+    slow: { help: "N: slow-client lanes (default 2)" },
+    case: { multiple: true, help: "N: replay one case of --seed (repeatable)" },
+    "no-limits-phase": { boolean: true, help: "skip the phase on the default rate limits" },
+  });
+  const count = { min: 0 };
+  return {
+    seed: flags.given("seed") ? flags.number("seed", 0, count) >>> 0 : newSeed(),
+    requests: flags.number("requests", Infinity, count),
+    // --requests alone means that many cases, however long they take.
+    seconds: flags.number("seconds", flags.given("requests") ? Infinity : DEFAULT_SECONDS, count),
+    concurrency: Math.max(1, flags.number("concurrency", 8, count)),
+    slowLanes: flags.number("slow", 2, count),
+    /** Replay only these case numbers (of `seed`). */
+    cases: flags.given("case") ? flags.all("case").map((c) => Number(c)) : undefined,
+    skipLimits: flags.on("no-limits-phase"),
+  };
+}
 
 /** The hang bounds: a well-formed request's answer; a broken one's wait; a held connection's life. */
 const LIMITS: SendLimits = { answerMs: 20_000, maybeMs: 1_500, holdMs: 15_000 };
@@ -163,7 +189,7 @@ function print(args: FuzzArgs, out: Outcome): number {
 }
 
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseArgs();
   log(`fuzz seed ${args.seed}`);
   const store = await storage();
   const out: Outcome = { tally: new Tally(args.seed), suspects: [], serverChecks: [], logLines: [], limits: undefined, shutdown: [], seconds: 0 };

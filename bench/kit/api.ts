@@ -59,18 +59,12 @@ export const viewEvent = (user: string, item: string) => ({
 
 const RETRIES = 20;
 
-export interface Posted {
-  status: number;
-  body: string;
-  /** Times the server said "later" before it took the request. */
-  retries: number;
-}
-
 /**
  * Sends `body` until the server takes it. A 503 (ingest queue full, database busy) or 429 is pushback, not
  * failure: the same body is sent again after a pause, which is safe because every event carries its event_id.
+ * `retries`: times the server said "later" before it took the request.
  */
-export async function postJson(url: string, key: string, body: string): Promise<Posted> {
+export async function postJson(url: string, key: string, body: string) {
   for (let retries = 0; ; retries++) {
     const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "x-api-key": key }, body });
     const text = await res.text();

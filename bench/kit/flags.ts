@@ -1,11 +1,13 @@
 /**
  * A program's settings from its flags (`--name value`, `--name=value`, `--switch`), each falling back to its
  * environment variable, if it has one, and then to a default. Values are checked here, so every benchmark, the
- * fuzzer and the evaluation refuse a bad one the same way; an unknown flag is refused too.
+ * fuzzer and the evaluation refuse a bad one the same way; an unknown flag is refused too. `--help` lists the flags.
  */
 import { parseArgs } from "node:util";
 
 export interface FlagSpec {
+  /** What the flag sets, and its default: the one description of it, which `--help` prints. */
+  help?: string;
   /** The environment variable read when the flag is not given. */
   env?: string;
   /** A switch: present or not (its variable: "1" or not). */
@@ -40,6 +42,12 @@ export interface Flags<N extends string> {
 
 export function readFlags<N extends string>(spec: Record<N, FlagSpec>, argv = process.argv.slice(2)): Flags<N> {
   const entries = Object.entries(spec) as [N, FlagSpec][];
+  const label = (name: N) => `--${name}${spec[name].env ? ` (${spec[name].env})` : ""}`;
+  // The evaluation describes its flags in its own usage text, printed on a bad one.
+  if (argv.includes("--help") && entries.some(([, f]) => f.help)) {
+    console.log(entries.map(([name, f]) => `  ${label(name).padEnd(36)} ${f.help ?? ""}`).join("\n"));
+    process.exit(0);
+  }
   const { values } = parseArgs({
     args: argv,
     options: Object.fromEntries(entries.map(([name, f]) => [name, { type: f.boolean ? "boolean" : "string", multiple: f.multiple ?? false }])),
@@ -47,7 +55,6 @@ export function readFlags<N extends string>(spec: Record<N, FlagSpec>, argv = pr
   });
   const given = (name: N) => values[name] !== undefined;
   const env = (name: N) => (spec[name].env ? process.env[spec[name].env] : undefined);
-  const label = (name: N) => `--${name}${spec[name].env ? ` (${spec[name].env})` : ""}`;
   const text = (name: N, fallback?: string) => (typeof values[name] === "string" ? (values[name] as string) : (env(name) ?? fallback));
   return {
     text,

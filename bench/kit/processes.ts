@@ -18,12 +18,7 @@ export interface Child {
  * Starts the server on a free loopback port, without rate limits; resolves once it listens. `env`: extra settings.
  * `main`: another build's src/main.js (a baseline measured in the same run), instead of this one's.
  */
-export async function startServer(
-  storage: Storage,
-  env: NodeJS.ProcessEnv = {},
-  timeoutMs = START_TIMEOUT_MS,
-  main = MAIN,
-): Promise<{ server: Child; url: string }> {
+export async function startServer(storage: Storage, env: NodeJS.ProcessEnv = {}, timeoutMs = START_TIMEOUT_MS, main = MAIN) {
   const serverEnv: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: "0",
@@ -44,10 +39,7 @@ export async function startServer(
   return { server: child, url: match[1] };
 }
 
-export interface Running {
-  server: Child;
-  url: string;
-}
+export type Running = Awaited<ReturnType<typeof startServer>>;
 
 /** Runs `use` with a server started on `storage` (as startServer does), and stops the server afterwards whatever happens. */
 export async function withServer<T>(

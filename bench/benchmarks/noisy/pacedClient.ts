@@ -17,14 +17,11 @@ export interface Schedule {
   durationS: number;
 }
 
-export interface PacedStats {
-  latencies: Latencies;
-  statuses: Map<number, number>;
-  errors: number;
-}
+export type PacedStats = ReturnType<typeof newStats>;
 
-export function newStats(): PacedStats {
-  return { latencies: new Latencies(), statuses: new Map(), errors: 0 };
+/** Latencies of the answers, their count by status, and the requests that got none. */
+export function newStats() {
+  return { latencies: new Latencies(), statuses: new Map<number, number>(), errors: 0 };
 }
 
 const agent = keepAliveAgent(64);

@@ -10,7 +10,7 @@ import pg from "pg";
 import { connectionUrl, type Storage } from "../../kit/storage.js";
 import { orgSeq, registerOrg } from "../../kit/org.js";
 import { withServer } from "../../kit/processes.js";
-import type { LoadFigures, Manifest } from "./manifest.js";
+import type { Manifest } from "./manifest.js";
 
 const CATALOG_CHUNK = 10_000;
 const EVENT_CHUNK = 1_000;
@@ -26,12 +26,7 @@ const eventWire = (e: SyntheticEvent) => ({
   timestamp: new Date(e.at).toISOString(),
 });
 
-export async function loadOrganisation(
-  baseUrl: string,
-  keys: { sk: string; pk: string },
-  spec: SyntheticSpec,
-  eventsInFlight: number,
-): Promise<LoadFigures> {
+export async function loadOrganisation(baseUrl: string, keys: { sk: string; pk: string }, spec: SyntheticSpec, eventsInFlight: number) {
   log(`loading items (${CATALOG_CHUNK.toLocaleString("en-US")} per request, secret key)`);
   const catalog = { size: CATALOG_CHUNK, inFlight: CATALOG_IN_FLIGHT };
   const items = await sendInArrays(`${baseUrl}/v1/items/upsert`, keys.sk, syntheticItems(spec), { ...catalog, label: "items", total: spec.items });

@@ -10,12 +10,6 @@ import type { Sent } from "../../kit/api.js";
 
 const FILE = "bench-recommend.json";
 
-export interface LoadFigures {
-  items: Sent;
-  users: Sent;
-  events: Sent;
-}
-
 export interface Manifest {
   spec: SyntheticSpec;
   orgId: string;
@@ -23,7 +17,7 @@ export interface Manifest {
   pk: string;
   sk: string;
   loadedAt: string;
-  load: LoadFigures;
+  load: { items: Sent; users: Sent; events: Sent };
 }
 
 export function readManifest(dataDir: string): Manifest | undefined {

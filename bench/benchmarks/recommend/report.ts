@@ -3,7 +3,6 @@ import { GLOBAL_STRATEGIES } from "../../../src/wire/strategies.js";
 import { int, pct, table } from "../../kit/table.js";
 import type { Manifest } from "./manifest.js";
 import type { Ceiling } from "./ceiling.js";
-import type { DriveResult } from "../traffic/drive.js";
 import type { PacedResult, Percentiles } from "../traffic/paced.js";
 import type { RetrainFigures } from "./retrain.js";
 import { specLine } from "./spec.js";
@@ -205,10 +204,7 @@ const pacedCells = (rate: number, connections: number, l: PacedResult) => [
   ms(l.sendLagP99),
   int(l.non2xx),
   int(l.errors),
-  l.serverCores.toFixed(2),
-  l.pgCores.toFixed(2),
-  l.clientCpuShare.toFixed(2),
-  l.otherCores.toFixed(2),
+  ...cores(l),
 ];
 
 function retrainLines(t: RetrainFigures): string[] {
@@ -224,7 +220,9 @@ function retrainLines(t: RetrainFigures): string[] {
 }
 
 const threadCells = (t: ThreadCores) => [t.front.toFixed(2), t.busiestCores.toFixed(2)];
-const cores = (l: DriveResult) => [l.serverCores.toFixed(2), l.pgCores.toFixed(2), l.clientCpuShare.toFixed(2), l.otherCores.toFixed(2)];
+/** Cores busy in the server, its PostgreSQL, the client and other work, in a closed-loop run or a paced one. */
+type Cores = Pick<PacedResult, "serverCores" | "pgCores" | "clientCpuShare" | "otherCores">;
+const cores = (l: Cores) => [l.serverCores.toFixed(2), l.pgCores.toFixed(2), l.clientCpuShare.toFixed(2), l.otherCores.toFixed(2)];
 
 function modes(m: Record<string, number>): string {
   return Object.entries(m)

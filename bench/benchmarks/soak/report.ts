@@ -46,7 +46,7 @@ const COLUMNS: [string, number][] = [
   ["warn/err", 8],
 ];
 
-const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padStart(COLUMNS[i]![1]) : c.padStart(COLUMNS[i]![1]))).join("  ");
+const line = (cells: string[]) => cells.map((c, i) => c.padStart(COLUMNS[i]![1])).join("  ");
 
 export function minuteHeader(): string {
   return [

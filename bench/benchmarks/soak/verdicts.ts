@@ -78,8 +78,6 @@ export function memoryVerdict(perMinute: number[], stepMinute?: number) {
   };
 }
 
-export type LatencyVerdict = ReturnType<typeof latencyVerdict>;
-
 /** Drift: the late window's p99 over 1.5 times the early one's and more than 2 ms above it (sub-ms wobble is not drift). */
 const DRIFT_RATIO = 1.5;
 const DRIFT_MIN_MS = 2;
