@@ -64,6 +64,11 @@ async function loadEvents(db: pg.Pool, org: number, from: number, target: number
     "INSERT INTO event_ids (org, event_id, day) SELECT org, event_id, events_day(received_at) FROM events WHERE org = $1 AND received_at >= now() - interval '8 days' ON CONFLICT DO NOTHING",
     [org],
   );
+  // What autovacuum and autosummarize (migration 024) do to a year's history as it arrives, which a bulk load outruns.
+  await db.query(
+    `SELECT brin_summarize_new_values(i.indexrelid) FROM pg_partition_tree('events') t JOIN pg_index i ON i.indrelid = t.relid
+     JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam WHERE t.isleaf AND a.amname = 'brin'`,
+  );
   await db.query("ANALYZE events");
 }
 

@@ -23,6 +23,7 @@ import { sql as servedScenario } from "./migrations/020_served_scenario.js";
 import { sql as rules } from "./migrations/021_rules.js";
 import { sql as experiments } from "./migrations/022_experiments.js";
 import { sql as analyticsCache } from "./migrations/023_analytics_cache.js";
+import { sql as brinAutosummarize } from "./migrations/024_brin_autosummarize.js";
 
 /** Numbered, append-only: a migration once shipped is never edited, only followed by a new one. */
 const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
@@ -49,6 +50,7 @@ const MIGRATIONS: ReadonlyArray<{ id: number; name: string; sql: string }> = [
   { id: 21, name: "rules", sql: rules },
   { id: 22, name: "experiments", sql: experiments },
   { id: 23, name: "analytics_cache", sql: analyticsCache },
+  { id: 24, name: "brin autosummarize", sql: brinAutosummarize },
 ];
 
 /**
