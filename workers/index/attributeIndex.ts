@@ -96,6 +96,11 @@ export class AttributeIndex {
     return lo < (n > INLINE ? n : item * INLINE + n) && codes[lo] === token;
   }
 
+  /** How many hashes the item's sketch holds (0 to SKETCH_SIZE): a similarity with it takes at most this many merge steps of its side. */
+  sketchLength(item: number): number {
+    return item < this.counts.length ? this.counts[item]! : 0;
+  }
+
   /** Jaccard similarity of two items' token sets (0 when either has none): exact below SKETCH_SIZE tokens, else estimated. */
   similarity(a: number, b: number, steps: StepBudget = this.unbounded): number {
     const na = a < this.counts.length ? this.counts[a]! : 0;

@@ -1,5 +1,6 @@
 import type { RankRequest } from "../../src/wire/rank.js";
 import { ensureLength } from "../index/growable.js";
+import type { Catalog } from "../index/catalog.js";
 import { itemSimilarity } from "./itemSimilarity.js";
 import type { RankContext, Ranking } from "./types.js";
 import { valueGroups, type ValueGroup } from "./valueGroups.js";
@@ -45,6 +46,12 @@ export interface Variety {
   /** `diversity` weighs the first this many candidates the caps allow. */
   window: number;
   pairsMax: number;
+  /**
+   * Compare every pair the moment it is counted, in the order counted: for a similarity whose answer depends on
+   * the pairs compared before it (a step budget that may run out within the re-ranking). Otherwise a pair is
+   * compared only when its candidate could still take the place, and the page is the same.
+   */
+  eager: boolean;
   /** How alike two of the ranking's items are, 0 to 1. */
   similarity: (a: number, b: number) => number;
   /** The values an item holds under the capped attributes (`caps[g.attribute]` bounds each group g). */
@@ -88,24 +95,47 @@ export function diversified(ctx: RankContext, ranking: Ranking | undefined): Ran
   const { catalog, model } = index;
   const names = req.maxPer ? Object.keys(req.maxPer) : [];
   steps.n = 0;
+  const want = placesOf(req);
+  const reach = reachOf(req);
   return rerank(ranking, {
     limit: req.limit,
-    want: placesOf(req),
+    want,
     diversity: req.diversity ?? 0,
     caps: names.map((n) => req.maxPer![n]!),
-    reach: reachOf(req),
+    reach,
     window: windowOf(req.limit),
     pairsMax: PAIRS_MAX,
+    eager: !stepsSuffice(catalog, ranking, req.limit, want, reach),
     similarity: (a, b) => itemSimilarity(catalog, model, a, b, steps),
     groups: (item) => valueGroups(catalog, item, names),
   });
 }
 
+/**
+ * Whether every pair the re-ranking may compare fits COMPARISON_STEPS_MAX, so that no attribute similarity is
+ * cut to 0 whichever pairs are compared first. A page compares each of its candidates (at most reach + limit − 1:
+ * the places up to its last plus the reach, less the items placed before it) with at most limit − 1 items
+ * placed on it; a pair takes at most the two items' sketch lengths in merge steps.
+ */
+function stepsSuffice(catalog: Catalog, ranking: Ranking, limit: number, want: number, reach: number): boolean {
+  const pages = Math.ceil(want / limit);
+  const pairs = Math.min(PAIRS_MAX, pages * (reach + limit - 1) * (limit - 1));
+  const end = Math.min(ranking.items.length, want - 1 + reach);
+  let longest = 0;
+  for (let k = 0; k < end; k++) longest = Math.max(longest, catalog.tokens.sketchLength(ranking.items[k]!));
+  return pairs * 2 * longest <= COMPARISON_STEPS_MAX;
+}
+
 /** Per ranking position, for the request being re-ranked (one thread ranks one request at a time). */
 let placed = new Uint8Array(0);
-/** The greatest similarity to the page's placed items found so far, over the first `folded[k]` of them, on page `pageOf[k]`. */
+/**
+ * The greatest similarity to the page's placed items found so far, over the first `folded[k]` of them, on page
+ * `pageOf[k]`; the first `due[k]` of them are the pairs counted against pairsMax (compared, or to compare when
+ * the candidate could take a place).
+ */
 let nearest = new Float64Array(0);
 let folded = new Int32Array(0);
+let due = new Int32Array(0);
 let pageOf = new Int32Array(0);
 let groupsOf: (readonly ValueGroup[] | undefined)[] = [];
 let window = new Int32Array(0);
@@ -115,6 +145,7 @@ function room(n: number, w: number): void {
     placed = ensureLength(placed, n);
     nearest = ensureLength(nearest, n);
     folded = ensureLength(folded, n);
+    due = ensureLength(due, n);
     pageOf = ensureLength(pageOf, n);
   }
   placed.fill(0, 0, n);
@@ -149,6 +180,9 @@ export function rerank(ranking: Ranking, v: Variety): Ranking {
   const d = v.diversity;
   let pairs = 0;
   let front = 0;
+  // A page weighs at most reach + limit − 1 candidates (the places up to its last plus the reach, less the
+  // items placed before it), each against at most limit − 1 items placed on it.
+  const counting = v.eager || Math.ceil(v.want / v.limit) * (v.reach + v.limit - 1) * (v.limit - 1) > v.pairsMax;
   for (let place = 0; place < v.want; place++) {
     const page = Math.floor(place / v.limit);
     if (place % v.limit === 0) {
@@ -156,6 +190,12 @@ export function rerank(ranking: Ranking, v: Variety): Ranking {
       onPage.length = 0;
     }
     const end = Math.min(n, place + v.reach);
+    if (d > 0 && !counting) {
+      const chosen = choose(page, end);
+      if (chosen < 0) break;
+      take(chosen);
+      continue;
+    }
     let size = 0;
     for (let k = front; k < end && size < v.window; k++) {
       if (placed[k] === 1 || (capped && !allowed(k))) continue;
@@ -165,28 +205,41 @@ export function rerank(ranking: Ranking, v: Variety): Ranking {
     if (size === 0) break;
     let best = window[0]!;
     if (d > 0 && size > 1) {
-      let bestValue = -Infinity;
+      // Pairs are counted against pairsMax in the window's order, whichever are compared.
       for (let w = 0; w < size; w++) {
         const k = window[w]!;
         if (pageOf[k] !== page) {
           pageOf[k] = page;
           nearest[k] = 0;
           folded[k] = 0;
+          due[k] = 0;
         }
-        for (; folded[k]! < onPage.length; folded[k]!++) {
-          if (pairs >= v.pairsMax) break;
-          pairs++;
-          nearest[k] = Math.max(nearest[k]!, v.similarity(items[k]!, items[onPage[folded[k]!]!]!));
-        }
+        const counted = Math.max(0, Math.min(onPage.length - due[k]!, v.pairsMax - pairs));
+        due[k]! += counted;
+        pairs += counted;
+        if (v.eager) fold(k, -Infinity, Number.NaN);
+      }
+      let bestValue = -Infinity;
+      for (let w = 0; w < size; w++) {
         // By place, not by score: a filled ranking's scores come from several strategies, which do not compare.
         const relevance = 1 - w / v.window;
-        const value = (1 - d) * relevance - d * nearest[k]!;
+        const most = (1 - d) * relevance;
+        // A value is at most its relevance part (similarities are ≥ 0), which falls with w: no later one wins.
+        if (!(most > bestValue)) break;
+        const k = window[w]!;
+        // nearest only grows as pairs are folded in: a candidate stops being compared once it cannot win.
+        const value = fold(k, bestValue, most);
         if (value > bestValue) {
           bestValue = value;
           best = k;
         }
       }
     }
+    take(best);
+  }
+  return { items: out, scores: outScores, reasons: reasonOf ? outReasons : (ranking.reasons as string) };
+
+  function take(best: number): void {
     placed[best] = 1;
     onPage.push(best);
     if (capped) for (const g of groupsOf[best]!) counts.set(g.key, (counts.get(g.key) ?? 0) + 1);
@@ -195,7 +248,64 @@ export function rerank(ranking: Ranking, v: Variety): Ranking {
     if (reasonOf) outReasons.push(reasonOf[best]!);
     while (front < n && placed[front] === 1) front++;
   }
-  return { items: out, scores: outScores, reasons: reasonOf ? outReasons : (ranking.reasons as string) };
+
+  /**
+   * The place's choice when pairsMax cannot run out: each candidate weighs every item on the page, and the
+   * candidates are found one by one, only as long as the next could still win (−1: none within reach).
+   */
+  function choose(page: number, end: number): number {
+    let first = -1;
+    let best = -1;
+    let bestValue = -Infinity;
+    let w = 0;
+    for (let k = front; k < end && w < v.window; k++) {
+      if (placed[k] === 1 || (capped && !allowed(k))) continue;
+      // A lone candidate takes the place unweighed.
+      if (w === 0) {
+        first = k;
+        w++;
+        continue;
+      }
+      if (best < 0) {
+        best = first;
+        bestValue = weigh(first, page, 1 - d, -Infinity);
+      }
+      const most = (1 - d) * (1 - w / v.window);
+      if (!(most > bestValue)) break;
+      const value = weigh(k, page, most, bestValue);
+      if (value > bestValue) {
+        bestValue = value;
+        best = k;
+      }
+      w++;
+    }
+    return best < 0 ? first : best;
+  }
+
+  /** Candidate k's value against every item on the page, or a value no more than `beat` once it cannot win. */
+  function weigh(k: number, page: number, most: number, beat: number): number {
+    if (pageOf[k] !== page) {
+      pageOf[k] = page;
+      nearest[k] = 0;
+      folded[k] = 0;
+    }
+    due[k] = onPage.length;
+    return fold(k, beat, most);
+  }
+
+  /**
+   * Folds candidate k's counted pairs into its nearest until its value, most − d × nearest, is no more than
+   * `beat` (a NaN `most`: all of them); returns that value.
+   */
+  function fold(k: number, beat: number, most: number): number {
+    let value = most - d * nearest[k]!;
+    while (folded[k]! < due[k]! && (value > beat || most !== most)) {
+      nearest[k] = Math.max(nearest[k]!, v.similarity(items[k]!, items[onPage[folded[k]!]!]!));
+      folded[k]!++;
+      value = most - d * nearest[k]!;
+    }
+    return value;
+  }
 
   function allowed(k: number): boolean {
     let groups = groupsOf[k];

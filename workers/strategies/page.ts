@@ -24,6 +24,9 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
   const shared = typeof ranking.reasons === "string" ? `,"reason":${JSON.stringify(ranking.reasons)}` : undefined;
   const sharedBytes = shared === undefined ? -1 : store.scratch(shared);
   const out = store.writer.reset().text("[");
+  // Reasons of their own run alike (a strategy's, then a fallback's): each run's text is made once.
+  let reason: string | undefined;
+  let reasonText = "";
   for (let k = from; k < to; k++) {
     const item = ranking.items[k]!;
     if (k > from) out.text(",");
@@ -31,7 +34,14 @@ export function page(index: OrgIndex, req: RankRequest, mode: Mode, ranking: Ran
     texts.writeTo(out, item, 0, head);
     writeScore(out, ranking.scores[k]!);
     if (sharedBytes >= 0) out.stored(store.scratchAt, sharedBytes);
-    else out.text(shared ?? `,"reason":${JSON.stringify(ranking.reasons[k])}`);
+    else if (shared !== undefined) out.text(shared);
+    else {
+      if (ranking.reasons[k] !== reason || k === from) {
+        reason = ranking.reasons[k];
+        reasonText = `,"reason":${JSON.stringify(reason)}`;
+      }
+      out.text(reasonText);
+    }
     if (req.fields) out.text(`,"metadata":${catalog.metadataJson(item, req.fields)}}`);
     else texts.writeTo(out, item, head);
   }

@@ -29,6 +29,7 @@ function variety(v: Partial<Variety>): Variety {
     reach: 100,
     window: 30,
     pairsMax: PAIRS_MAX,
+    eager: false,
     similarity: () => 0,
     groups: () => [],
     ...v,
@@ -126,10 +127,37 @@ describe("rerank: diversity", () => {
       compared++;
       return similarity(a, b);
     };
-    const r = rerank(ranking(1_200), variety({ limit: 100, want: 1_001, diversity: 1, similarity: counting, window: 150, reach: 150 }));
+    const r = rerank(ranking(1_200), variety({ limit: 100, want: 1_001, diversity: 1, similarity: counting, window: 150, reach: 150, eager: true }));
     expect(compared).toBe(PAIRS_MAX);
     expect(r.items.length).toBe(1_001);
     expect(new Set(Array.from(r.items)).size).toBe(1_001);
+  });
+});
+
+describe("rerank: pairs compared", () => {
+  /** A fixed similarity in [0, 1) per pair of items, of either order; some pairs alike, most not. */
+  const noise = (a: number, b: number) => {
+    const x = Math.sin((Math.min(a, b) + 1) * 12.9898 + (Math.max(a, b) + 1) * 78.233) * 43_758.5453;
+    return (x - Math.floor(x)) ** 3;
+  };
+
+  it("places every page as comparing every counted pair would, comparing fewer pairs", () => {
+    for (const [limit, want, diversity, caps] of [
+      [10, 31, 0.3, []],
+      [20, 41, 0.5, []],
+      [20, 21, 1, [2]],
+      [100, 301, 0.5, []],
+      [100, 201, 0.9, [3]],
+    ] as const) {
+      const window = Math.min(150, Math.max(30, 3 * limit));
+      let lazy = 0;
+      let eager = 0;
+      const v = { limit, want, diversity, window, reach: window, caps: [...caps], groups: brandGroups((i) => `b${i % 7}`), pairsMax: 20_000 };
+      const some = rerank(ranking(want + window), variety({ ...v, similarity: (a, b) => (lazy++, noise(a, b)) }));
+      const every = rerank(ranking(want + window), variety({ ...v, eager: true, similarity: (a, b) => (eager++, noise(a, b)) }));
+      expect(Array.from(some.items)).toEqual(Array.from(every.items));
+      expect(lazy).toBeLessThan(eager);
+    }
   });
 });
 

@@ -44,6 +44,12 @@ export class ItemMatcher {
     return this.ids ?? [];
   }
 
+  /** The catalog's items among the ids the rule names (undefined: it names none, so any item may match). */
+  namedItems(index: OrgIndex): ReadonlySet<number> | undefined {
+    if (this.resolvedFor !== index || this.resolvedSize !== index.catalog.size + index.catalog.types.size) this.resolve(index);
+    return this.idSet;
+  }
+
   /**
    * Whether the item is one of the rule's. Attribute filters count against the request's work budget; past it
    * the answer is `whenOver` (block: true, so an item not checked is never shown; the others: false).

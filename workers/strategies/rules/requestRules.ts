@@ -256,7 +256,7 @@ function arrange(
   }
   let length = n;
   if (promotes.length > 0) {
-    length = promote(ctx, promotes, n);
+    length = promote(ctx, promotes, n, pins.length > 0);
     [listItems, outItems] = [outItems, listItems];
     [listScores, outScores] = [outScores, listScores];
     [listFrom, outFrom] = [outFrom, listFrom];
@@ -264,20 +264,27 @@ function arrange(
   if (pins.length > 0) length = pin(ctx, pins, promotes.length, length);
   if (length === 0) return undefined;
   scoreOutsiders(length);
+  // Only the page reads the arranged list (its places, and one more for has_next): the rest is left here.
+  const kept = Math.min(length, placesOf(ctx.req));
   const shared = r && typeof r.reasons === "string" ? r.reasons : undefined;
   let ruled = false;
-  for (let k = 0; k < length && !ruled; k++) ruled = listFrom[k]! < 0;
+  for (let k = 0; k < kept && !ruled; k++) ruled = listFrom[k]! < 0;
   let reasons: string[] | string;
   if (shared !== undefined && !ruled) reasons = shared;
   else {
     const given = r?.reasons;
-    reasons = new Array<string>(length);
-    for (let k = 0; k < length; k++) {
+    reasons = new Array<string>(kept);
+    for (let k = 0; k < kept; k++) {
       const from = listFrom[k]!;
       reasons[k] = from < 0 ? arranging[-1 - from]!.reason : shared !== undefined ? shared : given![from]!;
     }
   }
-  return { items: listItems.slice(0, length), scores: listScores.slice(0, length), reasons };
+  return { items: listItems.slice(0, kept), scores: listScores.slice(0, kept), reasons };
+}
+
+/** The places up to the request's page, and the next one (`has_next`). */
+function placesOf(req: RankRequest): number {
+  return req.page * req.limit + 1;
 }
 
 function markList(length: number): void {
@@ -307,10 +314,11 @@ function place(item: number, score: number, from: number): void {
  * whole page), its slots spread evenly over the page; each is taken by the best matching item not placed yet:
  * the ranking's first, then the rule's listed ids, then the most popular and the newest eligible items. A
  * matching item the ranking places on the page anyway counts towards its rule's share there. Built page by page
- * from the first up to the one after the request's, so page 2 continues page 1; the rest of the ranking follows.
- * Reads the list's first n places; writes promote's output and returns its length.
+ * from the first up to the one after the request's, so page 2 continues page 1; the rest of the ranking follows
+ * when `rest` (for pin, which looks for its item in the whole list). Reads the list's first n places; writes
+ * promote's output and returns its length.
  */
-function promote(ctx: RankContext, rules: readonly CompiledRule[], n: number): number {
+function promote(ctx: RankContext, rules: readonly CompiledRule[], n: number, rest: boolean): number {
   const { index, req } = ctx;
   const limit = req.limit;
   const pages = Math.ceil((req.page * limit + 1) / limit);
@@ -380,7 +388,7 @@ function promote(ctx: RankContext, rules: readonly CompiledRule[], n: number): n
     }
   }
   // The rest of the ranking follows, as it was: pin looks for its item in the whole of it, whatever the page.
-  for (let k = organic; k < n; k++) if (!used.has(listItems[k]!)) place(listItems[k]!, listScores[k]!, listFrom[k]!);
+  if (rest) for (let k = organic; k < n; k++) if (!used.has(listItems[k]!)) place(listItems[k]!, listScores[k]!, listFrom[k]!);
   return outLength;
 }
 
@@ -428,7 +436,7 @@ function pin(ctx: RankContext, rules: readonly CompiledRule[], first: number, le
   for (let j = 0; j < rules.length; j++) {
     const rule = rules[j]!;
     const answers = rule.items.answers(index);
-    let k = 0;
+    let k = namesNoneOf(index, rule, length) ? length : 0;
     while (k < length && (taken.has(listItems[k]!) || !hit(index, rule, answers, listItems[k]!, false))) k++;
     const item = k < length ? listItems[k]! : outsiders(ctx, rule, pinExcluded, 1)[0];
     pinItem[j] = item ?? -1;
@@ -458,6 +466,17 @@ function pin(ctx: RankContext, rules: readonly CompiledRule[], first: number, le
     length++;
   }
   return length;
+}
+
+/**
+ * Whether the rule names ids none of which is in the list not pinned yet: then no item of the list is its (found
+ * without testing the list's items when it names fewer than the list holds).
+ */
+function namesNoneOf(index: OrgIndex, rule: CompiledRule, length: number): boolean {
+  const named = rule.items.namedItems(index);
+  if (named === undefined || named.size > length) return false;
+  for (const i of named) if (inList.has(i) && !taken.has(i)) return false;
+  return true;
 }
 
 /**
