@@ -2,6 +2,7 @@ import type { RankRequest } from "../../src/wire/rank.js";
 import { ensureLength } from "../index/growable.js";
 import type { Catalog } from "../index/catalog.js";
 import { itemSimilarity } from "./itemSimilarity.js";
+import { placesOf } from "./page.js";
 import type { RankContext, Ranking } from "./types.js";
 import { valueGroups, type ValueGroup } from "./valueGroups.js";
 
@@ -60,10 +61,6 @@ export interface Variety {
 
 function varied(req: RankRequest): boolean {
   return req.diversity !== undefined || req.maxPer !== undefined;
-}
-
-function placesOf(req: RankRequest): number {
-  return req.page * req.limit + 1;
 }
 
 function windowOf(limit: number): number {

@@ -4,6 +4,11 @@ import { HEAD_CLOSE, HEAD_OPEN } from "../index/itemText.js";
 import type { OrgIndex } from "../index/orgIndex.js";
 import type { Ranking } from "./types.js";
 
+/** The places up to the request's page, and the next one (`has_next`): what a ranking must hold for the page. */
+export function placesOf(req: RankRequest): number {
+  return req.page * req.limit + 1;
+}
+
 /**
  * The requested page, rendered as the response's `results` JSON in UTF-8 (the front thread only splices it in).
  * Each item's text around its score and reason, `{"item_id":…,"score":` and `,"metadata":{…}}`, is rendered

@@ -3,7 +3,7 @@ import { Marks } from "../../index/marks.js";
 import type { OrgIndex } from "../../index/orgIndex.js";
 import type { Eligible } from "../eligibility.js";
 import { newArrivals, popular } from "../global.js";
-import { SHOWN_SCORE_MIN } from "../page.js";
+import { placesOf, SHOWN_SCORE_MIN } from "../page.js";
 import type { RankContext, Ranking, StrategyFn } from "../types.js";
 import type { RankRequest } from "../../../src/wire/rank.js";
 import { ruleBook, type CompiledRule } from "./ruleBook.js";
@@ -280,11 +280,6 @@ function arrange(
     }
   }
   return { items: listItems.slice(0, kept), scores: listScores.slice(0, kept), reasons };
-}
-
-/** The places up to the request's page, and the next one (`has_next`). */
-function placesOf(req: RankRequest): number {
-  return req.page * req.limit + 1;
 }
 
 function markList(length: number): void {
