@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { BatchNotifier } from "../../src/cluster/batchNotifier.js";
 import { BATCH_CHANNEL } from "../../src/wire/batchLog.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { testPool, startServer, type TestServer } from "../helpers/server.js";
 
 /** The notices a process sends after its commits (CLUSTER=1), heard by a listener on the same real PostgreSQL. */
 let server: TestServer;
@@ -26,7 +26,7 @@ afterAll(async () => {
 describe("BatchNotifier", () => {
   it("names its process, spaces notices under a stream of commits, and follows the last commit with one", async () => {
     const origin = randomUUID();
-    const pool = new pg.Pool({ connectionString: server.databaseUrl, max: 2 });
+    const pool = testPool(server.databaseUrl);
     const notifier = new BatchNotifier(pool, origin);
     heard.length = 0;
     const started = performance.now();

@@ -8,7 +8,7 @@ import { packBatch, unpackBatch } from "../../src/wire/batchPack.js";
 import type { EventRow } from "../../src/wire/batchRows.js";
 import { log } from "../../src/wire/log.js";
 import { eventually } from "../helpers/recommend.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { testPool, startServer, type TestServer } from "../helpers/server.js";
 
 /**
  * The prune of batch_log and the processes that have not read it yet (CLUSTER=1), on a real PostgreSQL: each
@@ -25,7 +25,7 @@ const REFRESH_MS = 50;
 
 beforeAll(async () => {
   server = await startServer();
-  pool = new pg.Pool({ connectionString: server.databaseUrl, max: 4 });
+  pool = testPool(server.databaseUrl, { max: 4 });
 }, 120_000);
 beforeEach(async () => {
   await pool.query("TRUNCATE batch_log, batch_log_readers");

@@ -1,7 +1,7 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LEASE_SHARE, QuotaStore } from "../../src/cluster/quotaStore.js";
-import { startServer, type TestServer } from "../helpers/server.js";
+import { testPool, startServer, type TestServer } from "../helpers/server.js";
 
 /** The rate_limit_quota statements on a real PostgreSQL; the server only provides the migrated database. */
 let server: TestServer;
@@ -9,7 +9,7 @@ let pool: pg.Pool;
 let store: QuotaStore;
 beforeAll(async () => {
   server = await startServer();
-  pool = new pg.Pool({ connectionString: server.databaseUrl, max: 8 });
+  pool = testPool(server.databaseUrl, { max: 8 });
   store = new QuotaStore(pool);
 }, 120_000);
 afterAll(async () => {

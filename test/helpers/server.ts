@@ -194,9 +194,14 @@ async function createTestDatabase(adminUrl: string): Promise<{ databaseUrl: stri
   };
 }
 
-function testPool(url: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
-  pool.on("error", () => undefined); // a server stopped on purpose drops idle connections
+/**
+ * A pool for a test's own queries. pg's `end()` resolves before its clients' sockets close, so the server
+ * stopped just after may still terminate one of them ("terminating connection due to administrator command"):
+ * a server stopped on purpose drops connections, and that is no error of the test's.
+ */
+export function testPool(url: string, opts: pg.PoolConfig = {}): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: 2, ...opts });
+  pool.on("error", () => undefined);
   return pool;
 }
 
