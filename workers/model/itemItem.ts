@@ -61,3 +61,28 @@ export function itemItemScores(
   }
   return count;
 }
+
+/**
+ * itemItemScores for the items `wanted` holds alone (a caller's few hundred `candidates`): every row is still
+ * read, but only those items' sums are written, in the same order, so each equals the whole query's. The writes
+ * are what a whole query pays for (a row's entries land all over a catalog-sized array); reading a row and
+ * testing a small set costs a fraction of that. The caller reads the wanted items' scores and zeroes them again.
+ */
+export function itemItemScoresAmong(
+  model: ItemItem,
+  items: ArrayLike<number>,
+  weights: ArrayLike<number>,
+  wanted: Uint8Array,
+  scores: Float64Array,
+): void {
+  const { rowStart, neighbours, weights: w } = model;
+  for (let q = 0; q < items.length; q++) {
+    const i = items[q]!;
+    if (i >= model.items) continue;
+    const weight = weights[q]!;
+    for (let a = rowStart[i]!, end = rowStart[i + 1]!; a < end; a++) {
+      const j = neighbours[a]!;
+      if (wanted[j] === 1) scores[j] = scores[j]! + weight * w[a]!;
+    }
+  }
+}

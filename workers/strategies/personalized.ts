@@ -1,6 +1,6 @@
 import type { ClosedForm, DualForm } from "../model/ease.js";
 import { closedFormScores, dualScores, userSide } from "../model/ease.js";
-import { itemItemScores, type ItemItem } from "../model/itemItem.js";
+import { itemItemScores, itemItemScoresAmong, type ItemItem } from "../model/itemItem.js";
 import type { Model } from "../model/model.js";
 import { foldIn } from "../model/model.js";
 
@@ -98,6 +98,8 @@ function byClosedForm(ctx: RankContext, model: ClosedForm): TopK | undefined {
 /** Items the item-item query touched, and their scores (zero again after each query). */
 let touched = new Int32Array(0);
 let sums = new Float64Array(0);
+/** The request's candidates, when it names them (one again only while its query runs). */
+let wanted = new Uint8Array(0);
 
 /**
  * The item-item model's ranking: the rows of the user's items, summed with the items' recency weights. Only the
@@ -110,18 +112,23 @@ function byItemItem(ctx: RankContext, model: ItemItem, want = ctx.want, skip?: R
   if (sums.length < model.items) {
     sums = new Float64Array(model.items);
     touched = new Int32Array(model.items);
+    wanted = new Uint8Array(model.items);
   }
-  const count = itemItemScores(model, query.items, query.weights, sums, touched);
   const top = new TopK(want);
   if (ctx.listed) {
-    // The caller's candidates are all there is to rank: only they are read, not every item the rows reach.
+    // The caller's candidates are all there is to rank: only their sums are kept, not every item the rows reach.
+    for (const j of ctx.listed) if (j < model.items) wanted[j] = 1;
+    itemItemScoresAmong(model, query.items, query.weights, wanted, sums);
     for (const j of ctx.listed) {
+      if (j >= model.items) continue;
       const s = sums[j]!;
+      sums[j] = 0;
+      wanted[j] = 0;
       if (s !== 0 && top.wouldTake(s, j) && ctx.eligible(j) && !skip?.has(j)) top.take(j);
     }
-    for (let t = 0; t < count; t++) sums[touched[t]!] = 0;
     return top;
   }
+  const count = itemItemScores(model, query.items, query.weights, sums, touched);
   for (let t = 0; t < count; t++) {
     const j = touched[t]!;
     const s = sums[j]!;

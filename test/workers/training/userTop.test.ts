@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { OrgIndex } from "../../../workers/index/orgIndex.js";
 import { trainModel } from "../../../workers/training/train.js";
-import { QUERY_MAX_ITEMS } from "../../../workers/model/itemItem.js";
-import { trainingSet } from "../../../workers/training/trainingSet.js";
+import { itemItemScores, QUERY_MAX_ITEMS } from "../../../workers/model/itemItem.js";
+import { queryOf, trainingSet } from "../../../workers/training/trainingSet.js";
 import { fitUserTop, USER_TOP_MAX_ENTRIES, USER_TOP_PER_USER } from "../../../workers/training/userTop.js";
 import { NO_USER_USER, USER_USER } from "../../../workers/training/userUser.js";
 import { recencyWeight } from "../../../workers/training/query.js";
@@ -251,5 +251,39 @@ describe("personalized's kept lists under a training budget", () => {
       kept.forEach((r, k) => expect(r.score).toBeCloseTo(fresh[k]!.score, 5));
     }
     expect(cutRows).toBeGreaterThan(50);
+  });
+});
+
+describe("personalized over a caller's candidates (item-item model)", () => {
+  it("scores each candidate by the whole query's sum, leaves out items the model does not know, and fills from the fallbacks", () => {
+    const index = plantedIndex();
+    const model = index.model!.itemItem!;
+    // An item upserted after training: the model has no row or column for it.
+    index.upsertItem("late", "book", "active", { shelf: "s1" }, 0);
+    const random = seededRandom(5);
+    const sums = new Float64Array(model.items);
+    const touched = new Int32Array(model.items);
+    let ranked = 0;
+    for (let u = 1; u < USERS; u += 41) {
+      const picked = [...new Set(Array.from({ length: 60 }, () => Math.floor(random() * ITEMS)))];
+      const candidates = [...picked.map((i) => `i${i}`), "late", "never-seen"];
+      const results = rankOnIndex(index, { strategy: "personalized", user_id: `u${u}`, exclude_seen: false, limit: 100, candidates }, 100);
+      const query = queryOf(index, index.people.find(`u${u}`), model.queryMax);
+      const count = itemItemScores(model, query.items, query.weights, sums, touched);
+      const expected = picked
+        .map((i) => ({ i, s: sums[index.catalog.ids.find(`i${i}`)]! }))
+        .filter((c) => Math.round(c.s * 1e6) > 0)
+        .sort((a, b) => b.s - a.s || index.catalog.ids.find(`i${a.i}`) - index.catalog.ids.find(`i${b.i}`));
+      for (let t = 0; t < count; t++) sums[touched[t]!] = 0;
+      const own = results.filter((r) => r.reason === "collaborative");
+      expect(own.map((r) => r.item_id), `u${u}`).toEqual(expected.map((c) => `i${c.i}`));
+      own.forEach((r, k) => expect(r.score).toBeCloseTo(expected[k]!.s, 5));
+      // The fallbacks fill the rest of the page from the same candidates; the unknown id is never returned.
+      expect(results.slice(0, own.length)).toEqual(own);
+      expect(results.every((r) => candidates.includes(r.item_id) && r.item_id !== "never-seen")).toBe(true);
+      expect(results.find((r) => r.item_id === "late")?.reason).not.toBe("collaborative");
+      ranked += own.length;
+    }
+    expect(ranked).toBeGreaterThan(100);
   });
 });
