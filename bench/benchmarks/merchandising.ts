@@ -25,10 +25,16 @@ import { bodyMaker } from "./recommend/spec.js";
 import { drive } from "./traffic/drive.js";
 import { paced } from "./traffic/paced.js";
 
-const flags = readFlags({ "data-dir": {}, baseline: {}, "baseline-variants": {}, rounds: {}, duration: {}, rate: {} });
+const flags = readFlags({
+  "data-dir": { help: "the embedded database `bench:recommend -- --data-dir DIR` loaded (required)" },
+  baseline: { help: "another build's dist/ to alternate with, on the same data" },
+  "baseline-variants": { help: "plain (the default): the baseline runs plain requests only; all: every variant" },
+  rounds: { help: "rounds, each restarting both builds (2)" },
+  duration: { help: "seconds per measured run (5)" },
+  rate: { help: "requests/s of the fixed-rate runs (2,000)" },
+});
 const DATA_DIR = flags.text("data-dir");
 const BASELINE = flags.text("baseline");
-/** `all`: the baseline build runs every variant too (it must know rules and the controls); else only `plain`. */
 const BASELINE_VARIANTS = flags.text("baseline-variants", "plain");
 const ROUNDS = flags.number("rounds", 2, WHOLE);
 const DURATION_S = flags.number("duration", 5, { min: 1 });

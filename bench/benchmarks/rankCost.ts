@@ -1,10 +1,8 @@
 /**
  * `npm run bench:rank-cost`: CPU time of one `rank()` call per strategy on the benchmark's synthetic organisation,
- * built and trained in this process as the threads do (no HTTP, no PostgreSQL): the strategy's own work.
- * Flags: --scale X (0.2; 1 = 100,000 items, 50,000 users, 5,000,000 events), --calls N per round (2,000),
- * --rounds N (5), --strategies a,b (personalized,similar,because-you-viewed), --variants a,b (plain; also `rules`:
- * the merchandising benchmark's 20 rules of mixed actions, `diversity`: 0.5, `candidates`: 500 random ids a
- * request). Prints the median and best round per strategy and variant.
+ * built and trained in this process as the threads do (no HTTP, no PostgreSQL): the strategy's own work and its
+ * page, for bodies like bench:recommend's (no `fields`: the page copies each item's stored text).
+ * `--help` lists the flags. Prints the median and best round per strategy and variant.
  */
 import { toRankRequest } from "../../src/recommend/schema.js";
 import { eventWeight } from "../../src/ingest/schemas.js";
@@ -23,7 +21,15 @@ import { ruleBook } from "../../workers/strategies/rules/ruleBook.js";
 import { mixedRuleWires } from "./recommend/mixedRules.js";
 import { ownCpuSeconds } from "../kit/proc.js";
 
-const flags = readFlags({ scale: {}, calls: {}, rounds: {}, strategies: {}, variants: {} });
+const flags = readFlags({
+  scale: { help: "0.2 by default; 1 = 100,000 items, 50,000 users, 5,000,000 events" },
+  calls: { help: "calls per round (2,000)" },
+  rounds: { help: "measured rounds, after one that warms up (5)" },
+  strategies: { help: "a,b (personalized,similar,because-you-viewed)" },
+  variants: {
+    help: "a,b of plain (the default), rules (the merchandising benchmark's 20 rules of mixed actions), diversity (0.5), candidates (500 random ids a request)",
+  },
+});
 const scale = flags.number("scale", 0.2, POSITIVE);
 const calls = flags.number("calls", 2000, WHOLE);
 const rounds = flags.number("rounds", 5, WHOLE);
@@ -73,7 +79,6 @@ for (const variant of variants) {
           strategy,
           limit: LIMIT,
           page: 1,
-          fields: [],
           ...(USER_STRATEGIES.has(strategy)
             ? { user_id: userId(Math.floor(random() * spec.users)) }
             : { context_item_id: itemId(Math.floor(random() * spec.items)) }),
