@@ -187,13 +187,34 @@ function rescore(index: OrgIndex, weights: readonly CompiledRule[], r: Ranking |
     items[k] = itemAt[order[k]!]!;
     scores[k] = rescored[order[k]!]!;
   }
-  return { items, scores, reasons: typeof r.reasons === "string" ? r.reasons : Array.from(order, (k) => r.reasons[k]!) };
+  if (typeof r.reasons === "string") return { items, scores, reasons: r.reasons };
+  const reasons = new Array<string>(n);
+  for (let k = 0; k < n; k++) reasons[k] = r.reasons[order[k]!]!;
+  return { items, scores, reasons };
 }
 
 /** Positions 0…n−1 in byNewScore order, when the positions not in changedAt[0, changed) are in it already. */
 function mergeMoved(n: number, changed: number): Int32Array {
-  const moved = changedAt.slice(0, changed).sort(byNewScore);
-  const order = new Int32Array(n);
+  if (movedAt.length < n) {
+    movedAt = ensureLength(movedAt, n);
+    orderAt = ensureLength(orderAt, n);
+  }
+  const moved = movedAt;
+  moved.set(changedAt.subarray(0, changed));
+  // A rule set moves a few items of a ranking: sorted in place by insertion, which a comparator sort of a typed
+  // array (copied out and back) costs several times more for; a long run of moved items takes the sort.
+  if (changed > INSERTION_MAX) moved.subarray(0, changed).sort(byNewScore);
+  else
+    for (let a = 1; a < changed; a++) {
+      const k = moved[a]!;
+      let b = a - 1;
+      while (b >= 0 && byNewScore(moved[b]!, k) > 0) {
+        moved[b + 1] = moved[b]!;
+        b--;
+      }
+      moved[b + 1] = k;
+    }
+  const order = orderAt;
   let next = 0;
   let c = 0;
   let out = 0;
@@ -208,6 +229,12 @@ function mergeMoved(n: number, changed: number): Int32Array {
   while (next < changed) order[out++] = moved[next++]!;
   return order;
 }
+
+/** Moved positions past this many are sorted by the comparator sort instead of by insertion. */
+const INSERTION_MAX = 48;
+/** mergeMoved's scratch: the moved positions, and the order it answers (read before the thread's next rescore). */
+let movedAt = new Int32Array(0);
+let orderAt = new Int32Array(0);
 
 /**
  * The list being arranged, and promote's output, swapped after it (one thread ranks one request at a time): each
