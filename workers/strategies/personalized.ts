@@ -98,7 +98,7 @@ function byClosedForm(ctx: RankContext, model: ClosedForm): TopK | undefined {
 /** Items the item-item query touched, and their scores (zero again after each query). */
 let touched = new Int32Array(0);
 let sums = new Float64Array(0);
-/** The request's candidates, when it names them (one again only while its query runs). */
+/** 1 for each of the request's candidates while its query runs (it names them); all 0 between requests. */
 let wanted = new Uint8Array(0);
 
 /**

@@ -276,7 +276,10 @@ describe("personalized over a caller's candidates (item-item model)", () => {
         .sort((a, b) => b.s - a.s || index.catalog.ids.find(`i${a.i}`) - index.catalog.ids.find(`i${b.i}`));
       for (let t = 0; t < count; t++) sums[touched[t]!] = 0;
       const own = results.filter((r) => r.reason === "collaborative");
-      expect(own.map((r) => r.item_id), `u${u}`).toEqual(expected.map((c) => `i${c.i}`));
+      expect(
+        own.map((r) => r.item_id),
+        `u${u}`,
+      ).toEqual(expected.map((c) => `i${c.i}`));
       own.forEach((r, k) => expect(r.score).toBeCloseTo(expected[k]!.s, 5));
       // The fallbacks fill the rest of the page from the same candidates; the unknown id is never returned.
       expect(results.slice(0, own.length)).toEqual(own);
