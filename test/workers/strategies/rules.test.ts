@@ -115,3 +115,39 @@ describe("rules applied together", () => {
     }
   });
 });
+
+describe("boost and bury", () => {
+  /** Items q0…q119, brands A, B, C, D in turn, every tenth tagged x, item q(k) viewed 120 − k times. */
+  function longShop(): OrgIndex {
+    const index = new OrgIndex(ORG, 0);
+    for (let k = 0; k < 120; k++) index.upsertItem(`q${k}`, "product", "active", { brand: "ABCD"[k % 4]!, tag: k % 10 === 0 ? "x" : "y" }, 0);
+    for (let k = 0; k < 120; k++)
+      for (let u = 0; u < 120 - k; u++)
+        index.applyEvent(
+          { userId: `u${u}`, itemId: `q${k}`, family: "engagement", name: "view", weight: 1, previousUserId: null, atS: NOW_S },
+          NOW_S,
+        );
+    return index;
+  }
+
+  /** The first 50 of popular's 96 (RULES_DEPTH) by (120 − k) × the factor of each rule item k matches. */
+  function expected(factor: (k: number) => number): string[] {
+    return Array.from({ length: 96 }, (_, k) => k)
+      .sort((a, b) => (120 - b) * factor(b) - (120 - a) * factor(a) || a - b)
+      .slice(0, 50)
+      .map((k) => `q${k}`);
+  }
+
+  it("re-sorts the ranking by score × factor whether a rule moves a few of its items or most of them", () => {
+    const long = longShop();
+    // A tenth of the ranking moves (sorted among themselves by insertion).
+    setRules([rule({ action: "boost", factor: 3, items: { tag: "x" } })]);
+    expect(ids(long, { limit: 50 })).toEqual(expected((k) => (k % 10 === 0 ? 3 : 1)));
+    // Three quarters of it, 72 items, move (past INSERTION_MAX, sorted by the comparator).
+    setRules([rule({ action: "bury", factor: 0.47, items: { brand: ["A", "B", "C"] } })]);
+    expect(ids(long, { limit: 50 })).toEqual(expected((k) => (k % 4 === 3 ? 1 : 0.47)));
+    // Both at once: a rule's factors multiply.
+    setRules([rule({ action: "boost", factor: 3, items: { tag: "x" } }), rule({ action: "bury", factor: 0.47, items: { brand: ["A", "B", "C"] } })]);
+    expect(ids(long, { limit: 50 })).toEqual(expected((k) => (k % 10 === 0 ? 3 : 1) * (k % 4 === 3 ? 1 : 0.47)));
+  });
+});
