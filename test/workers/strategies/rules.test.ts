@@ -146,7 +146,7 @@ describe("boost and bury", () => {
     // Three quarters of it, 72 items, move (past INSERTION_MAX, sorted by the comparator).
     setRules([rule({ action: "bury", factor: 0.47, items: { brand: ["A", "B", "C"] } })]);
     expect(ids(long, { limit: 50 })).toEqual(expected((k) => (k % 4 === 3 ? 1 : 0.47)));
-    // Both at once: a rule's factors multiply.
+    // Both at once: the rules' factors multiply.
     setRules([rule({ action: "boost", factor: 3, items: { tag: "x" } }), rule({ action: "bury", factor: 0.47, items: { brand: ["A", "B", "C"] } })]);
     expect(ids(long, { limit: 50 })).toEqual(expected((k) => (k % 10 === 0 ? 3 : 1) * (k % 4 === 3 ? 1 : 0.47)));
   });

@@ -286,6 +286,21 @@ describe("personalized over a caller's candidates (item-item model)", () => {
       expect(results.every((r) => candidates.includes(r.item_id) && r.item_id !== "never-seen")).toBe(true);
       expect(results.find((r) => r.item_id === "late")?.reason).not.toBe("collaborative");
       ranked += own.length;
+
+      // Leaving the user's own items out, the kept list answers first: its candidates in its order, then the
+      // other candidates by the same sums over the rows (scaled as the list's tail), which the mask computes.
+      const lists = index.model!.userTop!;
+      const u0 = index.people.find(`u${u}`);
+      const kept = Array.from(lists.items.subarray(u0 * lists.perUser, u0 * lists.perUser + lists.counts[u0]!));
+      const seen = new Set(rankOnIndex(index, { strategy: "recently-viewed", user_id: `u${u}`, limit: 100 }, 100).map((r) => r.item_id));
+      const fromList = kept.map((j) => index.catalog.ids.name(j)).filter((id) => candidates.includes(id) && !seen.has(id));
+      const rest =
+        kept.length < lists.perUser ? [] : expected.map((c) => `i${c.i}`).filter((id) => !seen.has(id) && !kept.includes(index.catalog.ids.find(id)));
+      const unseen = rankOnIndex(index, { strategy: "personalized", user_id: `u${u}`, limit: 100, candidates }, 100);
+      expect(
+        unseen.filter((r) => r.reason === "collaborative").map((r) => r.item_id),
+        `u${u}, kept list`,
+      ).toEqual([...fromList, ...rest]);
     }
     expect(ranked).toBeGreaterThan(100);
   });
